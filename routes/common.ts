@@ -1,0 +1,35 @@
+// Shared route pieces: the Problem responses every route declares, and path params.
+import { Type } from '@sinclair/typebox';
+import { Id, ProblemSchema, ref } from '../src/contract/schemas.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+const problem = (description: string) => ({
+  description,
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: ref(ProblemSchema) } },
+});
+
+/** Problem responses by status; each route spreads the ones it can produce. */
+export const problems = {
+  400: problem('Invalid request: the detail and `errors` say what to fix'),
+  401: problem('Missing or wrong bearer token'),
+  404: problem('No such resource'),
+  409: problem('Conflicts with the resource\'s current state'),
+  413: problem('Request body too large'),
+  415: problem('Unsupported content type (send application/json)'),
+  500: problem('Internal error (details are in the server log, never in the response)'),
+  501: problem('Not supported by this server version'),
+} as const;
+
+export const commonProblems = { 400: problems[400], 401: problems[401], 500: problems[500] };
+export const bodyProblems = { ...commonProblems, 413: problems[413], 415: problems[415] };
+
+export const SessionParams = Type.Object({ session_id: Id('Session id') }, { additionalProperties: false });
+export const TurnParams = Type.Object(
+  { session_id: Id('Session id'), turn_id: Id('Turn id') },
+  { additionalProperties: false },
+);
+export const PermissionParams = Type.Object(
+  { session_id: Id('Session id'), permission_id: Id('Permission request id') },
+  { additionalProperties: false },
+);

@@ -1,0 +1,95 @@
+// The session's event stream over SSE (API.md "Events"): replay after `Last-Event-ID` or
+// `?after=`, then live, with no gap and no duplicate; a `: ping` comment keeps proxies open.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../src/app-context.js';
+import { EventSchema } from '../src/contract/events.js';
+import { ref } from '../src/contract/schemas.js';
+import { DomainError } from '../src/errors.js';
+import { SessionParams, commonProblems, problems } from './common.js';
+
+/** A subscriber whose unsent output grows past this is cut off; it resumes from its last id. */
+export const MAX_SUBSCRIBER_BUFFER_BYTES = 8 * 1024 * 1024;
+
+export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get(
+    '/v1/sessions/:session_id/events',
+    {
+      schema: {
+        operationId: 'streamEvents',
+        tags: ['events'],
+        summary: 'Stream the session\'s events (Server-Sent Events)',
+        description:
+          'Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) ' +
+          'or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events ' +
+          '(`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s. The stream ends after `session.closed`.',
+        params: SessionParams,
+        querystring: Type.Object(
+          { after: Type.Optional(Type.Integer({ minimum: 0, description: 'Replay events with a greater seq' })) },
+          { additionalProperties: false },
+        ),
+        headers: Type.Object({
+          'last-event-id': Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'The last seq received' })),
+        }),
+        response: {
+          200: {
+            description: 'An endless text/event-stream; each `data` is one Event',
+            content: { 'text/event-stream': { schema: ref(EventSchema) } },
+          },
+          ...commonProblems,
+          404: problems[404],
+        },
+      },
+    },
+    async (req, reply) => {
+      const sessionId = req.params.session_id;
+      const session = ctx.sessions.get(sessionId);
+      const header = req.headers['last-event-id'];
+      const after = header !== undefined ? Number(header) : (req.query.after ?? 0);
+      const last = ctx.events.lastSeq(sessionId);
+      if (after > last) {
+        throw new DomainError('invalid', `after=${after} is beyond the session's last event (${last})`);
+      }
+
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-request-id': String(req.id),
+      });
+      res.write(': connected\n\n');
+
+      let closed = false;
+      const finish = () => {
+        if (closed) return;
+        closed = true;
+        clearInterval(heartbeat);
+        subscription?.close();
+        res.end();
+      };
+      const heartbeat = setInterval(() => res.write(': ping\n\n'), ctx.config.sseHeartbeatMs);
+      req.raw.on('close', finish);
+      res.on('error', finish);
+
+      let subscription: { close(): void } | undefined;
+      subscription = ctx.events.subscribe(sessionId, after, (event) => {
+        if (closed) return;
+        const idLine = event.type === 'tool.progress' ? '' : `id: ${event.seq}\n`;
+        res.write(`${idLine}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        if (res.writableLength > MAX_SUBSCRIBER_BUFFER_BYTES) {
+          req.log.warn({ session_id: sessionId }, 'SSE subscriber too slow; closing its stream (it resumes from its last id)');
+          res.destroy();
+          finish();
+          return;
+        }
+        // session.closed is a session's final event: end the stream once it is written.
+        if (event.type === 'session.closed') setImmediate(finish);
+      });
+      // A closed session whose final event the client already has: nothing more will come.
+      if (session.status === 'closed' && after >= ctx.events.lastSeq(sessionId)) finish();
+    },
+  );
+};

@@ -1,0 +1,114 @@
+// Sessions: create, list, get, patch, close (API.md "Sessions").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../src/app-context.js';
+import {
+  SessionCreateSchema,
+  SessionListSchema,
+  SessionPatchSchema,
+  SessionSchema,
+  ToolListSchema,
+  ref,
+} from '../src/contract/schemas.js';
+import { SessionParams, bodyProblems, commonProblems, problems } from './common.js';
+
+export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    '/v1/sessions',
+    {
+      schema: {
+        operationId: 'createSession',
+        tags: ['sessions'],
+        summary: 'Create a session',
+        description: 'Misconfiguration (unknown tool, bad rule, unusable option) → 400 naming each problem; nothing is created.',
+        body: ref(SessionCreateSchema),
+        response: { 201: ref(SessionSchema, 'The created session'), ...bodyProblems },
+      },
+    },
+    async (req, reply) => {
+      const session = await ctx.sessions.create(req.body ?? {});
+      return reply.code(201).header('location', `/v1/sessions/${session.id}`).send(session);
+    },
+  );
+
+  app.get(
+    '/v1/sessions',
+    {
+      schema: {
+        operationId: 'listSessions',
+        tags: ['sessions'],
+        summary: 'List sessions, newest first',
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+            cursor: Type.Optional(Type.String({ maxLength: 512, pattern: '^[A-Za-z0-9_-]+$' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ref(SessionListSchema, 'A page of sessions'), ...commonProblems },
+      },
+    },
+    async (req) => ctx.sessions.list(req.query.limit ?? 50, req.query.cursor),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id',
+    {
+      schema: {
+        operationId: 'getSession',
+        tags: ['sessions'],
+        summary: 'Get a session',
+        params: SessionParams,
+        response: { 200: ref(SessionSchema, 'The session'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.sessions.get(req.params.session_id),
+  );
+
+  app.patch(
+    '/v1/sessions/:session_id',
+    {
+      schema: {
+        operationId: 'updateSession',
+        tags: ['sessions'],
+        summary: 'Change the permission mode and rules',
+        params: SessionParams,
+        body: ref(SessionPatchSchema),
+        response: { 200: ref(SessionSchema, 'The updated session'), ...bodyProblems, 404: problems[404], 409: problems[409] },
+      },
+    },
+    async (req) => ctx.sessions.patch(req.params.session_id, req.body),
+  );
+
+  app.delete(
+    '/v1/sessions/:session_id',
+    {
+      schema: {
+        operationId: 'closeSession',
+        tags: ['sessions'],
+        summary: 'Close a session (idempotent)',
+        description: 'Running turns are cancelled, SessionEnd hooks run, and `session.closed` is the final event.',
+        params: SessionParams,
+        response: { 204: Type.Null({ description: 'Closed' }), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req, reply) => {
+      await ctx.sessions.close(req.params.session_id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/tools',
+    {
+      schema: {
+        operationId: 'listSessionTools',
+        tags: ['sessions'],
+        summary: 'The tool list exactly as exposed to a model',
+        params: SessionParams,
+        response: { 200: ref(ToolListSchema, 'Tools as exposed to a model'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.sessions.tools(req.params.session_id),
+  );
+};

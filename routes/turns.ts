@@ -1,0 +1,95 @@
+// Turns: post (direct tool calls), list, get, cancel (API.md "Turns").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../src/app-context.js';
+import { TurnCreateSchema, TurnListSchema, TurnSchema, ref } from '../src/contract/schemas.js';
+import { SessionParams, TurnParams, bodyProblems, commonProblems, problems } from './common.js';
+
+export const MAX_WAIT_S = 300;
+
+export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    '/v1/sessions/:session_id/turns',
+    {
+      schema: {
+        operationId: 'createTurn',
+        tags: ['turns'],
+        summary: 'Post a turn',
+        description:
+          '202 with the running turn. With `?wait=S` the response is held until the turn finishes or pauses for a ' +
+          'permission, or S seconds pass, and is 200 with the turn as it then is. One turn runs at a time (409).',
+        params: SessionParams,
+        querystring: Type.Object(
+          { wait: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to hold the response' })) },
+          { additionalProperties: false },
+        ),
+        body: ref(TurnCreateSchema),
+        response: {
+          200: ref(TurnSchema, 'With `?wait`: the turn once finished or paused, or when the wait ran out'),
+          202: ref(TurnSchema, 'The turn, running'),
+          ...bodyProblems,
+          404: problems[404],
+          409: problems[409],
+          501: problems[501],
+        },
+      },
+    },
+    async (req, reply) => {
+      const turn = ctx.sessions.startTurn(req.params.session_id, req.body);
+      reply.header('location', `/v1/sessions/${turn.session_id}/turns/${turn.id}`);
+      if (req.query.wait === undefined) return reply.code(202).send(turn);
+      return reply.code(200).send(await ctx.sessions.waitForTurn(turn.session_id, turn.id, req.query.wait));
+    },
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/turns',
+    {
+      schema: {
+        operationId: 'listTurns',
+        tags: ['turns'],
+        summary: 'List the session\'s turns, oldest first',
+        params: SessionParams,
+        response: { 200: ref(TurnListSchema, 'The turns'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ({ items: ctx.sessions.listTurns(req.params.session_id) }),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/turns/:turn_id',
+    {
+      schema: {
+        operationId: 'getTurn',
+        tags: ['turns'],
+        summary: 'Get a turn',
+        params: TurnParams,
+        querystring: Type.Object(
+          { wait: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_WAIT_S, description: 'Hold until finished or paused, at most this long' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: ref(TurnSchema, 'The turn'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => {
+      const { session_id, turn_id } = req.params;
+      if (req.query.wait === undefined) return ctx.sessions.getTurn(session_id, turn_id);
+      return ctx.sessions.waitForTurn(session_id, turn_id, req.query.wait);
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:session_id/turns/:turn_id/cancel',
+    {
+      schema: {
+        operationId: 'cancelTurn',
+        tags: ['turns'],
+        summary: 'Cancel a turn',
+        description: 'Running tools are stopped; every unfinished tool_use still gets its tool_result (is_error, "cancelled").',
+        params: TurnParams,
+        response: { 200: ref(TurnSchema, 'The cancelled turn'), ...commonProblems, 404: problems[404], 409: problems[409] },
+      },
+    },
+    async (req) => ctx.sessions.cancelTurn(req.params.session_id, req.params.turn_id),
+  );
+};

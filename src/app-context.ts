@@ -1,0 +1,12 @@
+// What the composition root hands to the HTTP edge: the services and the config.
+import type { Config } from './config.js';
+import type { EventLog } from './events/log.js';
+import type { Readiness } from './contract/schemas.js';
+import type { SessionService } from './session/session.js';
+
+export interface AppContext {
+  config: Config;
+  sessions: SessionService;
+  events: EventLog;
+  readiness(): Promise<Readiness>;
+}

@@ -1,0 +1,151 @@
+// Environment → typed, validated configuration. A bad value stops start-up with a
+// message naming the variable and what is allowed (API.md "Configuration").
+import path from 'node:path';
+import net from 'node:net';
+
+export type SandboxMode = 'bwrap' | 'off';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const MODEL_PROVIDERS = ['anthropic', 'openai', 'scripted'] as const;
+export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  workspaceRoot: string;
+  token: string | undefined;
+  logLevel: LogLevel;
+  sandbox: SandboxMode;
+  sessionHooks: boolean;
+  egressAllow: string[];
+  model: {
+    provider: ModelProviderName | undefined;
+    model: string | undefined;
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+  };
+  /** Largest request body accepted, in bytes (413 beyond). */
+  bodyLimitBytes: number;
+  /** Interval of the SSE `: ping` comment. API.md: at least every 15 s. */
+  sseHeartbeatMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** True for 127.0.0.0/8, ::1 and `localhost`: the only binds allowed without a token. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (net.isIPv4(bare)) return bare.startsWith('127.');
+  if (net.isIPv6(bare)) {
+    const lower = bare.toLowerCase();
+    if (lower === '::1' || lower === '0:0:0:0:0:0:0:1') return true;
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+    return mapped !== null && mapped[1]!.startsWith('127.');
+  }
+  return false;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const get = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+
+  let port = 7070;
+  const rawPort = get('PORT');
+  if (rawPort !== undefined) {
+    if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65535) {
+      problems.push(`PORT must be an integer from 0 to 65535 (0 = any free port), got ${JSON.stringify(rawPort)}`);
+    } else port = Number(rawPort);
+  }
+
+  const host = get('HOST') ?? '127.0.0.1';
+  if (host !== 'localhost' && net.isIP(host.replace(/^\[|\]$/g, '')) === 0 && !/^[A-Za-z0-9.-]+$/.test(host)) {
+    problems.push(`HOST must be an IP address or host name, got ${JSON.stringify(host)}`);
+  }
+
+  const token = get('NORMA_TOKEN');
+  if (token !== undefined && token.length < 16) {
+    problems.push('NORMA_TOKEN must be at least 16 characters long');
+  }
+  if (!isLoopbackHost(host) && token === undefined) {
+    problems.push(`HOST=${host} is not a loopback address: set NORMA_TOKEN to bind there (clients must then send "Authorization: Bearer <token>")`);
+  }
+
+  const dataDir = path.resolve(cwd, get('NORMA_DATA_DIR') ?? '.norma');
+  const workspaceRoot = path.resolve(cwd, get('NORMA_WORKSPACE_ROOT') ?? path.join(dataDir, 'workspaces'));
+
+  const logLevel = (get('NORMA_LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`NORMA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  }
+
+  const sandbox = (get('NORMA_SANDBOX') ?? 'bwrap') as SandboxMode;
+  if (sandbox !== 'bwrap' && sandbox !== 'off') {
+    problems.push(`NORMA_SANDBOX must be "bwrap" or "off", got ${JSON.stringify(sandbox)}`);
+  }
+
+  const rawHooks = get('NORMA_SESSION_HOOKS') ?? 'on';
+  if (rawHooks !== 'on' && rawHooks !== 'off') {
+    problems.push(`NORMA_SESSION_HOOKS must be "on" or "off", got ${JSON.stringify(rawHooks)}`);
+  }
+
+  const egressAllow = (get('NORMA_EGRESS_ALLOW') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const entry of egressAllow) {
+    const [addr, bits, extra] = entry.split('/');
+    const validHost = /^[A-Za-z0-9.*-]+$/.test(entry) || net.isIP(entry) !== 0;
+    const validCidr =
+      extra === undefined &&
+      bits !== undefined &&
+      net.isIP(addr ?? '') !== 0 &&
+      /^\d+$/.test(bits) &&
+      Number(bits) <= (net.isIPv4(addr ?? '') ? 32 : 128);
+    if (!validHost && !validCidr) {
+      problems.push(`NORMA_EGRESS_ALLOW entries must be host names, IP addresses or CIDRs, got ${JSON.stringify(entry)}`);
+    }
+  }
+
+  const provider = get('NORMA_MODEL_PROVIDER') as ModelProviderName | undefined;
+  if (provider !== undefined && !MODEL_PROVIDERS.includes(provider)) {
+    problems.push(`NORMA_MODEL_PROVIDER must be one of ${MODEL_PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`);
+  }
+  const baseUrl = get('NORMA_MODEL_BASE_URL');
+  if (baseUrl !== undefined) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(baseUrl).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) problems.push(`NORMA_MODEL_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    port,
+    host,
+    dataDir,
+    workspaceRoot,
+    token,
+    logLevel,
+    sandbox,
+    sessionHooks: rawHooks === 'on',
+    egressAllow,
+    model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY') },
+    bodyLimitBytes: 10 * 1024 * 1024,
+    sseHeartbeatMs: 15_000,
+  };
+}

@@ -1,0 +1,93 @@
+// SSE event payloads (API.md "Events"). Each type is a named OpenAPI component; `Event` is their union.
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import {
+  PermissionRequestSchema,
+  SessionSchema,
+  ToolResultSchema,
+  ToolUseSchema,
+  TurnSchema,
+  ref,
+} from './schemas.js';
+
+function eventSchema<T extends string, P extends TProperties>(type: T, id: string, description: string, props: P) {
+  return Type.Object(
+    {
+      type: Type.Literal(type),
+      session_id: Type.String(),
+      seq: Type.Integer({
+        minimum: 0,
+        description: 'Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq',
+      }),
+      time: Type.String({ format: 'date-time' }),
+      ...props,
+    },
+    { $id: id, description },
+  );
+}
+
+export const EVENT_SCHEMAS = [
+  eventSchema('session.created', 'EventSessionCreated', 'The session was created', { session: ref(SessionSchema) }),
+  eventSchema('session.updated', 'EventSessionUpdated', 'Mode or rules changed (PATCH or `remember`)', {
+    session: ref(SessionSchema),
+  }),
+  eventSchema('session.closed', 'EventSessionClosed', 'The session was closed; the final event of a session', {
+    reason: Type.String(),
+  }),
+  eventSchema('turn.started', 'EventTurnStarted', 'A turn began', {
+    turn_id: Type.String(),
+    kind: Type.String(),
+    tool_uses: Type.Array(ref(ToolUseSchema)),
+  }),
+  eventSchema('tool.started', 'EventToolStarted', 'A tool call passed validation, permission and hooks and is running', {
+    turn_id: Type.String(),
+    tool_use_id: Type.String(),
+    tool: Type.String(),
+    input: Type.Unknown(),
+  }),
+  eventSchema('tool.progress', 'EventToolProgress', 'Live output of a running call (live-only: not replayed)', {
+    turn_id: Type.String(),
+    tool_use_id: Type.String(),
+    chunk: Type.String(),
+  }),
+  eventSchema('permission.requested', 'EventPermissionRequested', 'A call waits for a person\'s decision', {
+    turn_id: Type.String(),
+    permission: ref(PermissionRequestSchema),
+  }),
+  eventSchema('permission.resolved', 'EventPermissionResolved', 'A permission request was answered, timed out or cancelled', {
+    turn_id: Type.String(),
+    permission: ref(PermissionRequestSchema),
+  }),
+  eventSchema('tool.completed', 'EventToolCompleted', 'A call ended; carries its paired tool_result', {
+    turn_id: Type.String(),
+    tool_use_id: Type.String(),
+    tool: Type.String(),
+    result: ref(ToolResultSchema),
+  }),
+  eventSchema('turn.completed', 'EventTurnCompleted', 'Every tool_use of the turn has its tool_result', {
+    turn: ref(TurnSchema),
+  }),
+  eventSchema('turn.failed', 'EventTurnFailed', 'The turn failed; unfinished calls got error results', {
+    turn: ref(TurnSchema),
+  }),
+  eventSchema('turn.cancelled', 'EventTurnCancelled', 'The turn was cancelled or interrupted by a denial', {
+    turn: ref(TurnSchema),
+  }),
+] as const;
+
+export const EventSchema = Type.Union(
+  EVENT_SCHEMAS.map((s) => ref(s)),
+  { $id: 'Event', description: 'Any SSE event; `type` tells which' },
+);
+
+type EventUnion = Static<(typeof EVENT_SCHEMAS)[number]>;
+export type NormaEvent = EventUnion;
+export type EventType = NormaEvent['type'];
+/** What an emitter supplies: the log adds `session_id`, `seq` and `time`. */
+export type EventInput = EventUnion extends infer E
+  ? E extends { type: string }
+    ? Omit<E, 'session_id' | 'seq' | 'time'>
+    : never
+  : never;
+
+/** Events delivered live but not stored or replayed (API.md allows this for progress). */
+export const LIVE_ONLY_EVENTS: ReadonlySet<string> = new Set(['tool.progress', 'message.delta']);

@@ -1,0 +1,17 @@
+// Domain errors: what a service call refuses, by kind. The HTTP edge maps kinds to status
+// codes and problem+json; nothing below routes/ knows about HTTP.
+export type DomainErrorKind = 'invalid' | 'not_found' | 'conflict' | 'not_implemented' | 'unavailable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: DomainErrorKind,
+    message: string,
+    /** Each problem, for `invalid` errors that found several. */
+    readonly problems: string[] = [],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (what: string, id: string) => new DomainError('not_found', `${what} ${id} does not exist`);

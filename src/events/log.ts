@@ -1,0 +1,91 @@
+// The event log and live bus: per-session sequence numbers, durable append through the
+// store, live fan-out, and gap-free, duplicate-free replay-then-live subscriptions.
+import type { EventInput, NormaEvent } from '../contract/events.js';
+import { LIVE_ONLY_EVENTS } from '../contract/events.js';
+import type { Clock } from '../ids.js';
+import type { Store } from '../store/store.js';
+
+export type EventListener = (event: NormaEvent) => void;
+
+export interface Subscription {
+  close(): void;
+}
+
+const REPLAY_PAGE = 500;
+
+export class EventLog {
+  private readonly listeners = new Map<string, Set<EventListener>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Emits an event: durable types get the next seq and are stored before anyone sees them;
+   * live-only types repeat the last durable seq and are only delivered to live listeners.
+   */
+  emit(sessionId: string, input: EventInput): NormaEvent {
+    const live = LIVE_ONLY_EVENTS.has(input.type);
+    const last = this.store.lastSeq(sessionId);
+    const event = {
+      ...input,
+      session_id: sessionId,
+      seq: live ? last : last + 1,
+      time: this.clock().toISOString(),
+    } as NormaEvent;
+    if (!live) this.store.appendEvent(event);
+    const set = this.listeners.get(sessionId);
+    if (set) for (const listener of [...set]) listener(event);
+    return event;
+  }
+
+  lastSeq(sessionId: string): number {
+    return this.store.lastSeq(sessionId);
+  }
+
+  /**
+   * Delivers every durable event with seq > afterSeq in order, then live events.
+   * The live listener is attached before the replay starts and buffers; events already
+   * delivered by the replay are skipped, so there is no gap and no duplicate even when
+   * events are emitted while the replay runs.
+   */
+  subscribe(sessionId: string, afterSeq: number, deliver: EventListener): Subscription {
+    let replaying = true;
+    let delivered = afterSeq;
+    const buffered: NormaEvent[] = [];
+    const forward = (event: NormaEvent): void => {
+      if (LIVE_ONLY_EVENTS.has(event.type)) {
+        if (!replaying) deliver(event);
+        return;
+      }
+      if (event.seq <= delivered) return;
+      delivered = event.seq;
+      deliver(event);
+    };
+    const listener: EventListener = (event) => {
+      if (replaying) buffered.push(event);
+      else forward(event);
+    };
+    let set = this.listeners.get(sessionId);
+    if (!set) this.listeners.set(sessionId, (set = new Set()));
+    set.add(listener);
+
+    for (;;) {
+      const page = this.store.eventsAfter(sessionId, delivered, REPLAY_PAGE);
+      for (const event of page) forward(event);
+      if (page.length < REPLAY_PAGE) break;
+    }
+    replaying = false;
+    for (const event of buffered.splice(0)) forward(event);
+
+    return {
+      close: () => {
+        const s = this.listeners.get(sessionId);
+        if (!s) return;
+        s.delete(listener);
+        if (s.size === 0) this.listeners.delete(sessionId);
+      },
+    };
+  }
+}

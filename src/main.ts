@@ -1,0 +1,42 @@
+// Process entry: config → buildServer → listen → graceful shutdown.
+import { ConfigError, loadConfig } from './config.js';
+import { buildServer } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`norma-server: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const server = await buildServer(config);
+  const address = await server.app.listen({ port: config.port, host: config.host });
+  server.app.log.info({ url: address, auth: config.token ? 'bearer token' : 'none (loopback only)' }, `Norma Server listening on ${address}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close().then(
+      () => process.exit(0),
+      (err) => {
+        server.app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`norma-server: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

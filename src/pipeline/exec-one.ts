@@ -1,0 +1,237 @@
+// execOne: one tool_use → exactly one tool_result, through the stages of SPEC §2 in order:
+// lookup → validate → permission (→ ask) → PreToolUse → call → cap → PostToolUse.
+// Every input rewrite (tool check, approval, hook) is validated and evaluated again before
+// the call (SPEC §9.2): a rewrite never widens what was allowed.
+import { createHash } from 'node:crypto';
+import type { ToolResult } from '../contract/schemas.js';
+import type { HookInput, HookRegistry } from '../hooks/registry.js';
+import { evaluatePermission, type RuleSet } from '../permission/evaluate.js';
+import type { RuleMatcher } from '../permission/rules.js';
+import type { PermissionMode } from '../contract/schemas.js';
+import { PathRefusal, type Workspace } from '../sandbox/paths.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { CoreTool, ToolContext } from '../tools/tool.js';
+import { capContent } from './output-cap.js';
+import type { InputValidator } from './validate.js';
+
+/** How many times one call's input may be rewritten before the pipeline gives up. */
+export const MAX_REWRITE_ROUNDS = 8;
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface ApprovalRequest {
+  toolUseId: string;
+  tool: string;
+  input: unknown;
+  reason: string;
+  suggestions: string[];
+}
+
+export type ApprovalAnswer =
+  | { behavior: 'allow'; updatedInput?: unknown }
+  | { behavior: 'deny'; message?: string; interrupt?: boolean }
+  | { behavior: 'cancelled'; reason: string };
+
+export interface PermissionContext {
+  mode: PermissionMode;
+  rules: RuleSet;
+  matcher: RuleMatcher;
+}
+
+export interface PipelineEnv {
+  sessionId: string;
+  turnId: string;
+  registry: ToolRegistry;
+  validator: InputValidator;
+  hooks: HookRegistry;
+  workspace: Workspace;
+  capChars: number;
+  /** Read at each evaluation, so rules remembered mid-turn apply at once. */
+  permissionContext(): PermissionContext;
+  awaitApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+  onStarted(call: ToolCall, input: unknown): void;
+  onProgress(call: ToolCall, chunk: string): void;
+  /** The turn's signal: cancellation stops waiting and running. */
+  signal: AbortSignal;
+}
+
+export interface ExecOutcome {
+  result: ToolResult;
+  /** The person denied with `interrupt`: the rest of the turn stops. */
+  interrupt: boolean;
+}
+
+export function errorResult(toolUseId: string, text: string): ToolResult {
+  return { type: 'tool_result', tool_use_id: toolUseId, is_error: true, content: [{ type: 'text', text }] };
+}
+
+/** Canonical JSON (sorted keys) → SHA-256: identifies an exact input an approval covered. */
+export function inputDigest(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const keys = Object.keys(value as object).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+class Stop {
+  constructor(readonly outcome: ExecOutcome) {}
+}
+
+export async function execOne(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome> {
+  try {
+    return await runStages(call, env);
+  } catch (err) {
+    if (err instanceof Stop) return err.outcome;
+    throw err;
+  }
+}
+
+async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome> {
+  const fail = (text: string, interrupt = false): Stop => new Stop({ result: errorResult(call.id, text), interrupt });
+  const cancelled = (): Stop => fail(`Cancelled: ${reasonOf(env.signal)}`);
+
+  // 1. Lookup.
+  const tool = env.registry.lookup(call.name);
+  if (!tool) {
+    const names = env.registry.exposed().map((t) => t.name);
+    throw fail(`Unknown tool "${call.name}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`);
+  }
+
+  // 2. Validation.
+  const validated = (input: unknown, what: string): unknown => {
+    const v = env.validator.validate(tool, input);
+    if (!v.ok) throw fail(`Invalid ${what} for ${tool.name}: ${v.errors.join('; ')}. Fix the input and call again.`);
+    return v.value;
+  };
+  let input = validated(call.input, 'input');
+
+  const ctx: ToolContext = {
+    sessionId: env.sessionId,
+    turnId: env.turnId,
+    toolUseId: call.id,
+    workspace: env.workspace,
+    signal: env.signal,
+    progress: (chunk) => env.onProgress(call, chunk),
+  };
+
+  // 3–4. Permission and PreToolUse, looping while rewrites happen.
+  const approved = new Set<string>();
+  let hooksRan = false;
+  for (let round = 0; ; round++) {
+    if (env.signal.aborted) throw cancelled();
+    if (round >= MAX_REWRITE_ROUNDS) throw fail(`${tool.name}: the input was rewritten more than ${MAX_REWRITE_ROUNDS} times; the call is refused.`);
+
+    const check = await tool.checkPermissions(input, ctx);
+    const decision = evaluatePermission({ tool, input, toolCheck: check, ...env.permissionContext() });
+    if (decision.behavior === 'deny') throw fail(`Permission denied: ${decision.reason}.`);
+    if (decision.updatedInput !== undefined && inputDigest(decision.updatedInput) !== inputDigest(input)) {
+      input = validated(decision.updatedInput, 'rewritten input (from the tool\'s permission check)');
+      continue;
+    }
+    if (decision.behavior === 'ask' && !approved.has(inputDigest(input))) {
+      const answer = await env.awaitApproval(
+        { toolUseId: call.id, tool: tool.name, input, reason: decision.reason, suggestions: decision.suggestions },
+        env.signal,
+      );
+      if (answer.behavior === 'cancelled') throw fail(`Cancelled: ${answer.reason}`);
+      if (answer.behavior === 'deny') {
+        throw fail(answer.message ? `Permission denied by the user: ${answer.message}` : 'Permission denied by the user.', answer.interrupt === true);
+      }
+      if (answer.updatedInput !== undefined) {
+        input = validated(answer.updatedInput, 'updated_input (from the approval)');
+      }
+      approved.add(inputDigest(input));
+      // Evaluate again: deny rules still apply to an approved (possibly rewritten) input.
+      continue;
+    }
+
+    if (!hooksRan) {
+      hooksRan = true;
+      const pre = await env.hooks.run('PreToolUse', hookInput(env, call, tool, input), { stopOnBlock: true });
+      if (pre.blocked) throw fail(`Blocked by PreToolUse hook: ${pre.blocked.reason}`);
+      if (pre.updatedInput !== undefined && inputDigest(pre.updatedInput) !== inputDigest(input)) {
+        input = validated(pre.updatedInput, 'rewritten input (from a PreToolUse hook)');
+        continue; // the rewrite is evaluated like a new call; an ask shows the rewritten input
+      }
+    }
+    break;
+  }
+
+  // 5. Call.
+  if (env.signal.aborted) throw cancelled();
+  env.onStarted(call, input);
+  let output;
+  try {
+    output = await raceAbort(tool.call(input, ctx), env.signal);
+  } catch (err) {
+    if (env.signal.aborted) throw cancelled();
+    const message = err instanceof PathRefusal ? err.message : `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
+    const result = errorResult(call.id, message);
+    await env.hooks.run('PostToolUseFailure', { ...hookInput(env, call, tool, input), error: message }, { stopOnBlock: false });
+    return { result, interrupt: false };
+  }
+
+  // 6. Cap.
+  const capped = capContent(output.content, env.capChars);
+  const result: ToolResult = {
+    type: 'tool_result',
+    tool_use_id: call.id,
+    is_error: output.isError === true,
+    content: capped.content,
+    ...(capped.truncations.length > 0 ? { truncation: capped.truncations[0]! } : {}),
+    ...(capped.truncations.length > 1 ? { truncations: capped.truncations } : {}),
+  };
+
+  // 7. PostToolUse (PostToolUseFailure when the tool reported an error).
+  await env.hooks.run(
+    result.is_error ? 'PostToolUseFailure' : 'PostToolUse',
+    { ...hookInput(env, call, tool, input), tool_response: result },
+    { stopOnBlock: false },
+  );
+  return { result, interrupt: false };
+}
+
+function hookInput(env: PipelineEnv, call: ToolCall, tool: CoreTool, input: unknown): HookInput {
+  return {
+    hook_event_name: 'PreToolUse',
+    session_id: env.sessionId,
+    turn_id: env.turnId,
+    cwd: env.workspace.root,
+    permission_mode: env.permissionContext().mode,
+    tool_name: tool.name,
+    tool_input: input,
+    tool_use_id: call.id,
+  };
+}
+
+function reasonOf(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  if (r instanceof Error) return r.message;
+  return typeof r === 'string' ? r : 'the turn was cancelled';
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,57 @@
+// Full JSON Schema validation of tool inputs (SPEC §9.1): enum, bounds, pattern,
+// additionalProperties and formats, from schemas compiled once per tool object.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { CoreTool } from '../tools/tool.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM interop.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+export type Validation = { ok: true; value: unknown } | { ok: false; errors: string[] };
+
+export class InputValidator {
+  private readonly ajv: Ajv;
+  private readonly compiled = new WeakMap<CoreTool, ValidateFunction>();
+
+  constructor() {
+    // strict: a schema keyword Ajv does not know is a programming error, not something to skip.
+    this.ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, coerceTypes: false, useDefaults: false });
+    addFormats(this.ajv);
+    // TypeBox adds these annotation keywords; they do not constrain values.
+    this.ajv.addKeyword({ keyword: 'kind' });
+    this.ajv.addKeyword({ keyword: 'modifier' });
+  }
+
+  /** Compiles a tool's schema now, so a broken schema fails at start-up rather than on a call. */
+  prepare(tool: CoreTool): void {
+    if (tool.parseRawInput || this.compiled.has(tool)) return;
+    this.compiled.set(tool, this.ajv.compile(tool.inputSchema));
+  }
+
+  validate(tool: CoreTool, input: unknown): Validation {
+    if (tool.parseRawInput) {
+      const parsed = tool.parseRawInput(input);
+      return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, errors: parsed.errors };
+    }
+    this.prepare(tool);
+    const fn = this.compiled.get(tool)!;
+    if (fn(input)) return { ok: true, value: input };
+    return { ok: false, errors: (fn.errors ?? []).map(describeError) };
+  }
+}
+
+function describeError(e: ErrorObject): string {
+  const at = e.instancePath === '' ? 'input' : `input${e.instancePath.replace(/\//g, '.')}`;
+  switch (e.keyword) {
+    case 'required':
+      return `${at}: missing required property "${(e.params as { missingProperty: string }).missingProperty}"`;
+    case 'additionalProperties':
+      return `${at}: unknown property "${(e.params as { additionalProperty: string }).additionalProperty}" is not allowed`;
+    case 'enum':
+      return `${at}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `${at}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+    default:
+      return `${at}: ${e.message ?? e.keyword}`;
+  }
+}

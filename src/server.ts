@@ -1,0 +1,333 @@
+// buildServer(config): the composition root, the only place that wires parts together.
+import fs from 'node:fs/promises';
+import { constants as C } from 'node:fs';
+import path from 'node:path';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawServerDefault,
+} from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import type { AppContext } from './app-context.js';
+import type { Config } from './config.js';
+import { EVENT_SCHEMAS, EventSchema } from './contract/events.js';
+import * as schemas from './contract/schemas.js';
+import type { Problem, Readiness } from './contract/schemas.js';
+import { DomainError, type DomainErrorKind } from './errors.js';
+import { EventLog } from './events/log.js';
+import { HookRegistry, type HookRegistration } from './hooks/registry.js';
+import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
+import { nameRuleMatcher, type RuleMatcher } from './permission/rules.js';
+import { InputValidator } from './pipeline/validate.js';
+import { SessionService } from './session/session.js';
+import { MemoryStore } from './store/memory.js';
+import type { Store } from './store/store.js';
+import { eventRoutes } from '../routes/events.js';
+import { healthRoutes } from '../routes/health.js';
+import { permissionRoutes } from '../routes/permissions.js';
+import { sessionRoutes } from '../routes/sessions.js';
+import { turnRoutes } from '../routes/turns.js';
+import { PROBLEM_CONTENT_TYPE } from '../routes/common.js';
+
+export interface ServerOptions {
+  store?: Store;
+  clock?: Clock;
+  newId?: IdFactory;
+  logger?: Logger;
+  /** Operator (trusted, in-process) hooks that run for every session. */
+  hooks?: HookRegistration[];
+  matcher?: RuleMatcher;
+}
+
+export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export interface NormaServer {
+  app: NormaApp;
+  ctx: AppContext;
+  /** Graceful stop: closes sessions (SessionEnd fires), then the HTTP server. */
+  close(): Promise<void>;
+}
+
+const SHARED_SCHEMAS = [
+  schemas.ProblemSchema,
+  schemas.PermissionModeSchema,
+  schemas.SessionRuleSchema,
+  schemas.SessionHooksSchema,
+  schemas.ModelConfigInputSchema,
+  schemas.ModelConfigSchema,
+  schemas.SessionCreateSchema,
+  schemas.SessionPatchSchema,
+  schemas.SessionSchema,
+  schemas.SessionListSchema,
+  schemas.ToolDefinitionSchema,
+  schemas.ToolListSchema,
+  schemas.ToolUseSchema,
+  schemas.TextBlockSchema,
+  schemas.TruncationSchema,
+  schemas.ToolResultSchema,
+  schemas.TurnCreateSchema,
+  schemas.TurnErrorSchema,
+  schemas.TurnSchema,
+  schemas.TurnListSchema,
+  schemas.PermissionRequestSchema,
+  schemas.PermissionListSchema,
+  schemas.PermissionResponseSchema,
+  schemas.HealthSchema,
+  schemas.ReadinessSchema,
+  ...EVENT_SCHEMAS,
+  EventSchema,
+];
+
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
+
+const STATUS_OF: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  not_found: 404,
+  conflict: 409,
+  not_implemented: 501,
+  unavailable: 503,
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
+
+/** Stable problem type URIs clients can switch on (RFC 9457 §3.1.1). */
+const PROBLEM_TYPES: Record<number, string> = {
+  400: 'urn:norma:problem:invalid-request',
+  401: 'urn:norma:problem:unauthorized',
+  404: 'urn:norma:problem:not-found',
+  405: 'urn:norma:problem:method-not-allowed',
+  409: 'urn:norma:problem:conflict',
+  413: 'urn:norma:problem:body-too-large',
+  415: 'urn:norma:problem:unsupported-media-type',
+  500: 'urn:norma:problem:internal-error',
+  501: 'urn:norma:problem:not-implemented',
+  503: 'urn:norma:problem:unavailable',
+};
+
+function problemType(status: number): string {
+  return PROBLEM_TYPES[status] ?? 'about:blank';
+}
+
+function sendProblem(reply: FastifyReply, req: FastifyRequest, status: number, detail: string, errors?: Problem['errors']) {
+  const body: Problem = {
+    type: problemType(status),
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    instance: req.url.split('?')[0]!,
+    ...(errors && errors.length > 0 ? { errors } : {}),
+  };
+  return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(body);
+}
+
+function tokenMatches(expected: string, header: string | undefined): boolean {
+  if (!header || !header.startsWith('Bearer ')) return false;
+  // Hash both sides so the comparison is constant-time whatever the lengths.
+  const a = createHash('sha256').update(expected).digest();
+  const b = createHash('sha256').update(header.slice('Bearer '.length)).digest();
+  return timingSafeEqual(a, b);
+}
+
+async function which(binary: string): Promise<string | null> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, binary);
+    try {
+      await fs.access(candidate, C.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
+  const logger =
+    options.logger ??
+    pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] });
+  const clock = options.clock ?? systemClock;
+  const newId = options.newId ?? defaultNewId;
+  const store = options.store ?? new MemoryStore();
+  const events = new EventLog(store, clock);
+  const hooks = new HookRegistry();
+  for (const h of options.hooks ?? []) hooks.register(h);
+  const validator = new InputValidator();
+  const sessions = new SessionService({
+    config,
+    store,
+    events,
+    clock,
+    newId,
+    logger,
+    validator,
+    matcher: options.matcher ?? nameRuleMatcher,
+    hooks,
+  });
+
+  const readiness = async (): Promise<Readiness> => {
+    const checks: Readiness['checks'] = [];
+    checks.push({ name: 'store', ok: true, required: true, detail: `${store.constructor.name} (in memory: data does not survive a restart)` });
+    try {
+      await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });
+      await fs.access(config.workspaceRoot, C.W_OK);
+      checks.push({ name: 'workspace_root', ok: true, required: true, detail: `${config.workspaceRoot} is writable` });
+    } catch (err) {
+      checks.push({ name: 'workspace_root', ok: false, required: true, detail: `${config.workspaceRoot}: ${(err as Error).message}` });
+    }
+    if (config.sandbox === 'off') {
+      checks.push({ name: 'sandbox', ok: true, required: false, detail: 'NORMA_SANDBOX=off: shell tools and command hooks would run UNSANDBOXED' });
+    } else {
+      const bwrap = await which('bwrap');
+      checks.push({
+        name: 'sandbox',
+        ok: bwrap !== null,
+        // No installed tool starts processes yet; the check becomes required with the shell tools.
+        required: false,
+        detail: bwrap ? `bubblewrap found at ${bwrap}` : 'bubblewrap (bwrap) not found on PATH: shell tools cannot be installed',
+      });
+    }
+    const ready = checks.every((c) => c.ok || !c.required);
+    return { status: ready ? 'ready' : 'unready', checks };
+  };
+
+  const ctx: AppContext = { config, sessions, events, readiness };
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => newId('req'),
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  for (const s of SHARED_SCHEMAS) app.addSchema(s);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Norma Server',
+        version: '1.0.0',
+        description:
+          'Runs an AI agent\'s tool pipeline server-side: schema validation, permissions, hooks, sandbox, output cap, ' +
+          'paired tool_results, and Server-Sent Events. Errors are application/problem+json (RFC 9457).',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+      tags: [
+        { name: 'sessions' },
+        { name: 'turns' },
+        { name: 'permissions' },
+        { name: 'events' },
+        { name: 'health' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    if (config.token === undefined) return;
+    const url = req.url.split('?')[0]!;
+    if (PUBLIC_PATHS.has(url) || url === '/docs' || url.startsWith('/docs/')) return;
+    if (!tokenMatches(config.token, req.headers.authorization)) {
+      reply.header('www-authenticate', 'Bearer realm="norma"');
+      return sendProblem(reply, req, 401, 'send "Authorization: Bearer <token>" with the configured NORMA_TOKEN');
+    }
+  });
+
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, req, 404, `no route ${req.method} ${req.url.split('?')[0]}`));
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err instanceof DomainError) {
+      const status = STATUS_OF[err.kind];
+      return sendProblem(
+        reply,
+        req,
+        status,
+        err.message,
+        err.problems.map((p) => ({ location: 'body', path: '', message: p })),
+      );
+    }
+    if (err.validation) {
+      const location = err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'body');
+      const errors = err.validation.map((v) => ({
+        location,
+        path: v.instancePath || '',
+        message: describeValidation(v as unknown as { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }),
+      }));
+      const detail = `invalid ${location}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}`;
+      return sendProblem(reply, req, 400, detail, errors);
+    }
+    switch (err.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendProblem(reply, req, 400, `malformed JSON body: ${err.message}`);
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendProblem(reply, req, 413, `request body is larger than ${config.bodyLimitBytes} bytes`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendProblem(reply, req, 415, `unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/json`);
+      default:
+        break;
+    }
+    if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+      return sendProblem(reply, req, 400, `malformed JSON body: ${err.message}`);
+    }
+    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendProblem(reply, req, err.statusCode, err.message);
+    }
+    req.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, req, 500, `internal error; quote request id ${req.id} when reporting it`);
+  });
+
+  await app.register(healthRoutes, { ctx });
+  await app.register(sessionRoutes, { ctx });
+  await app.register(turnRoutes, { ctx });
+  await app.register(permissionRoutes, { ctx });
+  await app.register(eventRoutes, { ctx });
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await sessions.closeAll('server shutdown');
+      await app.close();
+    })();
+    return closing;
+  };
+  return { app, ctx, close };
+}
+
+function describeValidation(v: { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }): string {
+  switch (v.keyword) {
+    case 'additionalProperties':
+      return `unknown property "${String(v.params.additionalProperty)}" is not allowed`;
+    case 'required':
+      return `missing required property "${String(v.params.missingProperty)}"`;
+    case 'enum':
+      return `must be one of ${(v.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
+    default:
+      return v.message ?? v.keyword;
+  }
+}

@@ -1,0 +1,144 @@
+// The permission pause (SPEC §4, API.md "Permissions"): an ask becomes a stored request and
+// a `permission.requested` event; the call waits until a client answers, the optional
+// timeout denies it, or the turn's cancellation resolves it as cancelled. Every outcome is
+// stored and emits `permission.resolved`.
+import type { PermissionRequest, PermissionResponse } from '../contract/schemas.js';
+import { DomainError, notFound } from '../errors.js';
+import type { EventLog } from '../events/log.js';
+import type { Clock, IdFactory } from '../ids.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../pipeline/exec-one.js';
+import type { Store } from '../store/store.js';
+import { TurnStop, type TurnRunner } from './turn.js';
+
+interface Waiter {
+  runner: TurnRunner;
+  resolve: (answer: ApprovalAnswer) => void;
+  cleanup: () => void;
+}
+
+export interface PermissionBrokerDeps {
+  store: Store;
+  events: EventLog;
+  clock: Clock;
+  newId: IdFactory;
+}
+
+export class PermissionBroker {
+  private readonly waiters = new Map<string, Waiter>();
+
+  constructor(private readonly deps: PermissionBrokerDeps) {}
+
+  /** Opens a request for one call and waits for its outcome. */
+  awaitApproval(
+    sessionId: string,
+    runner: TurnRunner,
+    request: ApprovalRequest,
+    timeoutS: number | null,
+    signal: AbortSignal,
+  ): Promise<ApprovalAnswer> {
+    const { store, events, clock, newId } = this.deps;
+    const record: PermissionRequest = {
+      id: newId('perm'),
+      session_id: sessionId,
+      turn_id: runner.id,
+      tool_use_id: request.toolUseId,
+      tool: request.tool,
+      input: request.input,
+      reason: request.reason,
+      suggestions: request.suggestions,
+      status: 'pending',
+      created_at: clock().toISOString(),
+    };
+    store.putPermission(record);
+    runner.addPending(record.id);
+    events.emit(sessionId, { type: 'permission.requested', turn_id: runner.id, permission: record });
+
+    return new Promise<ApprovalAnswer>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        const stop = signal.reason instanceof TurnStop ? signal.reason : undefined;
+        const by = stop?.by === 'session_closed' || stop?.by === 'shutdown' ? 'session_closed' : 'cancel';
+        this.settle(sessionId, record.id, { status: 'cancelled', resolved_by: by }, {
+          behavior: 'cancelled',
+          reason: stop?.message ?? 'the turn was cancelled',
+        });
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      };
+      this.waiters.set(record.id, { runner, resolve, cleanup });
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (timeoutS !== null) {
+        timer = setTimeout(() => {
+          this.settle(sessionId, record.id, {
+            status: 'denied',
+            resolved_by: 'timeout',
+            message: `no answer within permission_timeout_s (${timeoutS} s)`,
+          }, { behavior: 'deny', message: `no answer within ${timeoutS} s` });
+        }, timeoutS * 1000);
+        timer.unref();
+      }
+    });
+  }
+
+  /** A client's answer. Resolved requests answer 409; unknown ids 404. */
+  respond(sessionId: string, permissionId: string, response: PermissionResponse): PermissionRequest {
+    const record = this.deps.store.getPermission(sessionId, permissionId);
+    if (!record) throw notFound('permission request', permissionId);
+    if (record.status !== 'pending') {
+      throw new DomainError('conflict', `permission request ${permissionId} is already resolved (${record.status})`);
+    }
+    if (!this.waiters.has(permissionId)) {
+      throw new DomainError('conflict', `permission request ${permissionId} has no waiting call`);
+    }
+    if (response.behavior === 'allow') {
+      return this.settle(
+        sessionId,
+        permissionId,
+        {
+          status: 'allowed',
+          resolved_by: 'client',
+          ...(response.updated_input !== undefined ? { updated_input: response.updated_input } : {}),
+          ...(response.remember ? { remember: response.remember } : {}),
+        },
+        { behavior: 'allow', ...(response.updated_input !== undefined ? { updatedInput: response.updated_input } : {}) },
+      );
+    }
+    return this.settle(
+      sessionId,
+      permissionId,
+      {
+        status: 'denied',
+        resolved_by: 'client',
+        ...(response.message !== undefined ? { message: response.message } : {}),
+        ...(response.interrupt !== undefined ? { interrupt: response.interrupt } : {}),
+      },
+      {
+        behavior: 'deny',
+        ...(response.message !== undefined ? { message: response.message } : {}),
+        ...(response.interrupt !== undefined ? { interrupt: response.interrupt } : {}),
+      },
+    );
+  }
+
+  private settle(
+    sessionId: string,
+    permissionId: string,
+    update: Partial<PermissionRequest> & Pick<PermissionRequest, 'status'>,
+    answer: ApprovalAnswer,
+  ): PermissionRequest {
+    const waiter = this.waiters.get(permissionId);
+    const current = this.deps.store.getPermission(sessionId, permissionId)!;
+    if (!waiter || current.status !== 'pending') return current;
+    this.waiters.delete(permissionId);
+    waiter.cleanup();
+    const resolved: PermissionRequest = { ...current, ...update, resolved_at: this.deps.clock().toISOString() };
+    this.deps.store.putPermission(resolved);
+    waiter.runner.removePending(permissionId);
+    this.deps.events.emit(sessionId, { type: 'permission.resolved', turn_id: resolved.turn_id, permission: resolved });
+    waiter.resolve(answer);
+    return resolved;
+  }
+}

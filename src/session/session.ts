@@ -1,0 +1,435 @@
+// Sessions: creation (with loud misconfiguration errors), rules and mode, turns, the
+// permission pause, and close. The one owner of a session's runtime state.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type {
+  PermissionRequest,
+  PermissionResponse,
+  PermissionStatus,
+  Session,
+  SessionCreate,
+  SessionPatch,
+  SessionRule,
+  Turn,
+  TurnCreate,
+} from '../contract/schemas.js';
+import { DomainError, notFound } from '../errors.js';
+import type { EventLog } from '../events/log.js';
+import { HookRegistry, type HookInput } from '../hooks/registry.js';
+import type { Clock, IdFactory } from '../ids.js';
+import type { RuleSet } from '../permission/evaluate.js';
+import { parseRules, type ParsedRule, type RuleMatcher } from '../permission/rules.js';
+import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
+import type { InputValidator } from '../pipeline/validate.js';
+import { Workspace } from '../sandbox/paths.js';
+import type { SessionRecord, Store } from '../store/store.js';
+import { selectTools } from '../tools/catalog.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { PermissionBroker } from './permissions.js';
+import { TurnRunner, TurnStop } from './turn.js';
+
+export interface SessionServiceDeps {
+  config: Config;
+  store: Store;
+  events: EventLog;
+  clock: Clock;
+  newId: IdFactory;
+  logger: Logger;
+  validator: InputValidator;
+  matcher: RuleMatcher;
+  /** Operator-configured (trusted) hooks; they run for every session. */
+  hooks: HookRegistry;
+}
+
+interface SessionRuntime {
+  registry: ToolRegistry;
+  workspace: Workspace;
+  activeTurn: TurnRunner | null;
+}
+
+const MAX_LIST_LIMIT = 200;
+
+export class SessionService {
+  private readonly runtimes = new Map<string, SessionRuntime>();
+  private readonly broker: PermissionBroker;
+  private workspaceRootReal: string | undefined;
+
+  constructor(private readonly deps: SessionServiceDeps) {
+    this.broker = new PermissionBroker(deps);
+    for (const tool of selectAll()) deps.validator.prepare(tool);
+  }
+
+  // ---- sessions ------------------------------------------------------------------------
+
+  async create(body: SessionCreate): Promise<Session> {
+    const { config, clock, newId, store, events } = this.deps;
+    const problems: string[] = [];
+
+    const selection = selectTools(body.tools);
+    if (!selection.ok) problems.push(...selection.problems);
+    problems.push(...parseRules('allowed_tools', body.allowed_tools ?? []).problems);
+    problems.push(...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems);
+    problems.push(...parseRules('ask_rules', body.ask_rules ?? []).problems);
+    const hookEvents = Object.keys(body.hooks ?? {}).filter((e) => (body.hooks as Record<string, unknown[]>)[e]!.length > 0);
+    if (hookEvents.length > 0) {
+      if (!config.sessionHooks) {
+        problems.push('hooks: per-session hooks are disabled by the operator (NORMA_SESSION_HOOKS=off)');
+      } else {
+        problems.push(
+          `hooks: command and http hooks (configured for ${hookEvents.join(', ')}) are not supported by this server version; ` +
+            'only operator-registered in-process hooks run',
+        );
+      }
+    }
+    if (body.model !== undefined) {
+      problems.push('model: prompt turns are not supported by this server version, so a session model cannot be configured yet');
+    }
+
+    const id = newId('ses');
+    let workspaceDir: string | undefined;
+    if (body.workspace !== undefined) {
+      const checked = await this.checkWorkspace(body.workspace);
+      if (typeof checked === 'string') workspaceDir = checked;
+      else problems.push(checked.problem);
+    }
+    if (problems.length > 0) {
+      throw new DomainError('invalid', `the session configuration has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
+    }
+
+    const owned = workspaceDir === undefined;
+    if (owned) {
+      workspaceDir = path.join(await this.workspaceRoot(), id);
+      await fs.mkdir(workspaceDir, { mode: 0o700 });
+    }
+    const workspace = await Workspace.open(workspaceDir!);
+    const registry = new ToolRegistry();
+    for (const tool of (selection as { tools: import('../tools/tool.js').CoreTool[] }).tools) registry.register(tool);
+
+    const warnings: string[] = [];
+    if (config.sandbox === 'off') {
+      warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks would run unsandboxed');
+    }
+    const session: Session = {
+      id,
+      status: 'active',
+      workspace: workspace.root,
+      workspace_owned: owned,
+      permission_mode: body.permission_mode ?? 'default',
+      allowed_tools: body.allowed_tools ?? [],
+      disallowed_tools: body.disallowed_tools ?? [],
+      ask_rules: body.ask_rules ?? [],
+      rules: [],
+      tools: registry.names(),
+      output_cap_chars: body.output_cap_chars ?? DEFAULT_OUTPUT_CAP_CHARS,
+      permission_timeout_s: body.permission_timeout_s ?? null,
+      sandbox: config.sandbox,
+      hook_events: [],
+      model: null,
+      system_prompt: body.system_prompt ?? null,
+      active_turn_id: null,
+      warnings,
+      created_at: clock().toISOString(),
+      closed_at: null,
+    };
+    store.putSession({ session, hooks: null, modelApiKey: null });
+    this.runtimes.set(id, { registry, workspace, activeTurn: null });
+    events.emit(id, { type: 'session.created', session });
+    await this.runLifecycleHooks('SessionStart', session, {});
+    return session;
+  }
+
+  private async workspaceRoot(): Promise<string> {
+    if (this.workspaceRootReal === undefined) {
+      await fs.mkdir(this.deps.config.workspaceRoot, { recursive: true, mode: 0o700 });
+      this.workspaceRootReal = await fs.realpath(this.deps.config.workspaceRoot);
+    }
+    return this.workspaceRootReal;
+  }
+
+  /** A client-chosen workspace must be an existing directory under NORMA_WORKSPACE_ROOT. */
+  private async checkWorkspace(requested: string): Promise<string | { problem: string }> {
+    const root = await this.workspaceRoot();
+    if (requested.includes('\0')) return { problem: 'workspace: contains a NUL byte' };
+    const candidate = path.resolve(root, requested);
+    let real: string;
+    try {
+      real = await fs.realpath(candidate);
+    } catch {
+      return { problem: `workspace: ${requested} does not exist (create it under ${root} first)` };
+    }
+    if (real === root || !real.startsWith(root + path.sep)) {
+      return { problem: `workspace: ${requested} is not a directory under the workspace root ${root}` };
+    }
+    if (!(await fs.stat(real)).isDirectory()) return { problem: `workspace: ${requested} is not a directory` };
+    return real;
+  }
+
+  private record(id: string): SessionRecord {
+    const r = this.deps.store.getSession(id);
+    if (!r) throw notFound('session', id);
+    return r;
+  }
+
+  private runtime(id: string): SessionRuntime {
+    const record = this.record(id);
+    const rt = this.runtimes.get(id);
+    if (!rt || record.session.status !== 'active') throw new DomainError('conflict', `session ${id} is closed`);
+    return rt;
+  }
+
+  get(id: string): Session {
+    return this.record(id).session;
+  }
+
+  list(limit: number, cursor: string | undefined): { items: Session[]; next_cursor: string | null } {
+    const take = Math.min(Math.max(limit, 1), MAX_LIST_LIMIT);
+    let after: { created_at: string; id: string } | undefined;
+    if (cursor !== undefined) {
+      try {
+        const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
+        if (typeof parsed.c !== 'string' || typeof parsed.i !== 'string') throw new Error('shape');
+        after = { created_at: parsed.c, id: parsed.i };
+      } catch {
+        throw new DomainError('invalid', 'cursor is not a cursor this server returned (pass next_cursor unchanged)');
+      }
+    }
+    const page = this.deps.store.listSessions({ limit: take + 1, ...(after ? { after } : {}) });
+    const items = page.slice(0, take).map((r) => r.session);
+    const last = items[items.length - 1];
+    const next_cursor =
+      page.length > take && last ? Buffer.from(JSON.stringify({ c: last.created_at, i: last.id })).toString('base64url') : null;
+    return { items, next_cursor };
+  }
+
+  patch(id: string, body: SessionPatch): Session {
+    const record = this.record(id);
+    if (record.session.status !== 'active') throw new DomainError('conflict', `session ${id} is closed`);
+    const problems = [
+      ...parseRules('allowed_tools', body.allowed_tools ?? []).problems,
+      ...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems,
+      ...parseRules('ask_rules', body.ask_rules ?? []).problems,
+      ...parseRules('add_rules', (body.add_rules ?? []).map((r) => r.rule)).problems,
+      ...parseRules('remove_rules', body.remove_rules ?? []).problems,
+    ];
+    const known = new Set(record.session.rules.map((r) => r.rule));
+    for (const r of body.remove_rules ?? []) if (!known.has(r)) problems.push(`remove_rules: ${JSON.stringify(r)} is not a session rule`);
+    if (problems.length > 0) throw new DomainError('invalid', `the change has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
+
+    const s = record.session;
+    if (body.permission_mode !== undefined) s.permission_mode = body.permission_mode;
+    if (body.allowed_tools !== undefined) s.allowed_tools = body.allowed_tools;
+    if (body.disallowed_tools !== undefined) s.disallowed_tools = body.disallowed_tools;
+    if (body.ask_rules !== undefined) s.ask_rules = body.ask_rules;
+    if (body.remove_rules) s.rules = s.rules.filter((r) => !body.remove_rules!.includes(r.rule));
+    const now = this.deps.clock().toISOString();
+    for (const r of body.add_rules ?? []) {
+      s.rules = s.rules.filter((x) => !(x.rule === r.rule && x.behavior === r.behavior));
+      s.rules.push({ rule: r.rule, behavior: r.behavior, source: 'patch', added_at: now });
+    }
+    return this.saveAndAnnounce(record);
+  }
+
+  private saveAndAnnounce(record: SessionRecord): Session {
+    this.deps.store.putSession(record);
+    this.deps.events.emit(record.session.id, { type: 'session.updated', session: record.session });
+    return record.session;
+  }
+
+  /** Closes a session: cancels its turn, runs SessionEnd hooks, emits the final event. Idempotent. */
+  async close(id: string, reason = 'closed by the client'): Promise<void> {
+    const record = this.record(id);
+    if (record.session.status === 'closed') return;
+    const rt = this.runtimes.get(id);
+    const by = reason === 'server shutdown' ? 'shutdown' : 'session_closed';
+    rt?.activeTurn?.stop(new TurnStop(`the session was closed (${reason})`, by), 'cancelled', {
+      code: 'session_closed',
+      message: `The session was closed (${reason}) while the turn ran.`,
+    });
+    // Re-read: the cancelled turn updated the record.
+    const current = this.record(id);
+    current.session.status = 'closed';
+    current.session.active_turn_id = null;
+    current.session.closed_at = this.deps.clock().toISOString();
+    this.deps.store.putSession(current);
+    this.runtimes.delete(id);
+    await this.runLifecycleHooks('SessionEnd', current.session, { reason });
+    this.deps.events.emit(id, { type: 'session.closed', reason });
+  }
+
+  /** Closes every active session (graceful shutdown): SessionEnd fires for each. */
+  async closeAll(reason: string): Promise<void> {
+    await Promise.all([...this.runtimes.keys()].map((id) => this.close(id, reason)));
+  }
+
+  tools(id: string) {
+    const record = this.record(id);
+    const rt = this.runtimes.get(id);
+    if (!rt) return record.session.tools.length === 0 ? [] : new ToolRegistry().exposed();
+    return rt.registry.exposed();
+  }
+
+  private async runLifecycleHooks(event: 'SessionStart' | 'SessionEnd', session: Session, extra: Partial<HookInput>): Promise<void> {
+    const result = await this.deps.hooks.run(
+      event,
+      {
+        hook_event_name: event,
+        session_id: session.id,
+        cwd: session.workspace,
+        permission_mode: session.permission_mode,
+        ...extra,
+      },
+      { stopOnBlock: false },
+    );
+    for (const f of result.failures) this.deps.logger.warn({ session_id: session.id, hook: f.hook, error: f.error }, `${event} hook failed`);
+  }
+
+  // ---- turns ---------------------------------------------------------------------------
+
+  startTurn(sessionId: string, body: TurnCreate): Turn {
+    const rt = this.runtime(sessionId);
+    if (body.prompt !== undefined && body.tool_uses !== undefined) {
+      throw new DomainError('invalid', 'a turn has either `tool_uses` (direct) or `prompt`, not both');
+    }
+    if (body.prompt !== undefined) {
+      throw new DomainError('not_implemented', 'prompt turns are not supported by this server version; post a direct turn with `tool_uses`');
+    }
+    if (body.tool_uses === undefined) throw new DomainError('invalid', 'a turn needs `tool_uses` (direct) or `prompt`');
+    if (rt.activeTurn) {
+      throw new DomainError('conflict', `session ${sessionId} already runs turn ${rt.activeTurn.id} (${rt.activeTurn.turn.status}); one turn runs at a time`);
+    }
+    const seen = new Set<string>();
+    const toolUses = body.tool_uses.map((tu, i) => {
+      const id = tu.id ?? this.deps.newId('toolu');
+      if (seen.has(id)) throw new DomainError('invalid', `tool_uses[${i}].id ${JSON.stringify(id)} repeats an earlier id in this turn`);
+      seen.add(id);
+      return { type: 'tool_use' as const, id, name: tu.name, input: tu.input ?? {} };
+    });
+
+    const record = this.record(sessionId);
+    const turn: Turn = {
+      id: this.deps.newId('turn'),
+      session_id: sessionId,
+      kind: 'direct',
+      status: 'running',
+      tool_uses: toolUses,
+      results: [],
+      pending: [],
+      created_at: this.deps.clock().toISOString(),
+    };
+    this.deps.store.putTurn(turn);
+    record.session.active_turn_id = turn.id;
+    this.deps.store.putSession(record);
+
+    const runner: TurnRunner = new TurnRunner(turn, {
+      store: this.deps.store,
+      events: this.deps.events,
+      clock: this.deps.clock,
+      logger: this.deps.logger,
+      env: {
+        sessionId,
+        registry: rt.registry,
+        validator: this.deps.validator,
+        hooks: this.deps.hooks,
+        workspace: rt.workspace,
+        capChars: record.session.output_cap_chars,
+        permissionContext: () => this.permissionContext(sessionId),
+        awaitApproval: (request, signal) =>
+          this.broker.awaitApproval(sessionId, runner, request, this.get(sessionId).permission_timeout_s, signal),
+      },
+      onFinished: (r) => {
+        if (rt.activeTurn === r) rt.activeTurn = null;
+        const current = this.deps.store.getSession(sessionId);
+        if (current && current.session.active_turn_id === r.id) {
+          current.session.active_turn_id = null;
+          this.deps.store.putSession(current);
+        }
+      },
+    });
+    rt.activeTurn = runner;
+    runner.start();
+    return structuredClone(runner.turn);
+  }
+
+  private permissionContext(sessionId: string) {
+    const s = this.get(sessionId);
+    const parse = (field: string, texts: string[]): ParsedRule[] => parseRules(field, texts).rules;
+    const byBehavior = (b: SessionRule['behavior']) => s.rules.filter((r) => r.behavior === b).map((r) => r.rule);
+    const rules: RuleSet = {
+      allow: parse('allow', [...s.allowed_tools, ...byBehavior('allow')]),
+      deny: parse('deny', [...s.disallowed_tools, ...byBehavior('deny')]),
+      ask: parse('ask', [...s.ask_rules, ...byBehavior('ask')]),
+    };
+    return { mode: s.permission_mode, rules, matcher: this.deps.matcher };
+  }
+
+  /** Waits up to `seconds` for the turn to finish or pause, then returns it as it is. */
+  async waitForTurn(sessionId: string, turnId: string, seconds: number): Promise<Turn> {
+    const rt = this.runtimes.get(sessionId);
+    if (rt?.activeTurn?.id === turnId) await rt.activeTurn.waitSettled(seconds * 1000);
+    return this.getTurn(sessionId, turnId);
+  }
+
+  getTurn(sessionId: string, turnId: string): Turn {
+    this.record(sessionId);
+    const t = this.deps.store.getTurn(sessionId, turnId);
+    if (!t) throw notFound('turn', turnId);
+    return t;
+  }
+
+  listTurns(sessionId: string): Turn[] {
+    this.record(sessionId);
+    return this.deps.store.listTurns(sessionId);
+  }
+
+  cancelTurn(sessionId: string, turnId: string): Turn {
+    const turn = this.getTurn(sessionId, turnId);
+    const rt = this.runtimes.get(sessionId);
+    if (rt?.activeTurn?.id === turnId) {
+      rt.activeTurn.stop(new TurnStop('the turn was cancelled by the client', 'cancel'), 'cancelled', {
+        code: 'cancelled',
+        message: 'The turn was cancelled by the client.',
+      });
+      return this.getTurn(sessionId, turnId);
+    }
+    if (turn.status === 'cancelled') return turn;
+    throw new DomainError('conflict', `turn ${turnId} has already ended (${turn.status})`);
+  }
+
+  // ---- permissions ---------------------------------------------------------------------
+
+  listPermissions(sessionId: string, status?: PermissionStatus): PermissionRequest[] {
+    this.record(sessionId);
+    return this.deps.store.listPermissions(sessionId, status);
+  }
+
+  respondPermission(sessionId: string, permissionId: string, response: PermissionResponse): PermissionRequest {
+    const record = this.record(sessionId);
+    if (response.behavior === 'allow' && response.remember) {
+      const { problems } = parseRules('remember', response.remember);
+      if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
+    }
+    const resolved = this.broker.respond(sessionId, permissionId, response);
+    if (response.behavior === 'allow' && response.remember && response.remember.length > 0) {
+      // Added before the waiting call resumes (it continues in a later microtask), so the
+      // call's re-evaluation already sees them.
+      const current = this.record(sessionId);
+      const now = this.deps.clock().toISOString();
+      for (const rule of response.remember) {
+        if (!current.session.rules.some((r) => r.rule === rule && r.behavior === 'allow')) {
+          current.session.rules.push({ rule, behavior: 'allow', source: 'remember', added_at: now });
+        }
+      }
+      this.saveAndAnnounce(current);
+    }
+    void record;
+    return resolved;
+  }
+}
+
+/** Every implemented tool, so validators are compiled once at start-up. */
+function selectAll() {
+  const all = selectTools(undefined);
+  return all.ok ? all.tools : [];
+}

@@ -1,0 +1,227 @@
+// A turn's state machine: running ⇄ awaiting_permission → completed | failed | cancelled.
+// The runner owns the invariant that every tool_use gets exactly one tool_result, whatever
+// happens: the first result recorded for an id wins, and any exit path fills the rest.
+import type { Logger } from 'pino';
+import type { ToolResult, Turn, TurnStatus } from '../contract/schemas.js';
+import type { EventLog } from '../events/log.js';
+import type { Clock } from '../ids.js';
+import { partitionCalls } from '../pipeline/batch.js';
+import { errorResult, execOne, type PipelineEnv, type ToolCall } from '../pipeline/exec-one.js';
+import type { Store } from '../store/store.js';
+
+/** Why a turn's signal was aborted; permission requests record `by` as their resolver. */
+export class TurnStop extends Error {
+  constructor(
+    message: string,
+    readonly by: 'cancel' | 'session_closed' | 'interrupt' | 'shutdown',
+  ) {
+    super(message);
+    this.name = 'TurnStop';
+  }
+}
+
+const FINAL: ReadonlySet<TurnStatus> = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
+
+export interface TurnRunnerDeps {
+  store: Store;
+  events: EventLog;
+  clock: Clock;
+  logger: Logger;
+  /** The pipeline environment minus what the runner supplies itself. */
+  env: Omit<PipelineEnv, 'signal' | 'turnId' | 'onStarted' | 'onProgress'>;
+  onFinished: (runner: TurnRunner) => void;
+}
+
+export class TurnRunner {
+  private readonly controller = new AbortController();
+  private readonly results = new Map<string, ToolResult>();
+  private readonly pending = new Set<string>();
+  private readonly settleWaiters = new Set<() => void>();
+  private finished!: Promise<void>;
+
+  constructor(
+    readonly turn: Turn,
+    private readonly deps: TurnRunnerDeps,
+  ) {}
+
+  get id(): string {
+    return this.turn.id;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  isFinal(): boolean {
+    return FINAL.has(this.turn.status);
+  }
+
+  /** Resolves when the turn reaches a final status. */
+  whenFinished(): Promise<void> {
+    return this.finished;
+  }
+
+  start(): void {
+    this.deps.events.emit(this.turn.session_id, {
+      type: 'turn.started',
+      turn_id: this.turn.id,
+      kind: this.turn.kind,
+      tool_uses: this.turn.tool_uses,
+    });
+    this.finished = this.run();
+  }
+
+  private env(): PipelineEnv {
+    return {
+      ...this.deps.env,
+      turnId: this.turn.id,
+      signal: this.controller.signal,
+      onStarted: (call, input) =>
+        this.deps.events.emit(this.turn.session_id, {
+          type: 'tool.started',
+          turn_id: this.turn.id,
+          tool_use_id: call.id,
+          tool: call.name,
+          input,
+        }),
+      onProgress: (call, chunk) =>
+        this.deps.events.emit(this.turn.session_id, {
+          type: 'tool.progress',
+          turn_id: this.turn.id,
+          tool_use_id: call.id,
+          chunk,
+        }),
+    };
+  }
+
+  private parallelSafe(call: ToolCall): boolean {
+    const { registry, validator } = this.deps.env;
+    const tool = registry.lookup(call.name);
+    // A call that will fail before running has no effect and cannot conflict.
+    if (!tool) return true;
+    const v = validator.validate(tool, call.input);
+    if (!v.ok) return true;
+    return tool.isReadOnly(v.value) && tool.isConcurrencySafe(v.value);
+  }
+
+  private async run(): Promise<void> {
+    try {
+      const env = this.env();
+      const calls = this.turn.tool_uses.map((tu) => {
+        const call: ToolCall = { id: tu.id, name: tu.name, input: tu.input };
+        return { call, parallelSafe: this.parallelSafe(call) };
+      });
+      for (const group of partitionCalls(calls)) {
+        if (this.isFinal()) return;
+        await Promise.all(
+          group.map(async ({ call }) => {
+            const outcome = await execOne(call, env);
+            this.recordResult(call, outcome.result);
+            if (outcome.interrupt) {
+              this.stop(new TurnStop(`the user denied ${call.name} and interrupted the turn`, 'interrupt'), 'cancelled', {
+                code: 'interrupted',
+                message: `The user denied ${call.name} (${call.id}) and interrupted the turn.`,
+              });
+            }
+          }),
+        );
+      }
+      if (!this.isFinal()) this.finish('completed');
+    } catch (err) {
+      this.deps.logger.error({ err, session_id: this.turn.session_id, turn_id: this.turn.id }, 'turn failed unexpectedly');
+      this.stop(new TurnStop('the turn failed', 'cancel'), 'failed', {
+        code: 'internal_error',
+        message: 'The turn failed because of an internal error; unfinished calls were not run. See the server log.',
+      });
+    }
+  }
+
+  private recordResult(call: ToolCall, result: ToolResult): void {
+    if (this.results.has(call.id) || this.isFinal()) return;
+    this.results.set(call.id, result);
+    this.turn.results = this.turn.tool_uses.flatMap((tu) => {
+      const r = this.results.get(tu.id);
+      return r ? [r] : [];
+    });
+    this.persist();
+    this.deps.events.emit(this.turn.session_id, {
+      type: 'tool.completed',
+      turn_id: this.turn.id,
+      tool_use_id: call.id,
+      tool: call.name,
+      result,
+    });
+  }
+
+  addPending(permissionId: string): void {
+    this.pending.add(permissionId);
+    this.syncPending();
+  }
+
+  removePending(permissionId: string): void {
+    this.pending.delete(permissionId);
+    this.syncPending();
+  }
+
+  private syncPending(): void {
+    if (this.isFinal()) return;
+    this.turn.pending = [...this.pending];
+    this.turn.status = this.pending.size > 0 ? 'awaiting_permission' : 'running';
+    this.persist();
+    this.notifySettle();
+  }
+
+  /**
+   * Stops the turn now: the signal aborts (pending asks resolve as cancelled, running tools
+   * are told to stop), every unfinished tool_use gets its error result, and the turn ends.
+   */
+  stop(reason: TurnStop, status: 'cancelled' | 'failed' | 'interrupted', error: { code: string; message: string }): void {
+    if (this.isFinal()) return;
+    this.controller.abort(reason);
+    for (const tu of this.turn.tool_uses) {
+      if (!this.results.has(tu.id)) {
+        this.recordResult({ id: tu.id, name: tu.name, input: tu.input }, errorResult(tu.id, `Cancelled: ${reason.message}.`));
+      }
+    }
+    this.turn.error = error;
+    this.finish(status);
+  }
+
+  private finish(status: 'completed' | 'failed' | 'cancelled' | 'interrupted'): void {
+    this.pending.clear();
+    this.turn.pending = [];
+    this.turn.status = status;
+    this.turn.ended_at = this.deps.clock().toISOString();
+    this.persist();
+    const type = status === 'completed' ? 'turn.completed' : status === 'failed' ? 'turn.failed' : 'turn.cancelled';
+    this.deps.events.emit(this.turn.session_id, { type, turn: structuredClone(this.turn) });
+    this.notifySettle();
+    this.deps.onFinished(this);
+  }
+
+  private persist(): void {
+    this.deps.store.putTurn(this.turn);
+  }
+
+  private notifySettle(): void {
+    for (const w of [...this.settleWaiters]) w();
+  }
+
+  /** Resolves once the turn is final or waiting for a person, or after `ms`. */
+  waitSettled(ms: number): Promise<void> {
+    const settled = () => this.isFinal() || this.turn.status === 'awaiting_permission';
+    if (settled() || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.settleWaiters.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (settled()) done();
+      };
+      const timer = setTimeout(done, ms);
+      this.settleWaiters.add(check);
+    });
+  }
+}

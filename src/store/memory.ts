@@ -1,0 +1,92 @@
+// In-memory Store. Values are cloned in and out so callers can never mutate stored state
+// by accident (the same isolation a database gives).
+import type { NormaEvent } from '../contract/events.js';
+import type { PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
+import type { SessionPageQuery, SessionRecord, Store } from './store.js';
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+function newerFirst(a: SessionRecord, b: SessionRecord): number {
+  if (a.session.created_at !== b.session.created_at) return a.session.created_at < b.session.created_at ? 1 : -1;
+  return a.session.id < b.session.id ? 1 : a.session.id > b.session.id ? -1 : 0;
+}
+
+export class MemoryStore implements Store {
+  private readonly sessions = new Map<string, SessionRecord>();
+  private readonly turns = new Map<string, Map<string, Turn>>();
+  private readonly permissions = new Map<string, Map<string, PermissionRequest>>();
+  private readonly events = new Map<string, NormaEvent[]>();
+
+  putSession(record: SessionRecord): void {
+    this.sessions.set(record.session.id, clone(record));
+  }
+
+  getSession(id: string): SessionRecord | undefined {
+    const r = this.sessions.get(id);
+    return r && clone(r);
+  }
+
+  listSessions(query: SessionPageQuery): SessionRecord[] {
+    const all = [...this.sessions.values()].sort(newerFirst);
+    const after = query.after;
+    const start = after
+      ? all.findIndex(
+          (r) => r.session.created_at < after.created_at || (r.session.created_at === after.created_at && r.session.id < after.id),
+        )
+      : 0;
+    if (start < 0) return [];
+    return all.slice(start, start + query.limit).map(clone);
+  }
+
+  putTurn(turn: Turn): void {
+    let m = this.turns.get(turn.session_id);
+    if (!m) this.turns.set(turn.session_id, (m = new Map()));
+    m.set(turn.id, clone(turn));
+  }
+
+  getTurn(sessionId: string, turnId: string): Turn | undefined {
+    const t = this.turns.get(sessionId)?.get(turnId);
+    return t && clone(t);
+  }
+
+  listTurns(sessionId: string): Turn[] {
+    return [...(this.turns.get(sessionId)?.values() ?? [])].map(clone);
+  }
+
+  putPermission(request: PermissionRequest): void {
+    let m = this.permissions.get(request.session_id);
+    if (!m) this.permissions.set(request.session_id, (m = new Map()));
+    m.set(request.id, clone(request));
+  }
+
+  getPermission(sessionId: string, permissionId: string): PermissionRequest | undefined {
+    const p = this.permissions.get(sessionId)?.get(permissionId);
+    return p && clone(p);
+  }
+
+  listPermissions(sessionId: string, status?: PermissionStatus): PermissionRequest[] {
+    return [...(this.permissions.get(sessionId)?.values() ?? [])]
+      .filter((p) => status === undefined || p.status === status)
+      .map(clone);
+  }
+
+  appendEvent(event: NormaEvent): void {
+    let log = this.events.get(event.session_id);
+    if (!log) this.events.set(event.session_id, (log = []));
+    const expected = log.length + 1;
+    if (event.seq !== expected) {
+      throw new Error(`event seq ${event.seq} out of order for session ${event.session_id} (expected ${expected})`);
+    }
+    log.push(clone(event));
+  }
+
+  lastSeq(sessionId: string): number {
+    return this.events.get(sessionId)?.length ?? 0;
+  }
+
+  eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
+    const log = this.events.get(sessionId) ?? [];
+    // seq n lives at index n-1, so the slice is direct.
+    return log.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map(clone);
+  }
+}

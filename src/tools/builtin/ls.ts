@@ -1,0 +1,64 @@
+// LS: a directory tree inside the workspace, directories marked with a trailing slash.
+import { Type, type Static } from '@sinclair/typebox';
+import path from 'node:path';
+import { buildTool, textOutput } from '../tool.js';
+import { globToRegExp } from './glob-pattern.js';
+
+export const LS_MAX_ENTRIES = 1000;
+const LS_MAX_DEPTH = 8;
+
+const LsInput = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 4096, description: 'Directory to list, relative to the workspace or absolute inside it' }),
+    ignore: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 64, description: 'Glob patterns of names to leave out' })),
+  },
+  { additionalProperties: false },
+);
+type LsInput = Static<typeof LsInput>;
+
+export const lsTool = buildTool<LsInput>({
+  name: 'LS',
+  description:
+    `Lists a directory of the workspace as a tree (up to ${LS_MAX_ENTRIES} entries, ${LS_MAX_DEPTH} levels). ` +
+    'Directories end with "/"; symlinks are shown with their target and never followed.',
+  inputSchema: LsInput,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  requiresApproval: () => false,
+  async call(input, ctx) {
+    const ignore = (input.ignore ?? []).map(globToRegExp);
+    const lines: string[] = [];
+    let truncated = false;
+    const top = await ctx.workspace.readDirectory(input.path);
+    lines.push(`${ctx.workspace.display(top.path)}/`);
+
+    const walk = async (dirUserPath: string, entries: import('node:fs').Dirent[], depth: number): Promise<void> => {
+      const sorted = entries
+        .filter((e) => !ignore.some((re) => re.test(e.name)))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of sorted) {
+        if (ctx.signal.aborted) return;
+        if (lines.length > LS_MAX_ENTRIES) {
+          truncated = true;
+          return;
+        }
+        const indent = '  '.repeat(depth);
+        const child = path.join(dirUserPath, entry.name);
+        if (entry.isSymbolicLink()) {
+          lines.push(`${indent}- ${entry.name} -> (symlink, not followed)`);
+        } else if (entry.isDirectory()) {
+          lines.push(`${indent}- ${entry.name}/`);
+          if (depth < LS_MAX_DEPTH) {
+            const sub = await ctx.workspace.readDirectory(child);
+            await walk(child, sub.entries, depth + 1);
+          }
+        } else {
+          lines.push(`${indent}- ${entry.name}`);
+        }
+      }
+    };
+    await walk(top.path, top.entries, 1);
+    if (truncated) lines.push(`[listing stopped at ${LS_MAX_ENTRIES} entries; list a subdirectory for more]`);
+    return textOutput(lines.join('\n'));
+  },
+});

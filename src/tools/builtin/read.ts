@@ -1,0 +1,77 @@
+// Read: numbered lines of a text file inside the workspace (cat -n style).
+import { Type, type Static } from '@sinclair/typebox';
+import { createInterface } from 'node:readline';
+import { buildTool, textOutput } from '../tool.js';
+
+export const DEFAULT_READ_LINES = 2000;
+export const MAX_LINE_CHARS = 2000;
+const BINARY_SNIFF_BYTES = 8192;
+
+const ReadInput = Type.Object(
+  {
+    file_path: Type.String({ minLength: 1, maxLength: 4096, description: 'Path of the file, relative to the workspace or absolute inside it' }),
+    offset: Type.Optional(Type.Integer({ minimum: 1, description: 'First line to read (1-based)' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: `Number of lines (default ${DEFAULT_READ_LINES})` })),
+  },
+  { additionalProperties: false },
+);
+type ReadInput = Static<typeof ReadInput>;
+
+export const readTool = buildTool<ReadInput>({
+  name: 'Read',
+  description:
+    `Reads a text file from the workspace and returns its lines numbered like \`cat -n\`. ` +
+    `Reads up to ${DEFAULT_READ_LINES} lines from \`offset\` (1-based) unless \`limit\` says otherwise; ` +
+    `lines longer than ${MAX_LINE_CHARS} characters are cut. Directories, binary and special files are refused.`,
+  inputSchema: ReadInput,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  requiresApproval: () => false,
+  async call(input, ctx) {
+    const file = await ctx.workspace.openForRead(input.file_path);
+    try {
+      const head = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, file.size));
+      if (head.length > 0) await file.handle.read(head, 0, head.length, 0);
+      if (head.includes(0)) {
+        return textOutput(`${ctx.workspace.display(file.path)} is a binary file; Read only returns text.`, true);
+      }
+      if (file.size === 0) return textOutput(`${ctx.workspace.display(file.path)} is empty.`);
+
+      const first = input.offset ?? 1;
+      const limit = input.limit ?? DEFAULT_READ_LINES;
+      const out: string[] = [];
+      let lineNo = 0;
+      let cutLines = 0;
+      let more = false;
+      const lines = createInterface({
+        input: file.handle.createReadStream({ encoding: 'utf8', autoClose: false, start: 0 }),
+        crlfDelay: Infinity,
+      });
+      for await (const line of lines) {
+        if (ctx.signal.aborted) break;
+        lineNo++;
+        if (lineNo < first) continue;
+        if (out.length >= limit) {
+          more = true;
+          break;
+        }
+        let text = line;
+        if (text.length > MAX_LINE_CHARS) {
+          text = `${text.slice(0, MAX_LINE_CHARS)}… [line cut at ${MAX_LINE_CHARS} characters]`;
+          cutLines++;
+        }
+        out.push(`${String(lineNo).padStart(6, ' ')}\t${text}`);
+      }
+      lines.close();
+      if (out.length === 0) {
+        return textOutput(`${ctx.workspace.display(file.path)} has ${lineNo} lines; offset ${first} is past the end.`, true);
+      }
+      const notes: string[] = [];
+      if (more) notes.push(`[more lines follow: continue with offset ${first + out.length}]`);
+      if (cutLines > 0) notes.push(`[${cutLines} line(s) were cut at ${MAX_LINE_CHARS} characters]`);
+      return textOutput([...out, ...notes].join('\n'));
+    } finally {
+      await file.handle.close();
+    }
+  },
+});

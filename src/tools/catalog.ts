@@ -1,0 +1,113 @@
+// The catalog of the 30 static tool names (SPEC §6): each with its group, security metadata,
+// install condition, and — where this build has it — its implementation. Asking for a tool
+// that cannot be installed is reported at session creation, never silently dropped (SPEC §9.10).
+import type { CoreTool } from './tool.js';
+import { lsTool } from './builtin/ls.js';
+import { readTool } from './builtin/read.js';
+import { writeTool } from './builtin/write.js';
+
+export type ToolGroup =
+  | 'file'
+  | 'shell'
+  | 'background'
+  | 'pty'
+  | 'web'
+  | 'interaction'
+  | 'plan'
+  | 'instructions'
+  | 'deferred'
+  | 'subagent'
+  | 'mcp';
+
+export interface CatalogEntry {
+  name: string;
+  group: ToolGroup;
+  readOnly: boolean;
+  concurrencySafe: boolean;
+  approval: boolean;
+  /** In the default set installed when a session names no `tools`. */
+  defaultInstalled: boolean;
+  /** The implementation, or why this server cannot install the tool. */
+  tool: CoreTool | { unavailable: string };
+}
+
+const NOT_YET = 'not implemented in this server version';
+
+const entry = (
+  name: string,
+  group: ToolGroup,
+  meta: { readOnly: boolean; concurrencySafe: boolean; approval: boolean; defaultInstalled?: boolean },
+  tool: CoreTool | { unavailable: string } = { unavailable: NOT_YET },
+): CatalogEntry => ({ name, group, defaultInstalled: false, ...meta, tool });
+
+const RO = { readOnly: true, concurrencySafe: true, approval: false };
+const MUT = { readOnly: false, concurrencySafe: false, approval: true };
+
+export const CATALOG: readonly CatalogEntry[] = [
+  entry('Read', 'file', { ...RO, defaultInstalled: true }, readTool),
+  entry('Write', 'file', { ...MUT, defaultInstalled: true }, writeTool),
+  entry('Edit', 'file', MUT),
+  entry('MultiEdit', 'file', MUT),
+  entry('LS', 'file', { ...RO, defaultInstalled: true }, lsTool),
+  entry('Glob', 'file', RO),
+  entry('Grep', 'file', RO),
+  entry('Bash', 'shell', MUT),
+  entry('TaskOutput', 'background', RO),
+  entry('TaskStop', 'background', MUT),
+  entry('TaskList', 'background', RO),
+  entry('Monitor', 'background', RO),
+  entry('ShellOpen', 'pty', MUT),
+  entry('ShellWrite', 'pty', MUT),
+  entry('ShellRead', 'pty', RO),
+  entry('ShellResize', 'pty', MUT),
+  entry('ShellClose', 'pty', MUT),
+  entry('WebFetch', 'web', { readOnly: true, concurrencySafe: true, approval: true }),
+  entry('WebSearch', 'web', { readOnly: true, concurrencySafe: true, approval: true }),
+  entry('TodoWrite', 'interaction', { readOnly: false, concurrencySafe: false, approval: false }),
+  entry('AskUser', 'interaction', { readOnly: true, concurrencySafe: false, approval: false }),
+  entry('EnterPlanMode', 'plan', { readOnly: true, concurrencySafe: false, approval: false }),
+  entry('ExitPlanMode', 'plan', { readOnly: false, concurrencySafe: false, approval: true }),
+  entry('Memory', 'instructions', MUT),
+  entry('Skill', 'instructions', { readOnly: true, concurrencySafe: false, approval: false }),
+  entry('SearchExtraTools', 'deferred', RO),
+  entry('ExecuteExtraTool', 'deferred', MUT),
+  entry('Agent', 'subagent', MUT),
+  entry('ListMcpResources', 'mcp', RO),
+  entry('ReadMcpResource', 'mcp', RO),
+];
+
+const BY_NAME = new Map(CATALOG.map((e) => [e.name, e]));
+
+export function catalogEntry(name: string): CatalogEntry | undefined {
+  return BY_NAME.get(name);
+}
+
+export function defaultToolNames(): string[] {
+  return CATALOG.filter((e) => e.defaultInstalled && 'name' in e.tool).map((e) => e.name);
+}
+
+export type ToolSelection = { ok: true; tools: CoreTool[] } | { ok: false; problems: string[] };
+
+/** Resolves the names a session asked for; every name that cannot be installed is a problem. */
+export function selectTools(names: readonly string[] | undefined): ToolSelection {
+  const wanted = names ?? defaultToolNames();
+  const problems: string[] = [];
+  const tools: CoreTool[] = [];
+  const seen = new Set<string>();
+  for (const name of wanted) {
+    if (seen.has(name)) {
+      problems.push(`tools: "${name}" is listed twice`);
+      continue;
+    }
+    seen.add(name);
+    const e = BY_NAME.get(name);
+    if (!e) {
+      problems.push(`tools: unknown tool "${name}" (known: ${CATALOG.map((c) => c.name).join(', ')})`);
+    } else if ('unavailable' in e.tool) {
+      problems.push(`tools: "${name}" cannot be installed: ${e.tool.unavailable}`);
+    } else {
+      tools.push(e.tool);
+    }
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, tools };
+}

@@ -1,0 +1,92 @@
+// CoreTool and buildTool (SPEC §1). A tool knows nothing of HTTP, storage or SSE: it gets a
+// small ToolContext. buildTool fills the security metadata a tool left out fail-closed:
+// mutating (not read-only), exclusive (not concurrency-safe), approval-required.
+import type { TSchema } from '@sinclair/typebox';
+import type { TextBlock } from '../contract/schemas.js';
+import type { Workspace } from '../sandbox/paths.js';
+
+export interface ToolContext {
+  sessionId: string;
+  turnId: string;
+  toolUseId: string;
+  workspace: Workspace;
+  signal: AbortSignal;
+  /** Live output (becomes a live-only `tool.progress` event). */
+  progress(chunk: string): void;
+}
+
+export interface ToolOutput {
+  content: TextBlock[];
+  isError?: boolean;
+}
+
+/** A tool's own judgement of one call (SPEC §4 `checkPermissions`). */
+export interface ToolPermissionCheck {
+  /** `passthrough`: no opinion, let the stages decide. */
+  behavior: 'allow' | 'deny' | 'ask' | 'passthrough';
+  reason?: string;
+  /** An input rewrite proposed by the tool; validated and evaluated again like any rewrite. */
+  updatedInput?: unknown;
+  /** Narrow rule strings a client can offer as "always allow". */
+  suggestions?: string[];
+}
+
+export type RawInputParse = { ok: true; value: unknown } | { ok: false; errors: string[] };
+
+export interface CoreTool {
+  readonly name: string;
+  readonly description: string;
+  /** Model-facing usage text. */
+  readonly prompt: string;
+  readonly inputSchema: TSchema;
+  /** RawInput tools skip central validation; their own parser validates (SPEC §2, §9.1). */
+  readonly parseRawInput?: (raw: unknown) => RawInputParse;
+  /** Hidden from the exposed list (deferred tools) but still known to lookup. */
+  readonly deferred: boolean;
+  /** Write/Edit/MultiEdit: auto-allowed in `acceptEdits` mode. */
+  readonly isFileEdit: boolean;
+  isReadOnly(input: unknown): boolean;
+  isConcurrencySafe(input: unknown): boolean;
+  requiresApproval(input: unknown): boolean;
+  checkPermissions(input: unknown, ctx: ToolContext): Promise<ToolPermissionCheck>;
+  call(input: unknown, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export interface ToolDefinition<I> {
+  name: string;
+  description: string;
+  prompt?: string;
+  inputSchema: TSchema;
+  parseRawInput?: (raw: unknown) => RawInputParse;
+  deferred?: boolean;
+  isFileEdit?: boolean;
+  isReadOnly?: (input: I) => boolean;
+  isConcurrencySafe?: (input: I) => boolean;
+  requiresApproval?: (input: I) => boolean;
+  checkPermissions?: (input: I, ctx: ToolContext) => Promise<ToolPermissionCheck>;
+  call: (input: I, ctx: ToolContext) => Promise<ToolOutput>;
+}
+
+/** The input type is trusted inside the tool because the pipeline validated it first. */
+export function buildTool<I>(def: ToolDefinition<I>): CoreTool {
+  return {
+    name: def.name,
+    description: def.description,
+    prompt: def.prompt ?? def.description,
+    inputSchema: def.inputSchema,
+    ...(def.parseRawInput ? { parseRawInput: def.parseRawInput } : {}),
+    deferred: def.deferred ?? false,
+    isFileEdit: def.isFileEdit ?? false,
+    // SPEC §1: what a tool leaves out is filled fail-closed.
+    isReadOnly: (input) => def.isReadOnly?.(input as I) ?? false,
+    isConcurrencySafe: (input) => def.isConcurrencySafe?.(input as I) ?? false,
+    requiresApproval: (input) => def.requiresApproval?.(input as I) ?? true,
+    checkPermissions: (input, ctx) =>
+      def.checkPermissions ? def.checkPermissions(input as I, ctx) : Promise.resolve({ behavior: 'passthrough' }),
+    call: (input, ctx) => def.call(input as I, ctx),
+  };
+}
+
+export function textOutput(text: string, isError = false): ToolOutput {
+  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+}

@@ -1,0 +1,39 @@
+// A real server on a loopback port with its own temp data dir; everything is removed on close.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildServer, type NormaServer, type ServerOptions } from '../../src/server.js';
+import { ContractClient } from './contract.js';
+
+export interface TestServer {
+  url: string;
+  server: NormaServer;
+  config: Config;
+  dataDir: string;
+  api: ContractClient;
+  close(): Promise<void>;
+}
+
+export async function startServer(
+  env: Record<string, string> = {},
+  options: ServerOptions & { configure?: (c: Config) => void } = {},
+): Promise<TestServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-test-'));
+  const config = loadConfig({ NORMA_DATA_DIR: dataDir, PORT: '0', NORMA_LOG_LEVEL: 'silent', ...env });
+  options.configure?.(config);
+  const server = await buildServer(config, options);
+  const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+  const api = new ContractClient(address, env.NORMA_TOKEN);
+  return {
+    url: address,
+    server,
+    config,
+    dataDir,
+    api,
+    close: async () => {
+      await server.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

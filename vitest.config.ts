@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Two cores here and in CI: two workers keep runs fast without oversubscribing.
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    restoreMocks: true,
+  },
+});
