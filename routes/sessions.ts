@@ -24,9 +24,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         body: ref(SessionCreateSchema),
         response: { 201: ref(SessionSchema, 'The created session'), ...bodyProblems },
       },
+      // Every field is optional, so a POST without a body creates a default session.
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
     },
     async (req, reply) => {
-      const session = await ctx.sessions.create(req.body ?? {});
+      const session = await ctx.sessions.create(req.body);
       return reply.code(201).header('location', `/v1/sessions/${session.id}`).send(session);
     },
   );

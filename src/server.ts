@@ -222,6 +222,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
+  // JSON only: anything else is a clear 415, not a confusing schema error.
+  app.removeContentTypeParser('text/plain');
 
   await app.register(swagger, {
     openapi: {

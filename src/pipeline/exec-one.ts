@@ -137,6 +137,7 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
       continue;
     }
     if (decision.behavior === 'ask' && !approved.has(inputDigest(input))) {
+      if (env.signal.aborted) throw cancelled();
       const answer = await env.awaitApproval(
         { toolUseId: call.id, tool: tool.name, input, reason: decision.reason, suggestions: decision.suggestions },
         env.signal,

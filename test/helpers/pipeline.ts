@@ -1,0 +1,75 @@
+// A PipelineEnv over real parts (registry, validator, hooks, workspace) with a scripted
+// approver, for driving execOne stage by stage.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { HookRegistry } from '../../src/hooks/registry.js';
+import type { RuleSet } from '../../src/permission/evaluate.js';
+import { nameRuleMatcher, parseRules, type RuleMatcher } from '../../src/permission/rules.js';
+import type { ApprovalAnswer, ApprovalRequest, PipelineEnv, ToolCall } from '../../src/pipeline/exec-one.js';
+import { InputValidator } from '../../src/pipeline/validate.js';
+import { Workspace } from '../../src/sandbox/paths.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import type { CoreTool } from '../../src/tools/tool.js';
+import type { PermissionMode } from '../../src/contract/schemas.js';
+
+export interface PipelineHarness {
+  env: PipelineEnv;
+  hooks: HookRegistry;
+  controller: AbortController;
+  asked: ApprovalRequest[];
+  started: { call: ToolCall; input: unknown }[];
+  setMode(mode: PermissionMode): void;
+  setRules(rules: { allow?: string[]; deny?: string[]; ask?: string[] }): void;
+  /** Answers for successive asks; a function gets the request. */
+  answers: (ApprovalAnswer | ((r: ApprovalRequest) => ApprovalAnswer))[];
+  dir: string;
+  cleanup(): Promise<void>;
+}
+
+export async function pipelineHarness(tools: CoreTool[], opts: { capChars?: number; matcher?: RuleMatcher } = {}): Promise<PipelineHarness> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-pipe-'));
+  const registry = new ToolRegistry();
+  for (const t of tools) registry.register(t);
+  const hooks = new HookRegistry();
+  const controller = new AbortController();
+  let mode: PermissionMode = 'default';
+  let rules: RuleSet = { allow: [], deny: [], ask: [] };
+  const h: PipelineHarness = {
+    hooks,
+    controller,
+    asked: [],
+    started: [],
+    answers: [],
+    dir,
+    setMode: (m) => (mode = m),
+    setRules: (r) =>
+      (rules = {
+        allow: parseRules('allow', r.allow ?? []).rules,
+        deny: parseRules('deny', r.deny ?? []).rules,
+        ask: parseRules('ask', r.ask ?? []).rules,
+      }),
+    cleanup: () => fs.rm(dir, { recursive: true, force: true }),
+    env: undefined as unknown as PipelineEnv,
+  };
+  h.env = {
+    sessionId: 'ses_test',
+    turnId: 'turn_test',
+    registry,
+    validator: new InputValidator(),
+    hooks,
+    workspace: await Workspace.open(dir),
+    capChars: opts.capChars ?? 30_000,
+    permissionContext: () => ({ mode, rules, matcher: opts.matcher ?? nameRuleMatcher }),
+    awaitApproval: async (request) => {
+      h.asked.push(request);
+      const next = h.answers.shift();
+      if (next === undefined) throw new Error(`unexpected ask for ${request.tool}`);
+      return typeof next === 'function' ? next(request) : next;
+    },
+    onStarted: (call, input) => h.started.push({ call, input }),
+    onProgress: () => undefined,
+    signal: controller.signal,
+  };
+  return h;
+}

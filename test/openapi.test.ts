@@ -1,0 +1,42 @@
+// The committed OpenAPI document is exactly what the server generates, and is well formed.
+import fs from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { generateOpenApiDocument } from '../src/openapi.js';
+import { EVENT_SCHEMAS } from '../src/contract/events.js';
+
+describe('openapi/openapi.json', () => {
+  it('is identical to what the server generates (run `npm run openapi:write` after changing routes)', async () => {
+    const committed = await fs.readFile(new URL('../openapi/openapi.json', import.meta.url), 'utf8');
+    expect(committed).toBe(await generateOpenApiDocument());
+  });
+
+  it('is OpenAPI 3.1 with named components for shared schemas and every SSE event', async () => {
+    const doc = JSON.parse(await generateOpenApiDocument());
+    expect(doc.openapi).toBe('3.1.0');
+    const names = Object.keys(doc.components.schemas);
+    for (const name of ['Problem', 'Session', 'Turn', 'ToolResult', 'Truncation', 'PermissionRequest', 'Event']) {
+      expect(names).toContain(name);
+    }
+    for (const e of EVENT_SCHEMAS) expect(names).toContain(e.$id);
+    // No anonymous def-N components leak from unregistered schemas.
+    expect(names.filter((n) => /^def-\d+$/.test(n))).toEqual([]);
+  });
+
+  it('declares problem+json for errors and a schema for every response of every operation', async () => {
+    const doc = JSON.parse(await generateOpenApiDocument());
+    let operations = 0;
+    for (const [p, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        operations++;
+        expect(op.operationId, `${method} ${p}`).toEqual(expect.any(String));
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          if (status === '204') continue;
+          expect(response.content, `${method} ${p} ${status}`).toBeDefined();
+          const types = Object.keys(response.content);
+          if (Number(status) >= 400 && p !== '/readyz') expect(types, `${method} ${p} ${status}`).toEqual(['application/problem+json']);
+        }
+      }
+    }
+    expect(operations).toBe(15);
+  });
+});

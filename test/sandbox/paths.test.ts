@@ -1,0 +1,128 @@
+// The path sandbox's boundary for the cases the file tools rely on today.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PathRefusal, Workspace } from '../../src/sandbox/paths.js';
+
+let base: string;
+let root: string;
+let outside: string;
+let ws: Workspace;
+
+beforeEach(async () => {
+  base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'norma-paths-')));
+  root = path.join(base, 'ws');
+  outside = path.join(base, 'outside');
+  await fs.mkdir(root);
+  await fs.mkdir(outside);
+  await fs.writeFile(path.join(outside, 'secret.txt'), 'TOP SECRET');
+  await fs.writeFile(path.join(root, 'inside.txt'), 'fine');
+  ws = await Workspace.open(root);
+});
+afterEach(async () => {
+  await fs.rm(base, { recursive: true, force: true });
+});
+
+async function refusal(p: Promise<unknown>): Promise<string> {
+  const err = await p.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PathRefusal);
+  return (err as PathRefusal).rule;
+}
+
+describe('Workspace confinement', () => {
+  it('reads a file inside by relative and by absolute path', async () => {
+    for (const p of ['inside.txt', './inside.txt', path.join(root, 'inside.txt'), 'sub/../inside.txt']) {
+      const f = await ws.openForRead(p);
+      expect(await f.handle.readFile('utf8')).toBe('fine');
+      await f.handle.close();
+    }
+  });
+
+  it.each([
+    ['../outside/secret.txt', 'outside the workspace'],
+    ['sub/../../outside/secret.txt', 'outside the workspace'],
+    ['/etc/passwd', 'outside the workspace'],
+    ['/proc/self/environ', 'outside the workspace'],
+    ['inside.txt\0.png', 'contains a NUL byte'],
+    ['', 'empty path'],
+  ])('refuses %j lexically (%s)', async (p, rule) => {
+    expect(await refusal(ws.openForRead(p))).toBe(rule);
+  });
+
+  it('refuses an overlong path', async () => {
+    expect(await refusal(ws.openForRead('a/'.repeat(3000)))).toMatch(/longer than 4096/);
+  });
+
+  it('refuses a symlink that leads outside, for reading and through a directory link', async () => {
+    await fs.symlink(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'));
+    await fs.symlink(outside, path.join(root, 'dirlink'));
+    expect(await refusal(ws.openForRead('link.txt'))).toMatch(/symlink to outside/);
+    expect(await refusal(ws.openForRead('dirlink/secret.txt'))).toMatch(/symlink to outside/);
+  });
+
+  it('follows a symlink that stays inside for reading', async () => {
+    await fs.symlink('inside.txt', path.join(root, 'alias.txt'));
+    const f = await ws.openForRead('alias.txt');
+    expect(await f.handle.readFile('utf8')).toBe('fine');
+    await f.handle.close();
+  });
+
+  it('refuses writes through a symlink, to a dangling link, and through a directory link', async () => {
+    await fs.symlink(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'));
+    await fs.symlink(path.join(outside, 'new.txt'), path.join(root, 'dangling.txt'));
+    await fs.symlink(outside, path.join(root, 'dirlink'));
+    expect(await refusal(ws.writeFileAtomic('link.txt', 'x'))).toMatch(/symlink/);
+    expect(await refusal(ws.writeFileAtomic('dangling.txt', 'x'))).toMatch(/symlink/);
+    expect(await refusal(ws.writeFileAtomic('dirlink/new.txt', 'x'))).toMatch(/outside the workspace/);
+    expect(await fs.readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET');
+    await expect(fs.stat(path.join(outside, 'new.txt'))).rejects.toThrow();
+  });
+
+  it('refuses to write a file with another hard link, leaving both names untouched', async () => {
+    await fs.link(path.join(outside, 'secret.txt'), path.join(root, 'hard.txt'));
+    expect(await refusal(ws.writeFileAtomic('hard.txt', 'pwned'))).toBe('has more than one hard link');
+    expect(await fs.readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET');
+  });
+
+  it('never opens a FIFO (no hang) and refuses directories for reading', async () => {
+    execFileSync('mkfifo', [path.join(root, 'pipe')]);
+    expect(await refusal(ws.openForRead('pipe'))).toBe('is not a regular file (a FIFO)');
+    await fs.mkdir(path.join(root, 'dir'));
+    expect(await refusal(ws.openForRead('dir'))).toBe('is a directory');
+    expect(await refusal(ws.openForRead('missing.txt'))).toBe('does not exist');
+  });
+
+  it('writes atomically, creates parents inside, and leaves no temp files', async () => {
+    const r = await ws.writeFileAtomic('a/b/c.txt', 'hello');
+    expect(r).toMatchObject({ created: true, previous: null, path: path.join(root, 'a/b/c.txt') });
+    const again = await ws.writeFileAtomic('a/b/c.txt', 'bye');
+    expect(again).toMatchObject({ created: false, previous: 'hello' });
+    expect(await fs.readFile(path.join(root, 'a/b/c.txt'), 'utf8')).toBe('bye');
+    expect(await fs.readdir(path.join(root, 'a/b'))).toEqual(['c.txt']);
+  });
+
+  it('keeps an existing file\'s mode on replace', async () => {
+    await fs.writeFile(path.join(root, 'run.sh'), '#!/bin/sh\n', { mode: 0o750 });
+    await fs.chmod(path.join(root, 'run.sh'), 0o750);
+    await ws.writeFileAtomic('run.sh', '#!/bin/sh\necho hi\n');
+    expect((await fs.stat(path.join(root, 'run.sh'))).mode & 0o777).toBe(0o750);
+  });
+
+  it('refuses to write the workspace itself or through a file used as a directory', async () => {
+    expect(await refusal(ws.writeFileAtomic('.', 'x'))).toBe('is the workspace directory');
+    expect(await refusal(ws.writeFileAtomic('inside.txt/child', 'x'))).toMatch(/is not a directory/);
+  });
+
+  it('refuses directory listing outside and through links that leave', async () => {
+    await fs.symlink(outside, path.join(root, 'dirlink'));
+    expect(await refusal(ws.readDirectory('..'))).toBe('outside the workspace');
+    expect(await refusal(ws.readDirectory('dirlink'))).toMatch(/symlink to outside/);
+  });
+});
