@@ -40,7 +40,8 @@ export class ConfigError extends Error {
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** True for 127.0.0.0/8, ::1 and `localhost`: the only binds allowed without a token. */
-export function isLoopbackHost(host: string): boolean {
+export function isLoopbackHost(hostName: string): boolean {
+  const host = hostName.toLowerCase();
   if (host === 'localhost') return true;
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   if (net.isIPv4(bare)) return bare.startsWith('127.');

@@ -14,7 +14,7 @@ export interface CappedContent {
 /** Counts Unicode code points, and finds the UTF-16 index where the first `limit` of them end. */
 export function codePointCut(text: string, limit: number): { total: number; cutIndex: number } {
   let count = 0;
-  let cutIndex = text.length;
+  let cutIndex = limit <= 0 ? 0 : text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
@@ -34,7 +34,7 @@ export function codePointCut(text: string, limit: number): { total: number; cutI
 export function capContent(content: readonly TextBlock[], capChars: number): CappedContent {
   const out: TextBlock[] = [];
   const truncations: Truncation[] = [];
-  content.forEach((block, index) => {
+  content.forEach((block) => {
     // Fast path: a block with no more UTF-16 units than the cap cannot exceed it in code points.
     if (block.text.length <= capChars) {
       out.push(block);
@@ -46,7 +46,8 @@ export function capContent(content: readonly TextBlock[], capChars: number): Cap
       return;
     }
     const sha256 = createHash('sha256').update(block.text, 'utf8').digest('hex');
-    truncations.push({ block_index: index, total_chars: total, shown_chars: capChars, sha256 });
+    // block_index points into the returned content, where the head now stands.
+    truncations.push({ block_index: out.length, total_chars: total, shown_chars: capChars, sha256 });
     out.push({ type: 'text', text: block.text.slice(0, cutIndex) });
     out.push({
       type: 'text',

@@ -25,7 +25,10 @@ export class InputValidator {
   /** Compiles a tool's schema now, so a broken schema fails at start-up rather than on a call. */
   prepare(tool: CoreTool): void {
     if (tool.parseRawInput || this.compiled.has(tool)) return;
-    this.compiled.set(tool, this.ajv.compile(tool.inputSchema));
+    // Compiled without its top-level $id: Ajv registers ids globally, and two tools may
+    // carry schemas with the same id (e.g. the same MCP tool in two sessions).
+    const { $id: _id, ...schema } = tool.inputSchema;
+    this.compiled.set(tool, this.ajv.compile(schema));
   }
 
   validate(tool: CoreTool, input: unknown): Validation {
@@ -36,12 +39,34 @@ export class InputValidator {
     this.prepare(tool);
     const fn = this.compiled.get(tool)!;
     if (fn(input)) return { ok: true, value: input };
-    return { ok: false, errors: (fn.errors ?? []).map(describeError) };
+    return { ok: false, errors: describeErrors(fn.errors ?? []) };
   }
 }
 
+/** One message per problem: a union of constants reads "must be one of …", not one line per branch. */
+function describeErrors(errors: ErrorObject[]): string[] {
+  const out: string[] = [];
+  const folded = new Set<string>();
+  for (const union of errors.filter((e) => e.keyword === 'anyOf')) {
+    const branches = errors.filter((e) => e.instancePath === union.instancePath && e.keyword !== 'anyOf');
+    if (branches.length === 0 || !branches.every((e) => e.keyword === 'const')) continue;
+    const allowed = branches.map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue));
+    out.push(`${where(union)}: must be one of ${allowed.join(', ')}`);
+    folded.add(union.instancePath);
+  }
+  for (const e of errors) {
+    if (folded.has(e.instancePath) && (e.keyword === 'anyOf' || e.keyword === 'const')) continue;
+    out.push(describeError(e));
+  }
+  return out;
+}
+
+function where(e: ErrorObject): string {
+  return e.instancePath === '' ? 'input' : `input${e.instancePath.replace(/\//g, '.')}`;
+}
+
 function describeError(e: ErrorObject): string {
-  const at = e.instancePath === '' ? 'input' : `input${e.instancePath.replace(/\//g, '.')}`;
+  const at = where(e);
   switch (e.keyword) {
     case 'required':
       return `${at}: missing required property "${(e.params as { missingProperty: string }).missingProperty}"`;

@@ -22,6 +22,7 @@ import type { Clock, IdFactory } from '../ids.js';
 import type { RuleSet } from '../permission/evaluate.js';
 import { parseRules, type ParsedRule, type RuleMatcher } from '../permission/rules.js';
 import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
+import type { PermissionContext } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
 import { Workspace } from '../sandbox/paths.js';
 import type { SessionRecord, Store } from '../store/store.js';
@@ -47,6 +48,8 @@ interface SessionRuntime {
   registry: ToolRegistry;
   workspace: Workspace;
   activeTurn: TurnRunner | null;
+  /** Parsed rules and mode, rebuilt whenever the session is saved (read on every evaluation). */
+  permission: PermissionContext;
 }
 
 const MAX_LIST_LIMIT = 200;
@@ -133,8 +136,8 @@ export class SessionService {
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    store.putSession({ session, hooks: null, modelApiKey: null });
-    this.runtimes.set(id, { registry, workspace, activeTurn: null });
+    this.runtimes.set(id, { registry, workspace, activeTurn: null, permission: this.buildPermissionContext(session) });
+    this.saveSession({ session, hooks: null, modelApiKey: null });
     events.emit(id, { type: 'session.created', session });
     await this.runLifecycleHooks('SessionStart', session, {});
     return session;
@@ -231,8 +234,15 @@ export class SessionService {
     return this.saveAndAnnounce(record);
   }
 
-  private saveAndAnnounce(record: SessionRecord): Session {
+  /** The one way a session is written: keeps the runtime's parsed rules in step. */
+  private saveSession(record: SessionRecord): void {
     this.deps.store.putSession(record);
+    const rt = this.runtimes.get(record.session.id);
+    if (rt) rt.permission = this.buildPermissionContext(record.session);
+  }
+
+  private saveAndAnnounce(record: SessionRecord): Session {
+    this.saveSession(record);
     this.deps.events.emit(record.session.id, { type: 'session.updated', session: record.session });
     return record.session;
   }
@@ -252,7 +262,7 @@ export class SessionService {
     current.session.status = 'closed';
     current.session.active_turn_id = null;
     current.session.closed_at = this.deps.clock().toISOString();
-    this.deps.store.putSession(current);
+    this.saveSession(current);
     this.runtimes.delete(id);
     await this.runLifecycleHooks('SessionEnd', current.session, { reason });
     this.deps.events.emit(id, { type: 'session.closed', reason });
@@ -266,8 +276,12 @@ export class SessionService {
   tools(id: string) {
     const record = this.record(id);
     const rt = this.runtimes.get(id);
-    if (!rt) return record.session.tools.length === 0 ? [] : new ToolRegistry().exposed();
-    return rt.registry.exposed();
+    if (rt) return rt.registry.exposed();
+    // A closed session keeps describing the tools it had.
+    const registry = new ToolRegistry();
+    const selection = selectTools(record.session.tools);
+    if (selection.ok) for (const tool of selection.tools) registry.register(tool);
+    return registry.exposed();
   }
 
   private async runLifecycleHooks(event: 'SessionStart' | 'SessionEnd', session: Session, extra: Partial<HookInput>): Promise<void> {
@@ -320,7 +334,7 @@ export class SessionService {
     };
     this.deps.store.putTurn(turn);
     record.session.active_turn_id = turn.id;
-    this.deps.store.putSession(record);
+    this.saveSession(record);
 
     const runner: TurnRunner = new TurnRunner(turn, {
       store: this.deps.store,
@@ -334,7 +348,7 @@ export class SessionService {
         hooks: this.deps.hooks,
         workspace: rt.workspace,
         capChars: record.session.output_cap_chars,
-        permissionContext: () => this.permissionContext(sessionId),
+        permissionContext: () => rt.permission,
         awaitApproval: (request, signal) =>
           this.broker.awaitApproval(sessionId, runner, request, this.get(sessionId).permission_timeout_s, signal),
       },
@@ -343,7 +357,7 @@ export class SessionService {
         const current = this.deps.store.getSession(sessionId);
         if (current && current.session.active_turn_id === r.id) {
           current.session.active_turn_id = null;
-          this.deps.store.putSession(current);
+          this.saveSession(current);
         }
       },
     });
@@ -352,8 +366,7 @@ export class SessionService {
     return structuredClone(runner.turn);
   }
 
-  private permissionContext(sessionId: string) {
-    const s = this.get(sessionId);
+  private buildPermissionContext(s: Session): PermissionContext {
     const parse = (field: string, texts: string[]): ParsedRule[] => parseRules(field, texts).rules;
     const byBehavior = (b: SessionRule['behavior']) => s.rules.filter((r) => r.behavior === b).map((r) => r.rule);
     const rules: RuleSet = {
@@ -405,7 +418,7 @@ export class SessionService {
   }
 
   respondPermission(sessionId: string, permissionId: string, response: PermissionResponse): PermissionRequest {
-    const record = this.record(sessionId);
+    this.record(sessionId); // 404 for an unknown session
     if (response.behavior === 'allow' && response.remember) {
       const { problems } = parseRules('remember', response.remember);
       if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
@@ -423,7 +436,6 @@ export class SessionService {
       }
       this.saveAndAnnounce(current);
     }
-    void record;
     return resolved;
   }
 }

@@ -176,3 +176,21 @@ describe('InputValidator: compilation', () => {
     expect(v.validate(b, { a: 'x' })).toEqual({ ok: false, errors: ['input: missing required property "b"', 'input: unknown property "a" is not allowed'] });
   });
 });
+
+describe('InputValidator: messages and ids', () => {
+  it('reports a union of constants as one "must be one of" message', () => {
+    const r = new InputValidator().validate(tool, { mode: 'medium' });
+    expect(r).toEqual({ ok: false, errors: ['input.mode: must be one of "fast", "slow"'] });
+  });
+
+  it('compiles two tools whose schemas share an $id (no global id clash)', () => {
+    const v = new InputValidator();
+    const a = toolWith(Type.Object({ x: Type.String() }, { $id: 'Shared' }));
+    const b = toolWith(Type.Object({ y: Type.Integer() }, { $id: 'Shared' }));
+    v.prepare(a);
+    expect(() => v.prepare(b)).not.toThrow();
+    expect(v.validate(a, { x: 'ok' }).ok).toBe(true);
+    expect(v.validate(b, { y: 1 }).ok).toBe(true);
+    expect(v.validate(b, { y: 'no' }).ok).toBe(false);
+  });
+});

@@ -6,6 +6,7 @@ import { buildTool, textOutput } from '../tool.js';
 export const DEFAULT_READ_LINES = 2000;
 export const MAX_LINE_CHARS = 2000;
 const BINARY_SNIFF_BYTES = 8192;
+const WHOLE_READ_BYTES = 1024 * 1024;
 
 const ReadInput = Type.Object(
   {
@@ -43,17 +44,13 @@ export const readTool = buildTool<ReadInput>({
       let lineNo = 0;
       let cutLines = 0;
       let more = false;
-      const lines = createInterface({
-        input: file.handle.createReadStream({ encoding: 'utf8', autoClose: false, start: 0 }),
-        crlfDelay: Infinity,
-      });
-      for await (const line of lines) {
-        if (ctx.signal.aborted) break;
+      // Returns false once the window is full.
+      const take = (line: string): boolean => {
         lineNo++;
-        if (lineNo < first) continue;
+        if (lineNo < first) return true;
         if (out.length >= limit) {
           more = true;
-          break;
+          return false;
         }
         let text = line;
         if (text.length > MAX_LINE_CHARS) {
@@ -61,8 +58,24 @@ export const readTool = buildTool<ReadInput>({
           cutLines++;
         }
         out.push(`${String(lineNo).padStart(6, ' ')}\t${text}`);
+        return true;
+      };
+      if (file.size <= WHOLE_READ_BYTES) {
+        // Small files (the common case): one read, no stream machinery.
+        const lines = (await file.handle.readFile('utf8')).split(/\r?\n/);
+        if (lines[lines.length - 1] === '') lines.pop();
+        for (const line of lines) if (!take(line)) break;
+      } else {
+        // Large files are streamed: memory stays bounded by the window, not the file.
+        const lines = createInterface({
+          input: file.handle.createReadStream({ encoding: 'utf8', autoClose: false, start: 0 }),
+          crlfDelay: Infinity,
+        });
+        for await (const line of lines) {
+          if (ctx.signal.aborted || !take(line)) break;
+        }
+        lines.close();
       }
-      lines.close();
       if (out.length === 0) {
         return textOutput(`${ctx.workspace.display(file.path)} has ${lineNo} lines; offset ${first} is past the end.`, true);
       }

@@ -1,0 +1,210 @@
+import { describe, it, expect } from 'vitest';
+import path from 'node:path';
+import { ConfigError, isLoopbackHost, loadConfig } from '../src/config.js';
+
+const CWD = path.resolve('/srv/norma');
+const TOKEN = 'a'.repeat(16);
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env, CWD);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
+  }
+  throw new Error(`expected loadConfig(${JSON.stringify(env)}) to throw`);
+}
+
+describe('loadConfig: defaults', () => {
+  it('fills every default from an empty environment', () => {
+    const c = loadConfig({}, CWD);
+    expect(c).toEqual({
+      port: 7070,
+      host: '127.0.0.1',
+      dataDir: path.join(CWD, '.norma'),
+      workspaceRoot: path.join(CWD, '.norma', 'workspaces'),
+      token: undefined,
+      logLevel: 'info',
+      sandbox: 'bwrap',
+      sessionHooks: true,
+      egressAllow: [],
+      model: { provider: undefined, model: undefined, baseUrl: undefined, apiKey: undefined },
+      bodyLimitBytes: 10 * 1024 * 1024,
+      sseHeartbeatMs: 15_000,
+    });
+    expect(c.sseHeartbeatMs).toBeLessThanOrEqual(15_000);
+  });
+
+  it('treats blank values as unset', () => {
+    const c = loadConfig({ PORT: '  ', HOST: '', NORMA_TOKEN: '   ', NORMA_LOG_LEVEL: '' }, CWD);
+    expect(c).toMatchObject({ port: 7070, host: '127.0.0.1', token: undefined, logLevel: 'info' });
+  });
+
+  it('resolves a relative data dir against cwd, and the default workspace root under it', () => {
+    const c = loadConfig({ NORMA_DATA_DIR: 'var/data' }, CWD);
+    expect(c.dataDir).toBe(path.join(CWD, 'var', 'data'));
+    expect(c.workspaceRoot).toBe(path.join(CWD, 'var', 'data', 'workspaces'));
+  });
+
+  it('keeps absolute dirs, and resolves a relative workspace root against cwd', () => {
+    const abs = path.resolve('/data/norma');
+    expect(loadConfig({ NORMA_DATA_DIR: abs }, CWD)).toMatchObject({ dataDir: abs, workspaceRoot: path.join(abs, 'workspaces') });
+    expect(loadConfig({ NORMA_WORKSPACE_ROOT: 'ws' }, CWD).workspaceRoot).toBe(path.join(CWD, 'ws'));
+  });
+
+  it('reads valid values', () => {
+    const c = loadConfig(
+      {
+        PORT: '0',
+        HOST: '0.0.0.0',
+        NORMA_TOKEN: ` ${TOKEN} `,
+        NORMA_LOG_LEVEL: 'debug',
+        NORMA_SANDBOX: 'off',
+        NORMA_SESSION_HOOKS: 'off',
+        NORMA_EGRESS_ALLOW: 'example.com, *.example.org,10.0.0.0/8,192.168.1.5,::1,2001:db8::/32,',
+        NORMA_MODEL_PROVIDER: 'scripted',
+        NORMA_MODEL: 'm-1',
+        NORMA_MODEL_BASE_URL: 'https://api.example.com/v1',
+        NORMA_MODEL_API_KEY: 'k',
+      },
+      CWD,
+    );
+    expect(c).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      token: TOKEN,
+      logLevel: 'debug',
+      sandbox: 'off',
+      sessionHooks: false,
+      egressAllow: ['example.com', '*.example.org', '10.0.0.0/8', '192.168.1.5', '::1', '2001:db8::/32'],
+      model: { provider: 'scripted', model: 'm-1', baseUrl: 'https://api.example.com/v1', apiKey: 'k' },
+    });
+  });
+
+  it.each(['65535', '1', '8080'])('accepts PORT=%s', (p) => {
+    expect(loadConfig({ PORT: p }, CWD).port).toBe(Number(p));
+  });
+});
+
+describe('loadConfig: each bad value is refused, naming the variable', () => {
+  const cases: { env: Record<string, string>; names: string; shows?: string }[] = [
+    { env: { PORT: 'abc' }, names: 'PORT', shows: '"abc"' },
+    { env: { PORT: '70000' }, names: 'PORT', shows: '"70000"' },
+    { env: { PORT: '65536' }, names: 'PORT' },
+    { env: { PORT: '-1' }, names: 'PORT' },
+    { env: { PORT: '80.5' }, names: 'PORT' },
+    { env: { NORMA_LOG_LEVEL: 'loud' }, names: 'NORMA_LOG_LEVEL', shows: '"loud"' },
+    { env: { NORMA_SANDBOX: 'docker' }, names: 'NORMA_SANDBOX', shows: '"docker"' },
+    { env: { NORMA_SESSION_HOOKS: 'maybe' }, names: 'NORMA_SESSION_HOOKS', shows: '"maybe"' },
+    { env: { NORMA_SESSION_HOOKS: 'true' }, names: 'NORMA_SESSION_HOOKS' },
+    { env: { NORMA_EGRESS_ALLOW: 'example.com,not a host!' }, names: 'NORMA_EGRESS_ALLOW', shows: '"not a host!"' },
+    { env: { NORMA_EGRESS_ALLOW: 'http://example.com' }, names: 'NORMA_EGRESS_ALLOW' },
+    { env: { NORMA_EGRESS_ALLOW: '10.0.0.0/33' }, names: 'NORMA_EGRESS_ALLOW' },
+    { env: { NORMA_EGRESS_ALLOW: '10.0.0.0/8/8' }, names: 'NORMA_EGRESS_ALLOW' },
+    { env: { NORMA_EGRESS_ALLOW: 'host_name' }, names: 'NORMA_EGRESS_ALLOW' },
+    { env: { NORMA_MODEL_PROVIDER: 'foo' }, names: 'NORMA_MODEL_PROVIDER', shows: '"foo"' },
+    { env: { NORMA_MODEL_BASE_URL: 'ftp://x' }, names: 'NORMA_MODEL_BASE_URL', shows: '"ftp://x"' },
+    { env: { NORMA_MODEL_BASE_URL: 'not a url' }, names: 'NORMA_MODEL_BASE_URL' },
+    { env: { NORMA_TOKEN: 'short' }, names: 'NORMA_TOKEN' },
+    { env: { NORMA_TOKEN: 'a'.repeat(15) }, names: 'NORMA_TOKEN' },
+    { env: { HOST: 'bad host!', NORMA_TOKEN: TOKEN }, names: 'HOST', shows: '"bad host!"' },
+  ];
+  it.each(cases.map((c) => ({ ...c, label: JSON.stringify(c.env) })))('$label', ({ env, names, shows }) => {
+    const err = configError(env);
+    expect(err.name).toBe('ConfigError');
+    expect(err.problems).toHaveLength(1);
+    expect(err.problems[0]).toContain(names);
+    if (shows !== undefined) expect(err.problems[0]).toContain(shows);
+    expect(err.message).toContain(err.problems[0]!);
+  });
+
+  it('the secret token itself is never echoed', () => {
+    const err = configError({ NORMA_TOKEN: 'sekrit-123' });
+    expect(err.message).not.toContain('sekrit-123');
+  });
+});
+
+describe('loadConfig: non-loopback binds need a token', () => {
+  it.each(['0.0.0.0', '10.0.0.1', '::', 'example.com'])('HOST=%s without NORMA_TOKEN is refused', (host) => {
+    const err = configError({ HOST: host });
+    expect(err.problems).toHaveLength(1);
+    expect(err.problems[0]).toContain(`HOST=${host}`);
+    expect(err.problems[0]).toContain('NORMA_TOKEN');
+  });
+
+  it.each(['0.0.0.0', '10.0.0.1', '::', 'example.com'])('HOST=%s with a 16-character token is allowed', (host) => {
+    const c = loadConfig({ HOST: host, NORMA_TOKEN: TOKEN }, CWD);
+    expect(c.host).toBe(host);
+    expect(c.token).toBe(TOKEN);
+  });
+
+  it('HOST=0.0.0.0 with a too-short token is still refused', () => {
+    const err = configError({ HOST: '0.0.0.0', NORMA_TOKEN: 'x'.repeat(15) });
+    expect(err.problems.some((p) => p.includes('NORMA_TOKEN'))).toBe(true);
+  });
+
+  it.each(['127.0.0.1', '127.5.5.5', '::1', '[::1]', 'localhost'])('HOST=%s needs no token', (host) => {
+    expect(loadConfig({ HOST: host }, CWD)).toMatchObject({ host, token: undefined });
+  });
+});
+
+describe('loadConfig: several problems are reported at once', () => {
+  it('collects every problem into one ConfigError', () => {
+    const err = configError({
+      PORT: 'abc',
+      HOST: '0.0.0.0',
+      NORMA_LOG_LEVEL: 'loud',
+      NORMA_SANDBOX: 'docker',
+      NORMA_SESSION_HOOKS: 'maybe',
+      NORMA_EGRESS_ALLOW: 'ok.example, bad host',
+      NORMA_MODEL_PROVIDER: 'foo',
+      NORMA_MODEL_BASE_URL: 'ftp://x',
+    });
+    const vars = ['PORT', 'HOST', 'NORMA_LOG_LEVEL', 'NORMA_SANDBOX', 'NORMA_SESSION_HOOKS', 'NORMA_EGRESS_ALLOW', 'NORMA_MODEL_PROVIDER', 'NORMA_MODEL_BASE_URL'];
+    expect(err.problems).toHaveLength(vars.length);
+    for (const v of vars) {
+      expect(err.problems.some((p) => p.startsWith(v))).toBe(true);
+      expect(err.message).toContain(v);
+    }
+  });
+
+  it('reports each bad egress entry separately', () => {
+    const err = configError({ NORMA_EGRESS_ALLOW: 'a b, good.example, c/d, 1.2.3.4/99' });
+    expect(err.problems).toHaveLength(3);
+    expect(err.problems.every((p) => p.startsWith('NORMA_EGRESS_ALLOW'))).toBe(true);
+    expect(err.problems.join('\n')).not.toContain('good.example');
+  });
+});
+
+describe('isLoopbackHost', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.5.5.5', true],
+    ['127.255.255.255', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['localhost', true],
+    ['::ffff:127.0.0.1', true],
+    ['[::ffff:127.0.0.1]', true],
+    ['0.0.0.0', false],
+    ['10.0.0.1', false],
+    ['128.0.0.1', false],
+    ['::', false],
+    ['[::]', false],
+    ['::ffff:10.0.0.1', false],
+    ['example.com', false],
+    ['127.0.0.1.example.com', false],
+    ['localhost.example.com', false],
+    ['', false],
+  ] as const)('%s → %s', (host, expected) => {
+    expect(isLoopbackHost(host)).toBe(expected);
+  });
+});
+
+describe('isLoopbackHost: case', () => {
+  it('treats host names case-insensitively', () => {
+    expect(isLoopbackHost('LOCALHOST')).toBe(true);
+    expect(isLoopbackHost('::FFFF:127.0.0.1')).toBe(true);
+  });
+});
