@@ -31,8 +31,10 @@ export const readTool = buildTool<ReadInput>({
   async call(input, ctx) {
     const file = await ctx.workspace.openForRead(input.file_path);
     try {
-      const head = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, file.size));
-      if (head.length > 0) await file.handle.read(head, 0, head.length, 0);
+      // Small files (the common case) are read whole in one call and sniffed from memory.
+      const whole = file.size <= WHOLE_READ_BYTES ? await readExactly(file.handle, file.size) : null;
+      const head = whole ? whole.subarray(0, BINARY_SNIFF_BYTES) : Buffer.alloc(BINARY_SNIFF_BYTES);
+      if (!whole) await file.handle.read(head, 0, head.length, 0);
       if (head.includes(0)) {
         return textOutput(`${ctx.workspace.display(file.path)} is a binary file; Read only returns text.`, true);
       }
@@ -60,9 +62,8 @@ export const readTool = buildTool<ReadInput>({
         out.push(`${String(lineNo).padStart(6, ' ')}\t${text}`);
         return true;
       };
-      if (file.size <= WHOLE_READ_BYTES) {
-        // Small files (the common case): one read, no stream machinery.
-        const lines = (await file.handle.readFile('utf8')).split(/\r?\n/);
+      if (whole) {
+        const lines = whole.toString('utf8').split(/\r?\n/);
         if (lines[lines.length - 1] === '') lines.pop();
         for (const line of lines) if (!take(line)) break;
       } else {
@@ -88,3 +89,15 @@ export const readTool = buildTool<ReadInput>({
     }
   },
 });
+
+/** Reads `size` bytes from the start (a file that shrank meanwhile yields what is there). */
+async function readExactly(handle: import('node:fs/promises').FileHandle, size: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await handle.read(buf, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buf.subarray(0, filled);
+}
