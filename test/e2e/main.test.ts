@@ -1,0 +1,61 @@
+// The real process entry: refuses unsafe configuration at start-up, serves on the port it
+// logs, and exits 0 on SIGTERM after closing sessions.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+let dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })));
+  dirs = [];
+});
+
+async function launch(env: Record<string, string>) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-main-'));
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', NORMA_DATA_DIR: dataDir, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+describe('process entry', () => {
+  it('refuses a non-loopback HOST without NORMA_TOKEN, naming the variables', async () => {
+    const p = await launch({ HOST: '0.0.0.0' });
+    expect(await p.exited).toBe(2);
+    expect(p.err()).toMatch(/HOST=0\.0\.0\.0 is not a loopback address: set NORMA_TOKEN/);
+  });
+
+  it('refuses a bad value, naming the variable and what is allowed', async () => {
+    const p = await launch({ NORMA_SANDBOX: 'docker' });
+    expect(await p.exited).toBe(2);
+    expect(p.err()).toContain('NORMA_SANDBOX must be "bwrap" or "off", got "docker"');
+  });
+
+  it('logs the URL it listens on, serves, and exits 0 on SIGTERM', async () => {
+    const p = await launch({});
+    const deadline = Date.now() + 15_000;
+    let url: string | undefined;
+    while (!url && Date.now() < deadline) {
+      url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(p.out())?.[1];
+      if (!url) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(url).toBeDefined();
+    const created = await fetch(`${url}/v1/sessions`, { method: 'POST' });
+    expect(created.status).toBe(201);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(p.out()).toContain('shutting down');
+  });
+});
