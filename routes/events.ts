@@ -88,8 +88,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         // session.closed is a session's final event: end the stream once it is written.
         if (event.type === 'session.closed') setImmediate(finish);
       });
+      // Delivery may have ended the stream during the replay, before `subscription` was set.
+      if (closed) subscription.close();
       // A closed session whose final event the client already has: nothing more will come.
-      if (session.status === 'closed' && after >= ctx.events.lastSeq(sessionId)) finish();
+      else if (session.status === 'closed' && after >= ctx.events.lastSeq(sessionId)) finish();
     },
   );
 };
