@@ -26,6 +26,8 @@ export interface OpenedFile {
   /** Absolute path as the user named it (inside the workspace). */
   path: string;
   size: number;
+  /** Modification time, for "changed since it was read" checks. */
+  mtimeMs: number;
 }
 
 export class Workspace {
@@ -111,7 +113,7 @@ export class Workspace {
       await handle.close();
       throw new PathRefusal(userPath, st.isDirectory() ? 'is a directory' : `is not a regular file (${fileKind(st)})`);
     }
-    return { handle, path: abs, size: st.size };
+    return { handle, path: abs, size: st.size, mtimeMs: st.mtimeMs };
   }
 
   /** Lists a directory inside the boundary. */
