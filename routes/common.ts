@@ -15,8 +15,10 @@ export const problems = {
   401: problem('Missing or wrong bearer token'),
   404: problem('No such resource'),
   409: problem('Conflicts with the resource\'s current state'),
+  410: problem('Gone: removed by retention'),
   413: problem('Request body too large'),
   415: problem('Unsupported content type (send application/json)'),
+  416: problem('The requested range is outside the resource'),
   500: problem('Internal error (details are in the server log, never in the response)'),
   501: problem('Not supported by this server version'),
 } as const;

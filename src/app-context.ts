@@ -9,4 +9,6 @@ export interface AppContext {
   sessions: SessionService;
   events: EventLog;
   readiness(): Promise<Readiness>;
+  /** Runs the spill retention sweep now (it also runs on a timer). */
+  sweepOutputs(): Promise<{ expired: number; orphanDirs: number }>;
 }

@@ -24,6 +24,10 @@ export interface Config {
     baseUrl: string | undefined;
     apiKey: string | undefined;
   };
+  /** Spill files older than this are removed (NORMA_OUTPUT_RETENTION_S). */
+  outputRetentionMs: number;
+  /** A session's spill files beyond this many bytes are removed, oldest first (NORMA_OUTPUT_MAX_BYTES). */
+  outputMaxBytesPerSession: number;
   /** Largest request body accepted, in bytes (413 beyond). */
   bodyLimitBytes: number;
   /** Interval of the SSE `: ping` comment. API.md: at least every 15 s. */
@@ -133,6 +137,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     if (!ok) problems.push(`NORMA_MODEL_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
   }
 
+  const positiveInt = (name: string, fallback: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+      problems.push(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const outputRetentionS = positiveInt('NORMA_OUTPUT_RETENTION_S', 7 * 24 * 3600);
+  const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -146,6 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sessionHooks: rawHooks === 'on',
     egressAllow,
     model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY') },
+    outputRetentionMs: outputRetentionS * 1000,
+    outputMaxBytesPerSession: outputMaxBytes,
     bodyLimitBytes: 10 * 1024 * 1024,
     sseHeartbeatMs: 15_000,
   };

@@ -1,6 +1,6 @@
 // Domain errors: what a service call refuses, by kind. The HTTP edge maps kinds to status
 // codes and problem+json; nothing below routes/ knows about HTTP.
-export type DomainErrorKind = 'invalid' | 'not_found' | 'conflict' | 'not_implemented' | 'unavailable';
+export type DomainErrorKind = 'invalid' | 'not_found' | 'conflict' | 'gone' | 'range_not_satisfiable' | 'not_implemented' | 'unavailable';
 
 export class DomainError extends Error {
   constructor(

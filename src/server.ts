@@ -29,12 +29,14 @@ import { nameRuleMatcher, type RuleMatcher } from './permission/rules.js';
 import { InputValidator } from './pipeline/validate.js';
 import { SessionService } from './session/session.js';
 import { MemoryStore } from './store/memory.js';
+import { OutputFiles } from './store/outputs.js';
 import type { Store } from './store/store.js';
 import { eventRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { permissionRoutes } from '../routes/permissions.js';
 import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
+import { outputRoutes } from '../routes/outputs.js';
 import { PROBLEM_CONTENT_TYPE } from '../routes/common.js';
 
 export interface ServerOptions {
@@ -80,6 +82,8 @@ const SHARED_SCHEMAS = [
   schemas.PermissionRequestSchema,
   schemas.PermissionListSchema,
   schemas.PermissionResponseSchema,
+  schemas.OutputSchema,
+  schemas.OutputListSchema,
   schemas.HealthSchema,
   schemas.ReadinessSchema,
   ...EVENT_SCHEMAS,
@@ -92,6 +96,8 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
   invalid: 400,
   not_found: 404,
   conflict: 409,
+  gone: 410,
+  range_not_satisfiable: 416,
   not_implemented: 501,
   unavailable: 503,
 };
@@ -102,6 +108,8 @@ const TITLES: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
+  410: 'Gone',
+  416: 'Range Not Satisfiable',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   500: 'Internal Server Error',
@@ -116,6 +124,8 @@ const PROBLEM_TYPES: Record<number, string> = {
   404: 'urn:norma:problem:not-found',
   405: 'urn:norma:problem:method-not-allowed',
   409: 'urn:norma:problem:conflict',
+  410: 'urn:norma:problem:gone',
+  416: 'urn:norma:problem:range-not-satisfiable',
   413: 'urn:norma:problem:body-too-large',
   415: 'urn:norma:problem:unsupported-media-type',
   500: 'urn:norma:problem:internal-error',
@@ -172,7 +182,16 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const hooks = new HookRegistry();
   for (const h of options.hooks ?? []) hooks.register(h);
   const validator = new InputValidator();
+  const outputs = new OutputFiles(
+    path.join(config.dataDir, 'outputs'),
+    store,
+    clock,
+    newId,
+    { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession },
+    logger,
+  );
   const sessions = new SessionService({
+    outputs,
     config,
     store,
     events,
@@ -210,7 +229,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     return { status: ready ? 'ready' : 'unready', checks };
   };
 
-  const ctx: AppContext = { config, sessions, events, readiness };
+  const ctx: AppContext = { config, sessions, events, readiness, sweepOutputs: () => outputs.sweep() };
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -242,6 +261,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         { name: 'turns' },
         { name: 'permissions' },
         { name: 'events' },
+        { name: 'outputs' },
         { name: 'health' },
       ],
     },
@@ -309,12 +329,34 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(turnRoutes, { ctx });
   await app.register(permissionRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
+  await app.register(outputRoutes, { ctx });
+
+  // Retention: one sweep at start (orphans of a previous process), then periodically.
+  const sweep = () =>
+    outputs.sweep().then(
+      (r) => (r.expired > 0 || r.orphanDirs > 0) && logger.info(r, 'spill retention sweep'),
+      (err) => logger.warn({ err }, 'spill retention sweep failed'),
+    );
+  const sweepTimer = setInterval(sweep, Math.min(config.outputRetentionMs, 10 * 60_000));
+  sweepTimer.unref();
+  app.addHook('onReady', async () => {
+    await sweep();
+  });
+  app.addHook('onClose', async () => clearInterval(sweepTimer));
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       await sessions.closeAll('server shutdown');
-      await app.close();
+      // server.close() only drops connections idle at that instant; a keep-alive connection
+      // whose response finishes a moment later would hold the process for the keep-alive
+      // timeout. Keep dropping idle ones until the server has closed.
+      const reaper = setInterval(() => app.server.closeIdleConnections(), 25);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(reaper);
+      }
     })();
     return closing;
   };

@@ -29,6 +29,8 @@ describe('loadConfig: defaults', () => {
       sessionHooks: true,
       egressAllow: [],
       model: { provider: undefined, model: undefined, baseUrl: undefined, apiKey: undefined },
+      outputRetentionMs: 7 * 24 * 3600 * 1000,
+      outputMaxBytesPerSession: 1024 * 1024 * 1024,
       bodyLimitBytes: 10 * 1024 * 1024,
       sseHeartbeatMs: 15_000,
     });
@@ -206,5 +208,15 @@ describe('isLoopbackHost: case', () => {
   it('treats host names case-insensitively', () => {
     expect(isLoopbackHost('LOCALHOST')).toBe(true);
     expect(isLoopbackHost('::FFFF:127.0.0.1')).toBe(true);
+  });
+});
+
+describe('loadConfig: spill retention', () => {
+  it('reads the retention age and byte budget, refusing non-positive values', () => {
+    const c = loadConfig({ NORMA_OUTPUT_RETENTION_S: '60', NORMA_OUTPUT_MAX_BYTES: '1000' }, '/srv');
+    expect(c.outputRetentionMs).toBe(60_000);
+    expect(c.outputMaxBytesPerSession).toBe(1000);
+    expect(() => loadConfig({ NORMA_OUTPUT_RETENTION_S: '0' }, '/srv')).toThrow(/NORMA_OUTPUT_RETENTION_S must be a positive integer/);
+    expect(() => loadConfig({ NORMA_OUTPUT_MAX_BYTES: '1e9' }, '/srv')).toThrow(/NORMA_OUTPUT_MAX_BYTES must be a positive integer/);
   });
 });

@@ -11,7 +11,7 @@ import type { PermissionMode } from '../contract/schemas.js';
 import { PathRefusal, type Workspace } from '../sandbox/paths.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CoreTool, ToolContext } from '../tools/tool.js';
-import { capContent } from './output-cap.js';
+import { capContent, type SpillSink } from './output-cap.js';
 import type { InputValidator } from './validate.js';
 
 /** How many times one call's input may be rewritten before the pipeline gives up. */
@@ -50,6 +50,8 @@ export interface PipelineEnv {
   hooks: HookRegistry;
   workspace: Workspace;
   capChars: number;
+  /** Opens a spill file for a capped block; null: capped text is not kept. */
+  spill: ((p: { toolUseId: string; tool: string; blockIndex: number }) => Promise<SpillSink>) | null;
   /** Read at each evaluation, so rules remembered mid-turn apply at once. */
   permissionContext(): PermissionContext;
   awaitApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
@@ -181,7 +183,12 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
   }
 
   // 6. Cap.
-  const capped = capContent(output.content, env.capChars);
+  const spill = env.spill;
+  const capped = await capContent(
+    output.content,
+    env.capChars,
+    spill ? (blockIndex) => spill({ toolUseId: call.id, tool: tool.name, blockIndex }) : null,
+  );
   const result: ToolResult = {
     type: 'tool_result',
     tool_use_id: call.id,

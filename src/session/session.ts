@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type {
+  Output,
   PermissionRequest,
   PermissionResponse,
   PermissionStatus,
@@ -25,6 +26,7 @@ import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
 import type { PermissionContext } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
 import { Workspace } from '../sandbox/paths.js';
+import type { OutputFiles } from '../store/outputs.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import { selectTools } from '../tools/catalog.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -42,6 +44,7 @@ export interface SessionServiceDeps {
   matcher: RuleMatcher;
   /** Operator-configured (trusted) hooks; they run for every session. */
   hooks: HookRegistry;
+  outputs: OutputFiles;
 }
 
 interface SessionRuntime {
@@ -348,6 +351,7 @@ export class SessionService {
         hooks: this.deps.hooks,
         workspace: rt.workspace,
         capChars: record.session.output_cap_chars,
+        spill: (p) => this.deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
         permissionContext: () => rt.permission,
         awaitApproval: (request, signal) =>
           this.broker.awaitApproval(sessionId, runner, request, this.get(sessionId).permission_timeout_s, signal),
@@ -408,6 +412,24 @@ export class SessionService {
     }
     if (turn.status === 'cancelled') return turn;
     throw new DomainError('conflict', `turn ${turnId} has already ended (${turn.status})`);
+  }
+
+  // ---- outputs (spill files) ------------------------------------------------------------
+
+  listOutputs(sessionId: string): Output[] {
+    this.record(sessionId);
+    return this.deps.store.listOutputs(sessionId);
+  }
+
+  /** The record and file path of an output to serve; 404 unknown, 410 removed by retention. */
+  outputForDownload(sessionId: string, outputId: string): { output: Output; file: string } {
+    this.record(sessionId);
+    const output = this.deps.store.getOutput(sessionId, outputId);
+    if (!output) throw notFound('output', outputId);
+    if (output.status !== 'available') {
+      throw new DomainError('gone', `output ${outputId} was removed by retention at ${output.expired_at ?? 'an earlier time'}; its record (sha256 ${output.sha256}) remains`);
+    }
+    return { output, file: this.deps.outputs.filePath(sessionId, outputId) };
   }
 
   // ---- permissions ---------------------------------------------------------------------

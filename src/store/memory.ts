@@ -1,7 +1,7 @@
 // In-memory Store. Values are cloned in and out so callers can never mutate stored state
 // by accident (the same isolation a database gives).
 import type { NormaEvent } from '../contract/events.js';
-import type { PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
+import type { Output, PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
 import type { SessionPageQuery, SessionRecord, Store } from './store.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -16,6 +16,7 @@ export class MemoryStore implements Store {
   private readonly turns = new Map<string, Map<string, Turn>>();
   private readonly permissions = new Map<string, Map<string, PermissionRequest>>();
   private readonly events = new Map<string, NormaEvent[]>();
+  private readonly outputs = new Map<string, Map<string, Output>>();
 
   putSession(record: SessionRecord): void {
     this.sessions.set(record.session.id, clone(record));
@@ -68,6 +69,25 @@ export class MemoryStore implements Store {
     return [...(this.permissions.get(sessionId)?.values() ?? [])]
       .filter((p) => status === undefined || p.status === status)
       .map(clone);
+  }
+
+  putOutput(output: Output): void {
+    let m = this.outputs.get(output.session_id);
+    if (!m) this.outputs.set(output.session_id, (m = new Map()));
+    m.set(output.id, clone(output));
+  }
+
+  getOutput(sessionId: string, outputId: string): Output | undefined {
+    const o = this.outputs.get(sessionId)?.get(outputId);
+    return o && clone(o);
+  }
+
+  listOutputs(sessionId: string): Output[] {
+    return [...(this.outputs.get(sessionId)?.values() ?? [])].map(clone);
+  }
+
+  sessionsWithOutputs(): string[] {
+    return [...this.outputs.keys()];
   }
 
   appendEvent(event: NormaEvent): void {

@@ -2,7 +2,7 @@
 // implementation planned for it (SQLite via better-sqlite3) is synchronous too, and a
 // synchronous append keeps "event seq order == commit order" trivially true.
 import type { NormaEvent } from '../contract/events.js';
-import type { PermissionRequest, PermissionStatus, Session, Turn } from '../contract/schemas.js';
+import type { Output, PermissionRequest, PermissionStatus, Session, Turn } from '../contract/schemas.js';
 import type { SessionHooks } from '../hooks/registry.js';
 
 /** What the store keeps for a session: the public resource plus what is never echoed. */
@@ -33,6 +33,13 @@ export interface Store {
   getPermission(sessionId: string, permissionId: string): PermissionRequest | undefined;
   /** Oldest first. */
   listPermissions(sessionId: string, status?: PermissionStatus): PermissionRequest[];
+
+  putOutput(output: Output): void;
+  getOutput(sessionId: string, outputId: string): Output | undefined;
+  /** Oldest first. */
+  listOutputs(sessionId: string): Output[];
+  /** Session ids that have output records (for sweeping orphaned spill directories). */
+  sessionsWithOutputs(): string[];
 
   /** Appends a durable event; its seq must be the session's last seq + 1. */
   appendEvent(event: NormaEvent): void;

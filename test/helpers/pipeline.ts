@@ -60,6 +60,7 @@ export async function pipelineHarness(tools: CoreTool[], opts: { capChars?: numb
     hooks,
     workspace: await Workspace.open(dir),
     capChars: opts.capChars ?? 30_000,
+    spill: null,
     permissionContext: () => ({ mode, rules, matcher: opts.matcher ?? nameRuleMatcher }),
     awaitApproval: async (request) => {
       h.asked.push(request);

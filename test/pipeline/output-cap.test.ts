@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { capContent, codePointCut, DEFAULT_OUTPUT_CAP_CHARS } from '../../src/pipeline/output-cap.js';
+import { capContent, CappedTextCollector, codePointCut, DEFAULT_OUTPUT_CAP_CHARS } from '../../src/pipeline/output-cap.js';
 import type { TextBlock } from '../../src/contract/schemas.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -31,11 +31,11 @@ describe('codePointCut', () => {
     { name: 'high surrogate followed by a non-surrogate', text: '\ud83dxy', limit: 2, total: 3, cutIndex: 2 },
     { name: 'CJK (BMP) characters are one unit each', text: '日本語テキスト', limit: 3, total: 7, cutIndex: 3 },
   ];
-  it.each(cases)('$name', ({ text: t, limit, total, cutIndex }) => {
+  it.each(cases)('$name', async ({ text: t, limit, total, cutIndex }) => {
     expect(codePointCut(t, limit)).toEqual({ total, cutIndex });
   });
 
-  it('never splits a surrogate pair and always keeps exactly `limit` code points (deterministic sweep)', () => {
+  it('never splits a surrogate pair and always keeps exactly `limit` code points (deterministic sweep)', async () => {
     const alphabet = ['a', 'Z', ' ', '\n', 'é', '日', SMILE, '𝄞', '🏽', '👍'];
     let seed = 12345;
     const next = () => {
@@ -64,7 +64,7 @@ describe('codePointCut', () => {
 });
 
 describe('capContent: single block', () => {
-  it('uses 30,000 characters as the default cap', () => {
+  it('uses 30,000 characters as the default cap', async () => {
     expect(DEFAULT_OUTPUT_CAP_CHARS).toBe(30_000);
   });
 
@@ -74,9 +74,9 @@ describe('capContent: single block', () => {
     { name: 'exactly at the cap', t: 'x'.repeat(10), cap: 10 },
     { name: 'emoji at the cap in code points but over it in UTF-16 units', t: SMILE.repeat(10), cap: 10 },
     { name: 'default cap, exactly 30000', t: 'y'.repeat(30_000), cap: DEFAULT_OUTPUT_CAP_CHARS },
-  ])('$name: the block is passed through unchanged', ({ t, cap }) => {
+  ])('$name: the block is passed through unchanged', async ({ t, cap }) => {
     const block = text(t);
-    const r = capContent([block], cap);
+    const r = await capContent([block], cap);
     expect(r.truncations).toEqual([]);
     expect(r.content).toHaveLength(1);
     expect(r.content[0]).toBe(block);
@@ -91,8 +91,8 @@ describe('capContent: single block', () => {
     { name: 'emoji right at the cut', t: `abc${SMILE}def`, cap: 4, head: `abc${SMILE}`, total: 7 },
     { name: 'emoji right after the cut', t: `abcd${SMILE}ef`, cap: 4, head: 'abcd', total: 7 },
     { name: 'mixed multilingual text', t: `héllo ${SMILE} 日本 𝄞 end`, cap: 9, head: `héllo ${SMILE} 日`, total: 16 },
-  ])('$name: head, note block and structured metadata', ({ t, cap, head, total }) => {
-    const r = capContent([text(t)], cap);
+  ])('$name: head, note block and structured metadata', async ({ t, cap, head, total }) => {
+    const r = await capContent([text(t)], cap);
     expect(r.content).toEqual([text(head), text(note(cap, total))]);
     expect(r.truncations).toEqual([{ block_index: 0, total_chars: total, shown_chars: cap, sha256: sha256(t) }]);
     expect([...r.content[0]!.text].length).toBe(cap);
@@ -100,9 +100,9 @@ describe('capContent: single block', () => {
     expect('output_id' in r.truncations[0]!).toBe(false);
   });
 
-  it('sha256 is the digest of the whole UTF-8 text, not of the head', () => {
+  it('sha256 is the digest of the whole UTF-8 text, not of the head', async () => {
     const t = `${SMILE}é`.repeat(50);
-    const r = capContent([text(t)], 10);
+    const r = await capContent([text(t)], 10);
     const tr = r.truncations[0]!;
     expect(tr.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(tr.sha256).toBe(sha256(t));
@@ -112,9 +112,9 @@ describe('capContent: single block', () => {
 });
 
 describe('capContent: several blocks', () => {
-  it('caps each block on its own; block_index points at each capped head in the returned content', () => {
+  it('caps each block on its own; block_index points at each capped head in the returned content', async () => {
     const blocks = [text('short'), text('L'.repeat(12)), text('tiny'), text(SMILE.repeat(15)), text('x'.repeat(10))];
-    const r = capContent(blocks, 10);
+    const r = await capContent(blocks, 10);
     expect(r.content).toEqual([
       text('short'),
       text('L'.repeat(10)),
@@ -134,17 +134,17 @@ describe('capContent: several blocks', () => {
     for (const t of r.truncations) expect(r.content[t.block_index]!.text).toHaveLength(t.total_chars === 15 ? 20 : 10);
   });
 
-  it('returns nothing for no content, and does not mutate its input', () => {
-    expect(capContent([], 10)).toEqual({ content: [], truncations: [] });
+  it('returns nothing for no content, and does not mutate its input', async () => {
+    expect(await capContent([], 10)).toEqual({ content: [], truncations: [] });
     const blocks = [text('a'.repeat(20)), text('b')];
     const copy = structuredClone(blocks);
-    capContent(blocks, 5);
+    await capContent(blocks, 5);
     expect(blocks).toEqual(copy);
   });
 
-  it('does not cap the same output twice: capping the capped content changes nothing', () => {
-    const first = capContent([text('q'.repeat(500))], 100);
-    const second = capContent(first.content, 100);
+  it('does not cap the same output twice: capping the capped content changes nothing', async () => {
+    const first = await capContent([text('q'.repeat(500))], 100);
+    const second = await capContent(first.content, 100);
     expect(second.truncations).toEqual([]);
     expect(second.content).toEqual(first.content);
   });
@@ -153,45 +153,94 @@ describe('capContent: several blocks', () => {
 describe('capContent: text that looks like a truncation marker is ordinary text', () => {
   const fake = note(10, 99); // "[output capped: showing the first 10 of 99 characters]"
 
-  it('a short fake marker is untouched and yields no truncation metadata', () => {
+  it('a short fake marker is untouched and yields no truncation metadata', async () => {
     const block = text(fake);
-    const r = capContent([block], 100);
+    const r = await capContent([block], 100);
     expect(r.truncations).toEqual([]);
     expect(r.content).toEqual([block]);
     expect(r.content[0]).toBe(block);
   });
 
-  it('a short head followed by a fake marker block yields no truncation metadata', () => {
+  it('a short head followed by a fake marker block yields no truncation metadata', async () => {
     const blocks = [text('x'.repeat(10)), text(fake)];
-    const r = capContent(blocks, 100);
+    const r = await capContent(blocks, 100);
     expect(r.truncations).toEqual([]);
     expect(r.content).toEqual(blocks);
   });
 
-  it('a long fake marker is capped like any text', () => {
-    const r = capContent([text(fake)], 20);
+  it('a long fake marker is capped like any text', async () => {
+    const r = await capContent([text(fake)], 20);
     expect(r.content).toEqual([text(fake.slice(0, 20)), text(note(20, fake.length))]);
     expect(r.truncations).toEqual([{ block_index: 0, total_chars: fake.length, shown_chars: 20, sha256: sha256(fake) }]);
   });
 
-  it('long text that ends with a fake marker is capped with the real counts', () => {
+  it('long text that ends with a fake marker is capped with the real counts', async () => {
     const t = 'data '.repeat(40) + fake; // 200 + marker
-    const r = capContent([text(t)], 100);
+    const r = await capContent([text(t)], 100);
     expect(r.truncations).toEqual([{ block_index: 0, total_chars: t.length, shown_chars: 100, sha256: sha256(t) }]);
     expect(r.content[0]!.text).toBe(t.slice(0, 100));
     expect(r.content[1]!.text).toBe(note(100, t.length));
   });
 
-  it('a fake marker repeated beyond the cap is capped', () => {
+  it('a fake marker repeated beyond the cap is capped', async () => {
     const t = fake.repeat(5);
-    const r = capContent([text(t)], 100);
+    const r = await capContent([text(t)], 100);
     expect(r.truncations).toHaveLength(1);
     expect(r.truncations[0]).toMatchObject({ block_index: 0, total_chars: t.length, shown_chars: 100 });
   });
 });
 
 describe('codePointCut: a cap of zero', () => {
-  it('cuts before the first character', () => {
+  it('cuts before the first character', async () => {
     expect(codePointCut('abc', 0)).toEqual({ total: 3, cutIndex: 0 });
+  });
+});
+
+describe('CappedTextCollector: streamed blocks and spill', () => {
+  const fakeSink = () => {
+    const sink = { written: [] as string[], committed: null as null | { chars: number; bytes: number; sha256: string }, aborted: false };
+    const open = async () => ({
+      write: async (c: string) => void sink.written.push(c),
+      commit: async (meta: { chars: number; bytes: number; sha256: string }) => ((sink.committed = meta), 'out_test'),
+      abort: async () => void (sink.aborted = true),
+    });
+    return { sink, open };
+  };
+
+  it('keeps only the head in memory and streams the whole text, in order, to the spill', async () => {
+    const whole = Array.from({ length: 500 }, (_, i) => `chunk ${i} ${SMILE}\n`).join('');
+    const { sink, open } = fakeSink();
+    const c = new CappedTextCollector(50, 0, open);
+    // Split into odd-sized chunks, including splits inside surrogate pairs.
+    for (let i = 0; i < whole.length; i += 7) await c.write(whole.slice(i, i + 7));
+    const done = await c.finish();
+    expect(sink.written.join('')).toBe(whole);
+    expect(done.text).toBe([...whole].slice(0, 50).join(''));
+    expect(done.truncation).toEqual({
+      output_id: 'out_test',
+      block_index: 0,
+      total_chars: [...whole].length,
+      shown_chars: 50,
+      sha256: sha256(whole),
+    });
+    expect(sink.committed).toEqual({ chars: [...whole].length, bytes: Buffer.byteLength(whole), sha256: sha256(whole) });
+    expect(done.note).toBe(`[output capped: showing the first 50 of ${[...whole].length} characters; the full output is out_test]`);
+  });
+
+  it('opens no spill for text within the cap, even when it arrives in many chunks', async () => {
+    const { sink, open } = fakeSink();
+    const c = new CappedTextCollector(100, 0, open);
+    for (const part of ['ab', SMILE.slice(0, 1), SMILE.slice(1), 'cd']) await c.write(part);
+    const done = await c.finish();
+    expect(done).toEqual({ text: `ab${SMILE}cd`, truncation: null, note: null });
+    expect(sink.written).toEqual([]);
+  });
+
+  it('abort discards the spill', async () => {
+    const { sink, open } = fakeSink();
+    const c = new CappedTextCollector(5, 0, open);
+    await c.write('0123456789');
+    await c.abort();
+    expect(sink.aborted).toBe(true);
   });
 });

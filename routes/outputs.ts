@@ -1,0 +1,116 @@
+// Spill files (API.md "Outputs"): list, and download with ETag, Repr-Digest and Range.
+import fs from 'node:fs/promises';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../src/app-context.js';
+import { Id, OutputListSchema, ref } from '../src/contract/schemas.js';
+import { DomainError } from '../src/errors.js';
+import { SessionParams, commonProblems, problems } from './common.js';
+
+const OutputParams = Type.Object(
+  { session_id: Id('Session id'), output_id: Id('Output id') },
+  { additionalProperties: false },
+);
+
+const text = (description: string) => ({
+  description,
+  content: { 'text/plain': { schema: Type.String() } },
+});
+
+/** A single `bytes=` range, resolved against the size; null: serve the whole file. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
+  if (header === undefined) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  // Invalid or multi-range requests are answered with the whole representation (RFC 9110 §14.2).
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < start) return null;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get(
+    '/v1/sessions/:session_id/outputs',
+    {
+      schema: {
+        operationId: 'listOutputs',
+        tags: ['outputs'],
+        summary: 'List the session\'s spill files, oldest first',
+        params: SessionParams,
+        response: { 200: ref(OutputListSchema, 'The outputs with digest and provenance'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.sessions.listOutputs(req.params.session_id),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/outputs/:output_id',
+    {
+      schema: {
+        operationId: 'getOutput',
+        tags: ['outputs'],
+        summary: 'Download a spill file',
+        description:
+          'The full output as `text/plain; charset=utf-8`, with `ETag` (the SHA-256), `Repr-Digest: sha-256=:<base64>:` ' +
+          '(of the whole output, also on partial responses), single `Range: bytes=` requests (206), `If-None-Match` (304) ' +
+          'and `If-Range`. An output removed by retention answers 410; its record stays in the list.',
+        params: OutputParams,
+        headers: Type.Object({
+          range: Type.Optional(Type.String({ maxLength: 256 })),
+          'if-none-match': Type.Optional(Type.String({ maxLength: 1024 })),
+          'if-range': Type.Optional(Type.String({ maxLength: 1024 })),
+        }),
+        response: {
+          200: text('The whole output'),
+          206: text('The requested byte range'),
+          304: Type.Null({ description: 'Not modified (the ETag matched)' }),
+          ...commonProblems,
+          404: problems[404],
+          410: problems[410],
+          416: problems[416],
+        },
+      },
+    },
+    async (req, reply) => {
+      const { output, file } = ctx.sessions.outputForDownload(req.params.session_id, req.params.output_id);
+      const etag = `"${output.sha256}"`;
+      reply.header('etag', etag);
+      reply.header('repr-digest', `sha-256=:${Buffer.from(output.sha256, 'hex').toString('base64')}:`);
+      reply.header('accept-ranges', 'bytes');
+      reply.header('cache-control', 'private, max-age=31536000, immutable');
+      const inm = req.headers['if-none-match'];
+      if (inm !== undefined && (inm.trim() === '*' || inm.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag))) {
+        return reply.code(304).send(null);
+      }
+      let handle;
+      try {
+        handle = await fs.open(file, 'r');
+      } catch {
+        throw new DomainError('gone', `output ${output.id} is no longer on disk`);
+      }
+      const size = (await handle.stat()).size;
+      const ifRange = req.headers['if-range'];
+      const range = ifRange !== undefined && ifRange.trim() !== etag ? null : parseRange(req.headers.range, size);
+      if (range === 'unsatisfiable') {
+        await handle.close();
+        reply.header('content-range', `bytes */${size}`);
+        throw new DomainError('range_not_satisfiable', `range ${req.headers.range} is outside the output's ${size} bytes`);
+      }
+      reply.type('text/plain; charset=utf-8');
+      if (range === null) {
+        reply.header('content-length', size);
+        return reply.code(200).send(handle.createReadStream());
+      }
+      reply.header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+      reply.header('content-length', range.end - range.start + 1);
+      return reply.code(206).send(handle.createReadStream({ start: range.start, end: range.end }));
+    },
+  );
+};

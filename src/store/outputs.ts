@@ -1,0 +1,159 @@
+// Spill files as evidence (SPEC §7, §9.11): the full text of a capped block, written to a
+// temp file while it is produced, fsynced and renamed into place before its record exists,
+// with SHA-256, size and provenance (session, turn, tool_use id, tool, time) in the store.
+// Retention removes files by age and by a per-session byte budget; the record stays, marked
+// `expired`. File names are made from server-made ids only; nothing from a URL is a path.
+import { constants as C } from 'node:fs';
+import fs from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Output } from '../contract/schemas.js';
+import { ID_PATTERN } from '../contract/schemas.js';
+import type { Clock, IdFactory } from '../ids.js';
+import type { SpillSink } from '../pipeline/output-cap.js';
+import type { Store } from './store.js';
+
+export interface SpillProvenance {
+  sessionId: string;
+  turnId: string;
+  toolUseId: string;
+  tool: string;
+  blockIndex: number;
+}
+
+export interface RetentionPolicy {
+  /** Files older than this are removed. */
+  maxAgeMs: number;
+  /** When a session's available outputs exceed this many bytes, its oldest are removed. */
+  maxBytesPerSession: number;
+}
+
+const SAFE_ID = new RegExp(ID_PATTERN);
+
+export class OutputFiles {
+  constructor(
+    /** `$NORMA_DATA_DIR/outputs` */
+    readonly dir: string,
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly newId: IdFactory,
+    readonly retention: RetentionPolicy,
+    private readonly logger: Logger,
+  ) {}
+
+  private sessionDir(sessionId: string): string {
+    if (!SAFE_ID.test(sessionId)) throw new Error(`unsafe session id ${JSON.stringify(sessionId)}`);
+    return path.join(this.dir, sessionId);
+  }
+
+  filePath(sessionId: string, outputId: string): string {
+    if (!SAFE_ID.test(outputId)) throw new Error(`unsafe output id ${JSON.stringify(outputId)}`);
+    return path.join(this.sessionDir(sessionId), `${outputId}.txt`);
+  }
+
+  /** Starts a spill file for one block. */
+  async begin(p: SpillProvenance): Promise<SpillSink> {
+    const dir = this.sessionDir(p.sessionId);
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    const id = this.newId('out');
+    const finalPath = this.filePath(p.sessionId, id);
+    const tmpPath = path.join(dir, `.${id}.partial`);
+    const handle: FileHandle = await fs.open(tmpPath, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+    let closed = false;
+    const close = async () => {
+      if (!closed) {
+        closed = true;
+        await handle.close();
+      }
+    };
+    return {
+      write: async (chunk) => {
+        await handle.write(chunk, null, 'utf8');
+      },
+      commit: async ({ chars, bytes, sha256 }) => {
+        await handle.sync();
+        await close();
+        await fs.rename(tmpPath, finalPath);
+        const record: Output = {
+          id,
+          session_id: p.sessionId,
+          turn_id: p.turnId,
+          tool_use_id: p.toolUseId,
+          tool: p.tool,
+          block_index: p.blockIndex,
+          bytes,
+          chars,
+          sha256,
+          status: 'available',
+          created_at: this.clock().toISOString(),
+        };
+        this.store.putOutput(record);
+        await this.enforceBudget(p.sessionId);
+        return id;
+      },
+      abort: async () => {
+        await close().catch(() => undefined);
+        await fs.unlink(tmpPath).catch(() => undefined);
+      },
+    };
+  }
+
+  /** Expires a session's oldest available outputs until it is within its byte budget. */
+  private async enforceBudget(sessionId: string): Promise<void> {
+    const available = this.store.listOutputs(sessionId).filter((o) => o.status === 'available');
+    let total = available.reduce((sum, o) => sum + o.bytes, 0);
+    for (const o of available) {
+      // The newest output always stays: the result that points at it was just made.
+      if (total <= this.retention.maxBytesPerSession || o === available[available.length - 1]) break;
+      await this.expire(o, 'the session exceeded its spill byte budget');
+      total -= o.bytes;
+    }
+  }
+
+  private async expire(o: Output, why: string): Promise<void> {
+    await fs.rm(this.filePath(o.session_id, o.id), { force: true });
+    this.store.putOutput({ ...o, status: 'expired', expired_at: this.clock().toISOString() });
+    this.logger.debug({ session_id: o.session_id, output_id: o.id, why }, 'spill file expired');
+  }
+
+  /**
+   * Retention sweep: expires outputs older than the age limit, and removes spill directories
+   * of sessions the store does not know (left by a previous process with a volatile store)
+   * and stale partial files.
+   */
+  async sweep(): Promise<{ expired: number; orphanDirs: number }> {
+    const now = this.clock().getTime();
+    let expired = 0;
+    const known = new Set(this.store.sessionsWithOutputs());
+    for (const sessionId of known) {
+      for (const o of this.store.listOutputs(sessionId)) {
+        if (o.status === 'available' && now - Date.parse(o.created_at) > this.retention.maxAgeMs) {
+          await this.expire(o, 'older than the retention age');
+          expired++;
+        }
+      }
+    }
+    let orphanDirs = 0;
+    let entries: string[] = [];
+    try {
+      entries = await fs.readdir(this.dir);
+    } catch {
+      return { expired, orphanDirs };
+    }
+    for (const name of entries) {
+      if (!SAFE_ID.test(name) || known.has(name) || this.store.getSession(name)) continue;
+      await fs.rm(path.join(this.dir, name), { recursive: true, force: true });
+      orphanDirs++;
+    }
+    return { expired, orphanDirs };
+  }
+
+  /** Removes every spill file of a session (its data is being deleted). */
+  async removeSession(sessionId: string): Promise<void> {
+    for (const o of this.store.listOutputs(sessionId)) {
+      if (o.status === 'available') await this.expire(o, 'the session\'s data was removed');
+    }
+    await fs.rm(this.sessionDir(sessionId), { recursive: true, force: true });
+  }
+}
