@@ -9,6 +9,7 @@ import { evaluatePermission, type RuleSet } from '../permission/evaluate.js';
 import type { RuleMatcher } from '../permission/rules.js';
 import type { PermissionMode } from '../contract/schemas.js';
 import { PathRefusal, type Workspace } from '../sandbox/paths.js';
+import type { FileReadState } from '../tools/read-state.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CoreTool, ToolContext } from '../tools/tool.js';
 import { capContent, type SpillSink } from './output-cap.js';
@@ -49,6 +50,7 @@ export interface PipelineEnv {
   validator: InputValidator;
   hooks: HookRegistry;
   workspace: Workspace;
+  readState: FileReadState;
   capChars: number;
   /** Opens a spill file for a capped block; null: capped text is not kept. */
   spill: ((p: { toolUseId: string; tool: string; blockIndex: number }) => Promise<SpillSink>) | null;
@@ -120,6 +122,7 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     turnId: env.turnId,
     toolUseId: call.id,
     workspace: env.workspace,
+    readState: env.readState,
     signal: env.signal,
     progress: (chunk) => env.onProgress(call, chunk),
   };

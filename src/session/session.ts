@@ -29,6 +29,7 @@ import { Workspace } from '../sandbox/paths.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import { selectTools } from '../tools/catalog.js';
+import { FileReadState } from '../tools/read-state.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { PermissionBroker } from './permissions.js';
 import { TurnRunner, TurnStop } from './turn.js';
@@ -51,6 +52,7 @@ interface SessionRuntime {
   registry: ToolRegistry;
   workspace: Workspace;
   activeTurn: TurnRunner | null;
+  readState: FileReadState;
   /** Parsed rules and mode, rebuilt whenever the session is saved (read on every evaluation). */
   permission: PermissionContext;
 }
@@ -139,7 +141,7 @@ export class SessionService {
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    this.runtimes.set(id, { registry, workspace, activeTurn: null, permission: this.buildPermissionContext(session) });
+    this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), permission: this.buildPermissionContext(session) });
     this.saveSession({ session, hooks: null, modelApiKey: null });
     events.emit(id, { type: 'session.created', session });
     await this.runLifecycleHooks('SessionStart', session, {});
@@ -350,6 +352,7 @@ export class SessionService {
         validator: this.deps.validator,
         hooks: this.deps.hooks,
         workspace: rt.workspace,
+        readState: rt.readState,
         capChars: record.session.output_cap_chars,
         spill: (p) => this.deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
         permissionContext: () => rt.permission,

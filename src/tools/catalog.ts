@@ -2,7 +2,9 @@
 // install condition, and — where this build has it — its implementation. Asking for a tool
 // that cannot be installed is reported at session creation, never silently dropped (SPEC §9.10).
 import type { CoreTool } from './tool.js';
+import { editTool } from './builtin/edit.js';
 import { lsTool } from './builtin/ls.js';
+import { multiEditTool } from './builtin/multi-edit.js';
 import { readTool } from './builtin/read.js';
 import { writeTool } from './builtin/write.js';
 
@@ -46,8 +48,8 @@ const MUT = { readOnly: false, concurrencySafe: false, approval: true };
 export const CATALOG: readonly CatalogEntry[] = [
   entry('Read', 'file', { ...RO, defaultInstalled: true }, readTool),
   entry('Write', 'file', { ...MUT, defaultInstalled: true }, writeTool),
-  entry('Edit', 'file', MUT),
-  entry('MultiEdit', 'file', MUT),
+  entry('Edit', 'file', { ...MUT, defaultInstalled: true }, editTool),
+  entry('MultiEdit', 'file', { ...MUT, defaultInstalled: true }, multiEditTool),
   entry('LS', 'file', { ...RO, defaultInstalled: true }, lsTool),
   entry('Glob', 'file', RO),
   entry('Grep', 'file', RO),

@@ -4,12 +4,15 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { TextBlock } from '../contract/schemas.js';
 import type { Workspace } from '../sandbox/paths.js';
+import type { FileReadState } from './read-state.js';
 
 export interface ToolContext {
   sessionId: string;
   turnId: string;
   toolUseId: string;
   workspace: Workspace;
+  /** Files this session has read (Write/Edit require it). */
+  readState: FileReadState;
   signal: AbortSignal;
   /** Live output (becomes a live-only `tool.progress` event). */
   progress(chunk: string): void;

@@ -9,6 +9,7 @@ import { nameRuleMatcher, parseRules, type RuleMatcher } from '../../src/permiss
 import type { ApprovalAnswer, ApprovalRequest, PipelineEnv, ToolCall } from '../../src/pipeline/exec-one.js';
 import { InputValidator } from '../../src/pipeline/validate.js';
 import { Workspace } from '../../src/sandbox/paths.js';
+import { FileReadState } from '../../src/tools/read-state.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { CoreTool } from '../../src/tools/tool.js';
 import type { PermissionMode } from '../../src/contract/schemas.js';
@@ -59,6 +60,7 @@ export async function pipelineHarness(tools: CoreTool[], opts: { capChars?: numb
     validator: new InputValidator(),
     hooks,
     workspace: await Workspace.open(dir),
+    readState: new FileReadState(),
     capChars: opts.capChars ?? 30_000,
     spill: null,
     permissionContext: () => ({ mode, rules, matcher: opts.matcher ?? nameRuleMatcher }),

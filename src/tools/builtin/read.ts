@@ -31,6 +31,7 @@ export const readTool = buildTool<ReadInput>({
   async call(input, ctx) {
     const file = await ctx.workspace.openForRead(input.file_path);
     try {
+      ctx.readState.record(file.path, file);
       // Small files (the common case) are read whole in one call and sniffed from memory.
       const whole = file.size <= WHOLE_READ_BYTES ? await readExactly(file.handle, file.size) : null;
       const head = whole ? whole.subarray(0, BINARY_SNIFF_BYTES) : Buffer.alloc(BINARY_SNIFF_BYTES);

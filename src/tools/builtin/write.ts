@@ -1,6 +1,8 @@
-// Write: creates or replaces a whole file inside the workspace, atomically.
+// Write: creates or replaces a whole file inside the workspace, atomically. An existing file
+// must have been read in this session and be unchanged since.
 import { Type, type Static } from '@sinclair/typebox';
 import { buildTool, textOutput } from '../tool.js';
+import { EditRefusal, requireReadIfExists, saveText, unifiedDiff } from './file-edit.js';
 
 const WriteInput = Type.Object(
   {
@@ -14,17 +16,26 @@ type WriteInput = Static<typeof WriteInput>;
 export const writeTool = buildTool<WriteInput>({
   name: 'Write',
   description:
-    'Writes a file in the workspace, replacing it whole if it exists. Parent directories are created. ' +
-    'The write is atomic: readers see the old or the new content, never a mix.',
+    'Writes a file in the workspace, replacing it whole if it exists. An existing file must be read first (Read) ' +
+    'and be unchanged since. Parent directories are created. The write is atomic: readers see the old or the new ' +
+    'content, never a mix. The result shows a unified diff.',
   inputSchema: WriteInput,
   isFileEdit: true,
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
   requiresApproval: () => true,
   async call(input, ctx) {
-    const result = await ctx.workspace.writeFileAtomic(input.file_path, input.content);
+    try {
+      await requireReadIfExists(ctx, input.file_path);
+    } catch (err) {
+      if (err instanceof EditRefusal) return textOutput(err.message, true);
+      throw err;
+    }
+    const result = await saveText(ctx, input.file_path, input.content, false);
     const shown = ctx.workspace.display(result.path);
     const bytes = Buffer.byteLength(input.content, 'utf8');
-    return textOutput(result.created ? `Created ${shown} (${bytes} bytes).` : `Replaced ${shown} (${bytes} bytes).`);
+    const summary = result.created ? `Created ${shown} (${bytes} bytes).` : `Replaced ${shown} (${bytes} bytes).`;
+    if (!result.created && result.previous === input.content) return textOutput(`${summary} The content is unchanged.`);
+    return textOutput(`${summary}\n${unifiedDiff(shown, result.previous ?? '', input.content)}`);
   },
 });

@@ -60,10 +60,30 @@ describe('Read', () => {
 });
 
 describe('Write', () => {
-  it('creates and replaces files, reporting which', async () => {
-    expect(await run('Write', { file_path: 'n/new.txt', content: 'héllo' })).toEqual({ isError: false, text: 'Created n/new.txt (6 bytes).' });
-    expect(await run('Write', { file_path: 'n/new.txt', content: 'x' })).toEqual({ isError: false, text: 'Replaced n/new.txt (1 bytes).' });
-    expect(await fs.readFile(path.join(h.dir, 'n/new.txt'), 'utf8')).toBe('x');
+  it('creates a file and replaces one it has read, with a unified diff', async () => {
+    const created = await run('Write', { file_path: 'n/new.txt', content: 'héllo\n' });
+    expect(created.isError).toBe(false);
+    expect(created.text).toBe(['Created n/new.txt (7 bytes).', '--- a/n/new.txt', '+++ b/n/new.txt', '@@ -0,0 +1,1 @@', '+héllo'].join('\n'));
+    // Its own write counts as seen: replacing it needs no new Read.
+    const replaced = await run('Write', { file_path: 'n/new.txt', content: 'bye\n' });
+    expect(replaced.text).toBe(['Replaced n/new.txt (4 bytes).', '--- a/n/new.txt', '+++ b/n/new.txt', '@@ -1,1 +1,1 @@', '-héllo', '+bye'].join('\n'));
+    expect(await fs.readFile(path.join(h.dir, 'n/new.txt'), 'utf8')).toBe('bye\n');
+  });
+
+  it('refuses to replace a file not read in this session, or changed since it was read', async () => {
+    await fs.writeFile(path.join(h.dir, 'old.txt'), 'original');
+    expect(await run('Write', { file_path: 'old.txt', content: 'x' })).toEqual({
+      isError: true,
+      text: 'old.txt: not read yet in this session; Read it first so the change is based on its current content.',
+    });
+    await run('Read', { file_path: 'old.txt' });
+    await fs.writeFile(path.join(h.dir, 'old.txt'), 'changed by someone else');
+    const stale = await run('Write', { file_path: 'old.txt', content: 'x' });
+    expect(stale.isError).toBe(true);
+    expect(stale.text).toMatch(/^old\.txt: changed since it was last read \(modified .*\); Read it again first\.$/);
+    expect(await fs.readFile(path.join(h.dir, 'old.txt'), 'utf8')).toBe('changed by someone else');
+    await run('Read', { file_path: 'old.txt' });
+    expect((await run('Write', { file_path: 'old.txt', content: 'x' })).isError).toBe(false);
   });
 
   it('refuses to leave the workspace and leaves nothing behind', async () => {

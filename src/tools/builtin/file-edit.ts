@@ -1,0 +1,112 @@
+// Shared by Write, Edit and MultiEdit: the read-before-write rule, text decoding that can be
+// written back byte-for-byte (UTF-8 with or without BOM), line-ending aware replacement, and
+// the unified diff each result carries.
+import { createTwoFilesPatch } from 'diff';
+import { PathRefusal } from '../../sandbox/paths.js';
+import type { ToolContext } from '../tool.js';
+
+const BOM = '\uFEFF';
+/** Files larger than this get a summary instead of a diff (diffing is superlinear). */
+const MAX_DIFF_BYTES = 1024 * 1024;
+
+export class EditRefusal extends Error {}
+
+/**
+ * Checks that an existing file was read in this session and has not changed since.
+ * Returns false when the file does not exist (a Write may create it).
+ */
+export async function requireReadIfExists(ctx: ToolContext, userPath: string): Promise<boolean> {
+  let file;
+  try {
+    file = await ctx.workspace.openForRead(userPath);
+  } catch (err) {
+    if (err instanceof PathRefusal && err.rule === 'does not exist') return false;
+    throw err;
+  }
+  await file.handle.close();
+  const check = ctx.readState.check(file.path, file);
+  if (!check.ok) {
+    const shown = ctx.workspace.display(file.path);
+    throw new EditRefusal(
+      check.reason === 'unread'
+        ? `${shown}: not read yet in this session; Read it first so the change is based on its current content.`
+        : `${shown}: changed since it was last read (modified ${new Date(file.mtimeMs).toISOString()}); Read it again first.`,
+    );
+  }
+  return true;
+}
+
+export interface EditableText {
+  path: string;
+  text: string;
+  bom: boolean;
+  crlf: boolean;
+}
+
+/** Loads a file for editing: it must exist, have been read, be unchanged, and be UTF-8 text. */
+export async function loadForEdit(ctx: ToolContext, userPath: string): Promise<EditableText> {
+  await requireReadIfExists(ctx, userPath).then((exists) => {
+    if (!exists) throw new PathRefusal(userPath, 'does not exist (use Write to create a file)');
+  });
+  const file = await ctx.workspace.openForRead(userPath);
+  let bytes: Buffer;
+  try {
+    bytes = await file.handle.readFile();
+  } finally {
+    await file.handle.close();
+  }
+  const shown = ctx.workspace.display(file.path);
+  if (bytes.includes(0)) throw new EditRefusal(`${shown}: is a binary file; Edit only changes text.`);
+  let text = bytes.toString('utf8');
+  if (!Buffer.from(text, 'utf8').equals(bytes)) {
+    throw new EditRefusal(`${shown}: is not valid UTF-8, so it cannot be edited without changing its encoding.`);
+  }
+  const bom = text.startsWith(BOM);
+  if (bom) text = text.slice(1);
+  return { path: file.path, text, bom, crlf: text.includes('\r\n') };
+}
+
+export interface EditSpec {
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+/** Applies one exact-match replacement; in a CRLF file, `\n` in the strings means `\r\n`. */
+export function applyEdit(text: string, edit: EditSpec, crlf: boolean): { text: string; replacements: number } {
+  if (edit.old_string === edit.new_string) throw new EditRefusal('old_string and new_string are identical; there is nothing to change.');
+  const adapt = (s: string) => (crlf && !s.includes('\r') ? s.replace(/\n/g, '\r\n') : s);
+  let oldString = edit.old_string;
+  let newString = edit.new_string;
+  if (!text.includes(oldString) && text.includes(adapt(oldString))) {
+    oldString = adapt(oldString);
+    newString = adapt(newString);
+  }
+  const count = text.split(oldString).length - 1;
+  if (count === 0) throw new EditRefusal('old_string was not found in the file; it must match exactly, including whitespace and indentation.');
+  if (count > 1 && !edit.replace_all) {
+    throw new EditRefusal(`old_string matches ${count} places; add surrounding context to make it unique, or set replace_all to change every one.`);
+  }
+  return { text: text.split(oldString).join(newString), replacements: edit.replace_all ? count : 1 };
+}
+
+/** Writes the edited text back (BOM kept) and records the new version as seen. */
+export async function saveText(ctx: ToolContext, userPath: string, text: string, bom: boolean): Promise<{ path: string; previous: string | null; created: boolean }> {
+  const written = await ctx.workspace.writeFileAtomic(userPath, bom ? BOM + text : text);
+  const reopened = await ctx.workspace.openForRead(userPath);
+  await reopened.handle.close();
+  ctx.readState.record(reopened.path, reopened);
+  return written;
+}
+
+export function unifiedDiff(shownPath: string, before: string, after: string): string {
+  if (Buffer.byteLength(before) + Buffer.byteLength(after) > MAX_DIFF_BYTES) {
+    return `(diff omitted: the file is larger than ${MAX_DIFF_BYTES} bytes)`;
+  }
+  const strip = (s: string) => (s.startsWith(BOM) ? s.slice(1) : s);
+  return createTwoFilesPatch(`a/${shownPath}`, `b/${shownPath}`, strip(before), strip(after), undefined, undefined, { context: 3 })
+    .split('\n')
+    .slice(1) // drop the "====" separator line
+    .join('\n')
+    .trimEnd();
+}
