@@ -14,7 +14,8 @@ export interface CappedContent {
 
 /** Where the full text of a capped block goes (a spill file). */
 export interface SpillSink {
-  write(chunk: string): Promise<void>;
+  /** Writes UTF-8 bytes; the caller reuses the buffer once the promise settles. */
+  write(chunk: Uint8Array): Promise<void>;
   /** Makes the spill durable and records it; returns its output id. */
   commit(meta: { chars: number; bytes: number; sha256: string }): Promise<string>;
   /** Discards a spill that will not be used. */
@@ -59,6 +60,8 @@ export class CappedTextCollector {
   private spill: SpillSink | null = null;
   /** A high surrogate that ended the previous chunk: held until its pair arrives. */
   private pendingHigh = '';
+  /** Each chunk is encoded once into this reused buffer, for the digest and the spill alike. */
+  private scratch = Buffer.allocUnsafe(64 * 1024);
 
   constructor(
     private readonly cap: number,
@@ -80,10 +83,11 @@ export class CappedTextCollector {
     if (text.length === 0) return;
     const { total, cutIndex } = codePointCut(text, this.cap - this.headChars);
     this.total += total;
-    this.bytes += Buffer.byteLength(text, 'utf8');
-    this.hash.update(text, 'utf8');
+    const encoded = this.encode(text);
+    this.bytes += encoded.length;
+    this.hash.update(encoded);
     if (this.spill) {
-      await this.spill.write(text);
+      await this.spill.write(encoded);
       return;
     }
     if (this.total <= this.cap) {
@@ -97,8 +101,15 @@ export class CappedTextCollector {
     this.headChars = this.cap;
     if (this.openSpill) {
       this.spill = await this.openSpill(this.blockIndex);
-      await this.spill.write(before + text);
+      await this.spill.write(Buffer.from(before, 'utf8'));
+      await this.spill.write(this.encode(text));
     }
+  }
+
+  private encode(text: string): Buffer {
+    const max = text.length * 3; // UTF-8 never needs more than 3 bytes per UTF-16 unit
+    if (this.scratch.length < max) this.scratch = Buffer.allocUnsafe(Math.max(max, this.scratch.length * 2));
+    return this.scratch.subarray(0, this.scratch.write(text, 0, 'utf8'));
   }
 
   async finish(): Promise<{ text: string; truncation: Truncation | null; note: string | null }> {

@@ -69,7 +69,11 @@ export class OutputFiles {
     };
     return {
       write: async (chunk) => {
-        await handle.write(chunk, null, 'utf8');
+        let offset = 0;
+        while (offset < chunk.length) {
+          const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+          offset += bytesWritten;
+        }
       },
       commit: async ({ chars, bytes, sha256 }) => {
         await handle.sync();

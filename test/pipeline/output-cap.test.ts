@@ -200,7 +200,7 @@ describe('CappedTextCollector: streamed blocks and spill', () => {
   const fakeSink = () => {
     const sink = { written: [] as string[], committed: null as null | { chars: number; bytes: number; sha256: string }, aborted: false };
     const open = async () => ({
-      write: async (c: string) => void sink.written.push(c),
+      write: async (c: Uint8Array) => void sink.written.push(Buffer.from(c).toString('utf8')),
       commit: async (meta: { chars: number; bytes: number; sha256: string }) => ((sink.committed = meta), 'out_test'),
       abort: async () => void (sink.aborted = true),
     });
