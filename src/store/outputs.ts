@@ -152,12 +152,4 @@ export class OutputFiles {
     }
     return { expired, orphanDirs };
   }
-
-  /** Removes every spill file of a session (its data is being deleted). */
-  async removeSession(sessionId: string): Promise<void> {
-    for (const o of this.store.listOutputs(sessionId)) {
-      if (o.status === 'available') await this.expire(o, 'the session\'s data was removed');
-    }
-    await fs.rm(this.sessionDir(sessionId), { recursive: true, force: true });
-  }
 }
