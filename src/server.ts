@@ -27,6 +27,7 @@ import { HookRegistry, type HookRegistration } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
 import { nameRuleMatcher, type RuleMatcher } from './permission/rules.js';
 import { InputValidator } from './pipeline/validate.js';
+import { grepBackend } from './tools/builtin/grep.js';
 import { SessionService } from './session/session.js';
 import { MemoryStore } from './store/memory.js';
 import { OutputFiles } from './store/outputs.js';
@@ -225,6 +226,16 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         detail: bwrap ? `bubblewrap found at ${bwrap}` : 'bubblewrap (bwrap) not found on PATH: shell tools cannot be installed',
       });
     }
+    const grep = grepBackend();
+    checks.push({
+      name: 'search',
+      ok: true,
+      required: false,
+      detail:
+        grep.kind === 'ripgrep'
+          ? `Grep uses ripgrep at ${grep.path}`
+          : 'ripgrep (rg) not found on PATH: Grep uses the slower built-in search (install Debian\'s ripgrep package)',
+    });
     const ready = checks.every((c) => c.ok || !c.required);
     return { status: ready ? 'ready' : 'unready', checks };
   };

@@ -3,6 +3,8 @@
 // that cannot be installed is reported at session creation, never silently dropped (SPEC §9.10).
 import type { CoreTool } from './tool.js';
 import { editTool } from './builtin/edit.js';
+import { globTool } from './builtin/glob.js';
+import { grepTool } from './builtin/grep.js';
 import { lsTool } from './builtin/ls.js';
 import { multiEditTool } from './builtin/multi-edit.js';
 import { readTool } from './builtin/read.js';
@@ -51,8 +53,8 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('Edit', 'file', { ...MUT, defaultInstalled: true }, editTool),
   entry('MultiEdit', 'file', { ...MUT, defaultInstalled: true }, multiEditTool),
   entry('LS', 'file', { ...RO, defaultInstalled: true }, lsTool),
-  entry('Glob', 'file', RO),
-  entry('Grep', 'file', RO),
+  entry('Glob', 'file', { ...RO, defaultInstalled: true }, globTool),
+  entry('Grep', 'file', { ...RO, defaultInstalled: true }, grepTool),
   entry('Bash', 'shell', MUT),
   entry('TaskOutput', 'background', RO),
   entry('TaskStop', 'background', MUT),

@@ -46,7 +46,7 @@ describe('sessions', () => {
     expect(res.body).toMatchObject({
       status: 'active',
       permission_mode: 'default',
-      tools: ['Read', 'Write', 'Edit', 'MultiEdit', 'LS'],
+      tools: ['Read', 'Write', 'Edit', 'MultiEdit', 'LS', 'Glob', 'Grep'],
       output_cap_chars: 30000,
       permission_timeout_s: null,
       workspace_owned: true,
@@ -356,7 +356,9 @@ describe('documents and health', () => {
     expect((await t.api.get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await t.api.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body.checks.map((c: { name: string }) => c.name)).toEqual(['store', 'workspace_root', 'sandbox']);
+    expect(ready.body.checks.map((c: { name: string }) => c.name)).toEqual(['store', 'workspace_root', 'sandbox', 'search']);
+    // CI installs ripgrep: Grep must not silently run on the fallback there.
+    expect(ready.body.checks[3].detail).toMatch(/^Grep uses ripgrep at /);
   });
 });
 
