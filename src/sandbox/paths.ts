@@ -323,6 +323,42 @@ export class Workspace {
     }
   }
 
+  /**
+   * Lists a directory named by its real path, as a walk that listed its parent knows it: one
+   * open, no walk from the root, whatever the depth. O_DIRECTORY|O_NOFOLLOW opens nothing but
+   * a directory, and the listing is refused unless the descriptor is exactly `realDir` — so a
+   * component swapped for a symlink meanwhile is detected, never listed.
+   */
+  async listRealDirectory(realDir: string): Promise<Dirent[]> {
+    if (!path.isAbsolute(realDir) || path.normalize(realDir) !== realDir || !this.isInside(realDir)) {
+      throw new PathRefusal(realDir, 'outside the workspace');
+    }
+    if (!this.anchored) return (await this.readDirectory(realDir)).entries;
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(realDir, DIR_FLAGS);
+    } catch (err) {
+      throw refusalFromErrno(realDir, err);
+    }
+    try {
+      const opened = await this.verifyDescriptor(realDir, handle);
+      if (opened !== realDir) throw new PathRefusal(realDir, 'changed while it was being listed');
+      let entries: Dirent[];
+      try {
+        entries = await fs.readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
+      } catch (err) {
+        throw refusalFromErrno(realDir, err);
+      }
+      for (const e of entries) {
+        e.parentPath = realDir;
+        Object.defineProperty(e, 'path', { value: realDir, writable: true, configurable: true }); // deprecated alias
+      }
+      return entries;
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
   /** Real path of an existing entry, refused when it leads outside. */
   async real(userPath: string): Promise<string> {
     return this.realInside(userPath, this.resolve(userPath));

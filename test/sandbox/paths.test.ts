@@ -126,3 +126,23 @@ describe('Workspace confinement', () => {
     expect(await refusal(ws.readDirectory('dirlink'))).toMatch(/symlink to outside/);
   });
 });
+
+describe('listRealDirectory (the walk\'s one-open listing)', () => {
+  it('lists a real directory inside, and refuses paths outside or not normalised', async () => {
+    await fs.mkdir(path.join(root, 'd/e'), { recursive: true });
+    await fs.writeFile(path.join(root, 'd/e/f.txt'), '');
+    expect((await ws.listRealDirectory(path.join(root, 'd/e'))).map((e) => e.name)).toEqual(['f.txt']);
+    expect(await refusal(ws.listRealDirectory(outside))).toBe('outside the workspace');
+    expect(await refusal(ws.listRealDirectory(`${root}/d/../../outside`))).toBe('outside the workspace');
+    expect(await refusal(ws.listRealDirectory('d/e'))).toBe('outside the workspace');
+  });
+
+  it('refuses a directory that is now a symlink, to outside or inside, without listing it', async () => {
+    await fs.symlink(outside, path.join(root, 'swapped'));
+    await fs.mkdir(path.join(root, 'target'));
+    await fs.symlink(path.join(root, 'target'), path.join(root, 'alias'));
+    for (const name of ['swapped', 'alias']) {
+      expect(await refusal(ws.listRealDirectory(path.join(root, name)))).toMatch(/not a directory|symlink|changed while/);
+    }
+  });
+});

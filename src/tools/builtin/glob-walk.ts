@@ -1,9 +1,9 @@
 // A confined, parallel directory walk shared by Glob and the Grep fallback.
 //
-// Every directory is listed through Workspace.readDirectory (lexical check, then its real
-// location). Symlinks are never followed: the walk starts at a real path and only descends
-// into entries the listing reports as directories, and a directory whose real path is no
-// longer `parent/name` when it is opened (swapped for a symlink meanwhile) is not entered.
+// The start directory is listed through Workspace.readDirectory; each directory below it by
+// Workspace.listRealDirectory (one verified open by real path). Symlinks are never followed:
+// the walk only descends into entries the listing reports as directories, and a directory
+// that is no longer exactly `parent/name` when it is opened (swapped meanwhile) is not entered.
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import type { Workspace } from '../../sandbox/paths.js';
@@ -52,21 +52,19 @@ export async function walkTree<S>(
   const concurrency = Math.max(1, opts.concurrency ?? 8);
 
   const list = async (dir: WalkDir<S>, isStart: boolean): Promise<Dirent[] | null> => {
-    let listing;
+    if (isStart) {
+      const listing = await ws.readDirectory(dir.abs);
+      if (listing.real !== dir.abs) throw new Error(`${dir.rel} changed while it was being listed`);
+      return listing.entries;
+    }
     try {
-      listing = await ws.readDirectory(dir.abs);
-    } catch (err) {
-      if (isStart) throw err;
+      // Below the start, each directory is opened once by its real path and verified on the
+      // descriptor (a symlink swapped in is refused, never followed).
+      return await ws.listRealDirectory(dir.abs);
+    } catch {
       stats.unreadableDirs++;
       return null;
     }
-    if (listing.real !== dir.abs) {
-      // Not where the parent listing said it was: a symlink swapped in. Never follow it.
-      if (isStart) throw new Error(`${dir.rel} changed while it was being listed`);
-      stats.unreadableDirs++;
-      return null;
-    }
-    return listing.entries;
   };
 
   const first = opts.startEntries ?? (await list(start, true));

@@ -163,10 +163,10 @@ describe('Glob as a tool', () => {
     // A workspace whose listing of "closed" fails, as an unreadable directory's would.
     const ws = new Proxy(real, {
       get(target, prop) {
-        if (prop === 'readDirectory') {
+        if (prop === 'readDirectory' || prop === 'listRealDirectory') {
           return async (p: string) => {
             if (path.basename(p) === 'closed') throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
-            return target.readDirectory(p);
+            return prop === 'readDirectory' ? target.readDirectory(p) : target.listRealDirectory(p);
           };
         }
         const v = Reflect.get(target, prop, target) as unknown;

@@ -268,10 +268,10 @@ describe('Grep engines', () => {
       const real = await Workspace.open(h.dir);
       const ws = new Proxy(real, {
         get(target, prop) {
-          if (prop === 'readDirectory') {
+          if (prop === 'readDirectory' || prop === 'listRealDirectory') {
             return async (p: string) => {
               if (path.basename(p) === 'closed') throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
-              return target.readDirectory(p);
+              return prop === 'readDirectory' ? target.readDirectory(p) : target.listRealDirectory(p);
             };
           }
           const v = Reflect.get(target, prop, target) as unknown;
