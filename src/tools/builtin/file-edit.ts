@@ -1,15 +1,65 @@
 // Shared by Write, Edit and MultiEdit: the read-before-write rule, text decoding that can be
 // written back byte-for-byte (UTF-8 with or without BOM), line-ending aware replacement, and
 // the unified diff each result carries.
+import { Type } from '@sinclair/typebox';
 import { createTwoFilesPatch } from 'diff';
 import { PathRefusal } from '../../sandbox/paths.js';
-import type { ToolContext } from '../tool.js';
+import { textOutput, type ToolContext, type ToolOutput } from '../tool.js';
 
 const BOM = '\uFEFF';
 /** Files larger than this get a summary instead of a diff (diffing is superlinear). */
 const MAX_DIFF_BYTES = 1024 * 1024;
 
 export class EditRefusal extends Error {}
+
+/** The `file_path` property every file-changing tool takes. */
+export const FilePathField = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  description: 'Path of the file, relative to the workspace or absolute inside it',
+});
+
+/** Security metadata shared by Write, Edit and MultiEdit: mutating, exclusive, approval-required file edits. */
+export const FILE_EDIT_METADATA = {
+  isFileEdit: true,
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  requiresApproval: () => true,
+} as const;
+
+/**
+ * Applies `edits` in order to a file the session has read, all or nothing, and writes it back.
+ * Refusals become an is_error output naming the file (and the edit, when there are several).
+ */
+export async function runEdits(ctx: ToolContext, userPath: string, edits: readonly EditSpec[], label: 'single' | 'multi'): Promise<ToolOutput> {
+  try {
+    const file = await loadForEdit(ctx, userPath);
+    const shown = ctx.workspace.display(file.path);
+    let text = file.text;
+    let replacements = 0;
+    for (const [i, edit] of edits.entries()) {
+      try {
+        const r = applyEdit(text, edit, file.crlf);
+        text = r.text;
+        replacements += r.replacements;
+      } catch (err) {
+        if (!(err instanceof EditRefusal)) throw err;
+        throw new EditRefusal(
+          label === 'single' ? `${shown}: ${err.message}` : `${shown}: edit ${i + 1} of ${edits.length}: ${err.message} Nothing was written.`,
+        );
+      }
+    }
+    await saveText(ctx, userPath, text, file.bom);
+    const summary =
+      label === 'single'
+        ? `Edited ${shown} (${replacements} replacement${replacements === 1 ? '' : 's'}).`
+        : `Edited ${shown} (${edits.length} edits, ${replacements} replacements).`;
+    return textOutput(`${summary}\n${unifiedDiff(shown, file.text, text)}`);
+  } catch (err) {
+    if (err instanceof EditRefusal) return textOutput(err.message, true);
+    throw err;
+  }
+}
 
 /**
  * Checks that an existing file was read in this session and has not changed since.

@@ -2,11 +2,11 @@
 // must have been read in this session and be unchanged since.
 import { Type, type Static } from '@sinclair/typebox';
 import { buildTool, textOutput } from '../tool.js';
-import { EditRefusal, requireReadIfExists, saveText, unifiedDiff } from './file-edit.js';
+import { EditRefusal, FILE_EDIT_METADATA, FilePathField, requireReadIfExists, saveText, unifiedDiff } from './file-edit.js';
 
 const WriteInput = Type.Object(
   {
-    file_path: Type.String({ minLength: 1, maxLength: 4096, description: 'Path of the file, relative to the workspace or absolute inside it' }),
+    file_path: FilePathField,
     content: Type.String({ description: 'The complete new content of the file' }),
   },
   { additionalProperties: false },
@@ -20,10 +20,7 @@ export const writeTool = buildTool<WriteInput>({
     'and be unchanged since. Parent directories are created. The write is atomic: readers see the old or the new ' +
     'content, never a mix. The result shows a unified diff.',
   inputSchema: WriteInput,
-  isFileEdit: true,
-  isReadOnly: () => false,
-  isConcurrencySafe: () => false,
-  requiresApproval: () => true,
+  ...FILE_EDIT_METADATA,
   async call(input, ctx) {
     try {
       await requireReadIfExists(ctx, input.file_path);
