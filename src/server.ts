@@ -28,6 +28,7 @@ import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from '
 import { nameRuleMatcher, type RuleMatcher } from './permission/rules.js';
 import { InputValidator } from './pipeline/validate.js';
 import { grepBackend } from './tools/builtin/grep.js';
+import { findBwrap, selfTestSandbox, type SandboxPolicy, type SandboxStatus } from './sandbox/process.js';
 import { SessionService } from './session/session.js';
 import { MemoryStore } from './store/memory.js';
 import { OutputFiles } from './store/outputs.js';
@@ -48,6 +49,8 @@ export interface ServerOptions {
   /** Operator (trusted, in-process) hooks that run for every session. */
   hooks?: HookRegistration[];
   matcher?: RuleMatcher;
+  /** The process sandbox to use (default: NORMA_SANDBOX with bwrap found on PATH). */
+  processSandbox?: SandboxPolicy;
 }
 
 export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -158,20 +161,6 @@ function tokenMatches(expected: string, header: string | undefined): boolean {
   return timingSafeEqual(a, b);
 }
 
-async function which(binary: string): Promise<string | null> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, binary);
-    try {
-      await fs.access(candidate, C.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
   const logger =
     options.logger ??
@@ -191,7 +180,16 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession },
     logger,
   );
+  const sandboxPolicy: SandboxPolicy = options.processSandbox ?? { mode: config.sandbox, bwrapPath: config.sandbox === 'bwrap' ? findBwrap() : null };
+  let sandboxCheck: Promise<SandboxStatus> | undefined;
+  const sandboxStatus = () =>
+    (sandboxCheck ??= selfTestSandbox(sandboxPolicy, path.join(config.dataDir, 'sandbox-selftest')).catch((err: Error) => ({
+      usable: false,
+      detail: `the sandbox self-test failed: ${err.message}`,
+    })));
   const sessions = new SessionService({
+    sandbox: sandboxPolicy,
+    sandboxStatus,
     outputs,
     config,
     store,
@@ -214,18 +212,10 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     } catch (err) {
       checks.push({ name: 'workspace_root', ok: false, required: true, detail: `${config.workspaceRoot}: ${(err as Error).message}` });
     }
-    if (config.sandbox === 'off') {
-      checks.push({ name: 'sandbox', ok: true, required: false, detail: 'NORMA_SANDBOX=off: shell tools and command hooks would run UNSANDBOXED' });
-    } else {
-      const bwrap = await which('bwrap');
-      checks.push({
-        name: 'sandbox',
-        ok: bwrap !== null,
-        // No installed tool starts processes yet; the check becomes required with the shell tools.
-        required: false,
-        detail: bwrap ? `bubblewrap found at ${bwrap}` : 'bubblewrap (bwrap) not found on PATH: shell tools cannot be installed',
-      });
-    }
+    const sandbox = await sandboxStatus();
+    // Not required: without it the service still serves file tools; shell tools are then not
+    // installed and a session asking for them is refused with this detail.
+    checks.push({ name: 'sandbox', ok: sandbox.usable, required: false, detail: sandbox.detail });
     const grep = grepBackend();
     checks.push({
       name: 'search',

@@ -11,8 +11,9 @@ import type { PermissionMode } from '../contract/schemas.js';
 import { PathRefusal, type Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from '../tools/read-state.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { CoreTool, ToolContext } from '../tools/tool.js';
-import { capContent, type SpillSink } from './output-cap.js';
+import type { CoreTool, StreamedOutput, ToolContext } from '../tools/tool.js';
+import type { SandboxPolicy } from '../sandbox/process.js';
+import { CappedTextCollector, capContent, type OpenSpill, type SpillSink } from './output-cap.js';
 import type { InputValidator } from './validate.js';
 
 /** How many times one call's input may be rewritten before the pipeline gives up. */
@@ -51,6 +52,7 @@ export interface PipelineEnv {
   hooks: HookRegistry;
   workspace: Workspace;
   readState: FileReadState;
+  sandbox: SandboxPolicy;
   capChars: number;
   /** Opens a spill file for a capped block; null: capped text is not kept. */
   spill: ((p: { toolUseId: string; tool: string; blockIndex: number }) => Promise<SpillSink>) | null;
@@ -118,6 +120,8 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
   let input = validated(call.input, 'input');
 
   const ctx: ToolContext = {
+    sandbox: env.sandbox,
+    openOutput: () => streamedOutput(env, call, tool),
     sessionId: env.sessionId,
     turnId: env.turnId,
     toolUseId: call.id,
@@ -186,11 +190,11 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
   }
 
   // 6. Cap.
-  const spill = env.spill;
   const capped = await capContent(
     output.content,
     env.capChars,
-    spill ? (blockIndex) => spill({ toolUseId: call.id, tool: tool.name, blockIndex }) : null,
+    openSpillFor(env, call, tool),
+    new Map((output.streamed ?? []).map((s) => [s.blockIndex, s.truncation])),
   );
   const result: ToolResult = {
     type: 'tool_result',
@@ -208,6 +212,28 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     { stopOnBlock: false },
   );
   return { result, interrupt: false };
+}
+
+function openSpillFor(env: PipelineEnv, call: ToolCall, tool: CoreTool): OpenSpill {
+  const spill = env.spill;
+  return spill ? (blockIndex) => spill({ toolUseId: call.id, tool: tool.name, blockIndex }) : null;
+}
+
+/** A block a tool streams into; it is capped (and spilled) while it is written. */
+function streamedOutput(env: PipelineEnv, call: ToolCall, tool: CoreTool): StreamedOutput {
+  // A streamed block is the tool's first content block by convention of its callers; the
+  // index recorded in the spill is corrected when the result is assembled.
+  const collector = new CappedTextCollector(env.capChars, 0, openSpillFor(env, call, tool));
+  return {
+    write: (chunk) => collector.write(chunk),
+    finish: async () => {
+      const done = await collector.finish();
+      const blocks = [{ type: 'text' as const, text: done.text }];
+      if (done.note) blocks.push({ type: 'text', text: done.note });
+      return { blocks, truncation: done.truncation };
+    },
+    abort: () => collector.abort(),
+  };
 }
 
 function hookInput(env: PipelineEnv, call: ToolCall, tool: CoreTool, input: unknown): HookInput {

@@ -142,10 +142,22 @@ export class CappedTextCollector {
  * Caps each text block to `capChars` code points. A capped block keeps its head; a short
  * note block follows it for the model; the structured `Truncation` is what clients trust.
  */
-export async function capContent(content: readonly TextBlock[], capChars: number, openSpill: OpenSpill = null): Promise<CappedContent> {
+export async function capContent(
+  content: readonly TextBlock[],
+  capChars: number,
+  openSpill: OpenSpill = null,
+  /** Blocks the tool already capped while streaming (by index): kept as they are. */
+  precapped: ReadonlyMap<number, Truncation> = new Map(),
+): Promise<CappedContent> {
   const out: TextBlock[] = [];
   const truncations: Truncation[] = [];
-  for (const block of content) {
+  for (const [index, block] of content.entries()) {
+    const pre = precapped.get(index);
+    if (pre) {
+      truncations.push({ ...pre, block_index: out.length });
+      out.push(block);
+      continue;
+    }
     // Fast path: a block with no more UTF-16 units than the cap cannot exceed it in code points.
     if (block.text.length <= capChars || codePointCut(block.text, capChars).total <= capChars) {
       out.push(block);

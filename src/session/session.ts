@@ -26,9 +26,10 @@ import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
 import type { PermissionContext } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
 import { Workspace } from '../sandbox/paths.js';
+import type { SandboxPolicy, SandboxStatus } from '../sandbox/process.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { SessionRecord, Store } from '../store/store.js';
-import { selectTools } from '../tools/catalog.js';
+import { implementedTools, selectTools } from '../tools/catalog.js';
 import { FileReadState } from '../tools/read-state.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { PermissionBroker } from './permissions.js';
@@ -46,6 +47,9 @@ export interface SessionServiceDeps {
   /** Operator-configured (trusted) hooks; they run for every session. */
   hooks: HookRegistry;
   outputs: OutputFiles;
+  sandbox: SandboxPolicy;
+  /** The sandbox's self-test, run once on first need. */
+  sandboxStatus: () => Promise<SandboxStatus>;
 }
 
 interface SessionRuntime {
@@ -66,7 +70,7 @@ export class SessionService {
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.broker = new PermissionBroker(deps);
-    for (const tool of selectAll()) deps.validator.prepare(tool);
+    for (const tool of implementedTools()) deps.validator.prepare(tool);
   }
 
   // ---- sessions ------------------------------------------------------------------------
@@ -75,7 +79,8 @@ export class SessionService {
     const { config, clock, newId, store, events } = this.deps;
     const problems: string[] = [];
 
-    const selection = selectTools(body.tools);
+    const sandbox = await this.deps.sandboxStatus();
+    const selection = selectTools(body.tools, { processSandbox: sandbox });
     if (!selection.ok) problems.push(...selection.problems);
     problems.push(...parseRules('allowed_tools', body.allowed_tools ?? []).problems);
     problems.push(...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems);
@@ -115,9 +120,9 @@ export class SessionService {
     const registry = new ToolRegistry();
     for (const tool of (selection as { tools: import('../tools/tool.js').CoreTool[] }).tools) registry.register(tool);
 
-    const warnings: string[] = [];
+    const warnings: string[] = [...(selection as { warnings: string[] }).warnings];
     if (config.sandbox === 'off') {
-      warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks would run unsandboxed');
+      warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
     }
     const session: Session = {
       id,
@@ -284,7 +289,7 @@ export class SessionService {
     if (rt) return rt.registry.exposed();
     // A closed session keeps describing the tools it had.
     const registry = new ToolRegistry();
-    const selection = selectTools(record.session.tools);
+    const selection = selectTools(record.session.tools, { processSandbox: { usable: true, detail: '' } });
     if (selection.ok) for (const tool of selection.tools) registry.register(tool);
     return registry.exposed();
   }
@@ -353,6 +358,7 @@ export class SessionService {
         hooks: this.deps.hooks,
         workspace: rt.workspace,
         readState: rt.readState,
+        sandbox: this.deps.sandbox,
         capChars: record.session.output_cap_chars,
         spill: (p) => this.deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
         permissionContext: () => rt.permission,
@@ -465,8 +471,3 @@ export class SessionService {
   }
 }
 
-/** Every implemented tool, so validators are compiled once at start-up. */
-function selectAll() {
-  const all = selectTools(undefined);
-  return all.ok ? all.tools : [];
-}

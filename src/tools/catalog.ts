@@ -2,6 +2,7 @@
 // install condition, and — where this build has it — its implementation. Asking for a tool
 // that cannot be installed is reported at session creation, never silently dropped (SPEC §9.10).
 import type { CoreTool } from './tool.js';
+import { bashTool } from './builtin/bash.js';
 import { editTool } from './builtin/edit.js';
 import { globTool } from './builtin/glob.js';
 import { grepTool } from './builtin/grep.js';
@@ -55,7 +56,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('LS', 'file', { ...RO, defaultInstalled: true }, lsTool),
   entry('Glob', 'file', { ...RO, defaultInstalled: true }, globTool),
   entry('Grep', 'file', { ...RO, defaultInstalled: true }, grepTool),
-  entry('Bash', 'shell', MUT),
+  entry('Bash', 'shell', { ...MUT, defaultInstalled: true }, bashTool),
   entry('TaskOutput', 'background', RO),
   entry('TaskStop', 'background', MUT),
   entry('TaskList', 'background', RO),
@@ -90,12 +91,30 @@ export function defaultToolNames(): string[] {
   return CATALOG.filter((e) => e.defaultInstalled && 'name' in e.tool).map((e) => e.name);
 }
 
-export type ToolSelection = { ok: true; tools: CoreTool[] } | { ok: false; problems: string[] };
+/** Every implemented tool (for compiling validators at start-up). */
+export function implementedTools(): CoreTool[] {
+  return CATALOG.flatMap((e) => ('unavailable' in e.tool ? [] : [e.tool]));
+}
 
-/** Resolves the names a session asked for; every name that cannot be installed is a problem. */
-export function selectTools(names: readonly string[] | undefined): ToolSelection {
+export type ToolSelection = { ok: true; tools: CoreTool[]; warnings: string[] } | { ok: false; problems: string[] };
+
+/** What the process sandbox allows: shell tools are installed only when it is usable. */
+export interface SelectionEnvironment {
+  processSandbox: { usable: boolean; detail: string };
+}
+
+const NEEDS_PROCESS_SANDBOX: ReadonlySet<ToolGroup> = new Set(['shell', 'background', 'pty']);
+
+/**
+ * Resolves the names a session asked for; every name that cannot be installed is a problem.
+ * From the default set (no names given) a tool that cannot be installed is left out with a
+ * warning the session reports — never silently.
+ */
+export function selectTools(names: readonly string[] | undefined, env: SelectionEnvironment): ToolSelection {
+  const explicit = names !== undefined;
   const wanted = names ?? defaultToolNames();
   const problems: string[] = [];
+  const warnings: string[] = [];
   const tools: CoreTool[] = [];
   const seen = new Set<string>();
   for (const name of wanted) {
@@ -109,9 +128,13 @@ export function selectTools(names: readonly string[] | undefined): ToolSelection
       problems.push(`tools: unknown tool "${name}" (known: ${CATALOG.map((c) => c.name).join(', ')})`);
     } else if ('unavailable' in e.tool) {
       problems.push(`tools: "${name}" cannot be installed: ${e.tool.unavailable}`);
+    } else if (NEEDS_PROCESS_SANDBOX.has(e.group) && !env.processSandbox.usable) {
+      const why = `"${name}" cannot be installed: the process sandbox is unusable (${env.processSandbox.detail})`;
+      if (explicit) problems.push(`tools: ${why}`);
+      else warnings.push(`${why}; it was left out of the default tools`);
     } else {
       tools.push(e.tool);
     }
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, tools };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, tools, warnings };
 }

@@ -2,7 +2,8 @@
 // small ToolContext. buildTool fills the security metadata a tool left out fail-closed:
 // mutating (not read-only), exclusive (not concurrency-safe), approval-required.
 import type { TSchema } from '@sinclair/typebox';
-import type { TextBlock } from '../contract/schemas.js';
+import type { TextBlock, Truncation } from '../contract/schemas.js';
+import type { SandboxPolicy } from '../sandbox/process.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from './read-state.js';
 
@@ -16,11 +17,28 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Live output (becomes a live-only `tool.progress` event). */
   progress(chunk: string): void;
+  /** How processes are started for this session (the process sandbox). */
+  sandbox: SandboxPolicy;
+  /**
+   * A block whose text is written in chunks as it is produced: it passes the session's cap
+   * as it streams (memory holds the head; the rest goes to a spill file).
+   */
+  openOutput(): StreamedOutput;
+}
+
+export interface StreamedOutput {
+  write(chunk: string): Promise<void>;
+  /** The capped block (and, when capped, a note block) with its structured truncation. */
+  finish(): Promise<{ blocks: TextBlock[]; truncation: Truncation | null }>;
+  /** Discards a spill that will not be used. */
+  abort(): Promise<void>;
 }
 
 export interface ToolOutput {
   content: TextBlock[];
   isError?: boolean;
+  /** Blocks of `content` that were already capped while streaming, by index. */
+  streamed?: { blockIndex: number; truncation: Truncation }[];
 }
 
 /** A tool's own judgement of one call (SPEC §4 `checkPermissions`). */

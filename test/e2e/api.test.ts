@@ -46,7 +46,7 @@ describe('sessions', () => {
     expect(res.body).toMatchObject({
       status: 'active',
       permission_mode: 'default',
-      tools: ['Read', 'Write', 'Edit', 'MultiEdit', 'LS', 'Glob', 'Grep'],
+      tools: ['Read', 'Write', 'Edit', 'MultiEdit', 'LS', 'Glob', 'Grep', 'Bash'],
       output_cap_chars: 30000,
       permission_timeout_s: null,
       workspace_owned: true,
@@ -61,7 +61,7 @@ describe('sessions', () => {
   it('reports every misconfiguration at once and creates nothing', async () => {
     const before = (await t.api.get('/v1/sessions?limit=200')).body.items.length;
     const res = await t.api.post('/v1/sessions', {
-      tools: ['Read', 'Frobnicate', 'Bash'],
+      tools: ['Read', 'Frobnicate', 'WebFetch'],
       allowed_tools: ['Read(', 'ok'],
       disallowed_tools: ['bad name'],
       hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }] },
@@ -71,7 +71,7 @@ describe('sessions', () => {
     expect(messages).toEqual(
       expect.arrayContaining([
         expect.stringContaining('unknown tool "Frobnicate"'),
-        expect.stringContaining('"Bash" cannot be installed'),
+        expect.stringContaining('"WebFetch" cannot be installed'),
         expect.stringContaining('allowed_tools: invalid rule "Read("'),
         expect.stringContaining('disallowed_tools: invalid rule "bad name"'),
         expect.stringContaining('hooks: command and http hooks'),

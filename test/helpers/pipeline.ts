@@ -9,6 +9,7 @@ import { nameRuleMatcher, parseRules, type RuleMatcher } from '../../src/permiss
 import type { ApprovalAnswer, ApprovalRequest, PipelineEnv, ToolCall } from '../../src/pipeline/exec-one.js';
 import { InputValidator } from '../../src/pipeline/validate.js';
 import { Workspace } from '../../src/sandbox/paths.js';
+import type { SandboxPolicy } from '../../src/sandbox/process.js';
 import { FileReadState } from '../../src/tools/read-state.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { CoreTool } from '../../src/tools/tool.js';
@@ -28,7 +29,10 @@ export interface PipelineHarness {
   cleanup(): Promise<void>;
 }
 
-export async function pipelineHarness(tools: CoreTool[], opts: { capChars?: number; matcher?: RuleMatcher } = {}): Promise<PipelineHarness> {
+export async function pipelineHarness(
+  tools: CoreTool[],
+  opts: { capChars?: number; matcher?: RuleMatcher; sandbox?: SandboxPolicy; spill?: PipelineEnv['spill'] } = {},
+): Promise<PipelineHarness> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-pipe-'));
   const registry = new ToolRegistry();
   for (const t of tools) registry.register(t);
@@ -61,8 +65,9 @@ export async function pipelineHarness(tools: CoreTool[], opts: { capChars?: numb
     hooks,
     workspace: await Workspace.open(dir),
     readState: new FileReadState(),
+    sandbox: opts.sandbox ?? { mode: 'off', bwrapPath: null },
     capChars: opts.capChars ?? 30_000,
-    spill: null,
+    spill: opts.spill ?? null,
     permissionContext: () => ({ mode, rules, matcher: opts.matcher ?? nameRuleMatcher }),
     awaitApproval: async (request) => {
       h.asked.push(request);

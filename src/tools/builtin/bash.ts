@@ -1,0 +1,103 @@
+// Bash: runs a command with /bin/bash inside the process sandbox (SPEC §9.6). Output (stdout
+// and stderr, interleaved as they arrive) streams as tool.progress events and through the cap,
+// so a runaway command never grows memory; the whole process tree dies on timeout or cancel.
+import { StringDecoder } from 'node:string_decoder';
+import { Type, type Static } from '@sinclair/typebox';
+import { killTree, spawnInSandbox } from '../../sandbox/process.js';
+import { buildTool, type ToolOutput } from '../tool.js';
+
+export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+export const BASH_MAX_TIMEOUT_MS = 600_000;
+
+const BashInput = Type.Object(
+  {
+    command: Type.String({ minLength: 1, maxLength: 100_000, description: 'The command line, run by /bin/bash -c' }),
+    timeout: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: BASH_MAX_TIMEOUT_MS,
+        description: `Milliseconds before the command and everything it started are killed (default ${BASH_DEFAULT_TIMEOUT_MS})`,
+      }),
+    ),
+    description: Type.Optional(Type.String({ maxLength: 1000, description: 'What the command does, in a few words' })),
+  },
+  { additionalProperties: false },
+);
+type BashInput = Static<typeof BashInput>;
+
+export const bashTool = buildTool<BashInput>({
+  name: 'Bash',
+  description:
+    'Runs a shell command in the session workspace inside a sandbox: the workspace is writable, the system is ' +
+    'read-only, there is no network and no host environment. stdout and stderr are returned interleaved, with the ' +
+    `exit status. Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 1000} s.`,
+  inputSchema: BashInput,
+  // Fail-closed metadata: until commands are analysed, every command counts as mutating.
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  requiresApproval: () => true,
+  async call(input, ctx): Promise<ToolOutput> {
+    const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+    const output = ctx.openOutput();
+    const child = spawnInSandbox(ctx.sandbox, { argv: ['/bin/bash', '-c', input.command], workspace: ctx.workspace.root });
+
+    // One chain keeps chunks in arrival order; a stream pauses while its chunk is written,
+    // so a fast producer waits for the disk instead of filling memory.
+    let chain = Promise.resolve();
+    const pipe = (stream: NodeJS.ReadableStream) => {
+      const decoder = new StringDecoder('utf8');
+      const push = (text: string) => {
+        if (text === '') return;
+        ctx.progress(text);
+        stream.pause();
+        chain = chain.then(() => output.write(text)).finally(() => stream.resume());
+      };
+      stream.on('data', (d: Buffer) => push(decoder.write(d)));
+      stream.on('end', () => push(decoder.end()));
+    };
+    pipe(child.stdout!);
+    pipe(child.stderr!);
+
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree(child);
+    }, timeoutMs);
+    const onAbort = () => killTree(child);
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+
+    let spawnError: Error | undefined;
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.on('error', (err) => {
+        spawnError = err;
+        resolve({ code: null, signal: null });
+      });
+      child.on('close', (code, signal) => resolve({ code, signal }));
+    });
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onAbort);
+    // Anything still alive in the group (a daemonised child) goes too.
+    killTree(child);
+    await chain;
+
+    if (ctx.signal.aborted) {
+      await output.abort();
+      throw new Error('cancelled');
+    }
+    const { blocks, truncation } = await output.finish();
+    const status = spawnError
+      ? `The command could not be started: ${spawnError.message}`
+      : timedOut
+        ? `Killed after the ${timeoutMs} ms timeout (the whole process tree was stopped).`
+        : exit.signal
+          ? `Killed by ${exit.signal}.`
+          : `Exit code ${exit.code}.`;
+    const failed = spawnError !== undefined || timedOut || exit.signal !== null || exit.code !== 0;
+    const content = blocks[0]!.text === '' ? [{ type: 'text' as const, text: status }] : [...blocks, { type: 'text' as const, text: status }];
+    return {
+      content,
+      ...(failed ? { isError: true } : {}),
+      ...(truncation && blocks[0]!.text !== '' ? { streamed: [{ blockIndex: 0, truncation }] } : {}),
+    };
+  },
+});

@@ -1,0 +1,94 @@
+// Bash over HTTP: the ask, live tool.progress on the SSE stream, spill of a large output,
+// session close stopping a running command, and the readiness report.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSse, type SseStream } from '../helpers/sse.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let t: TestServer | undefined;
+let streams: SseStream[] = [];
+afterEach(async () => {
+  for (const s of streams) s.close();
+  streams = [];
+  await t?.close();
+  t = undefined;
+});
+
+async function sleepers(marker: string): Promise<number> {
+  let n = 0;
+  for (const pid of await fs.readdir('/proc')) {
+    if (/^\d+$/.test(pid) && (await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).startsWith(marker)) n++;
+  }
+  return n;
+}
+
+describe('Bash through the API', () => {
+  it('asks, then runs sandboxed, streaming live progress and pairing the result', async () => {
+    t = await startServer();
+    const s = (await t.api.post('/v1/sessions', {})).body;
+    expect(s.tools).toContain('Bash');
+    const sse = await openSse(`${t.url}/v1/sessions/${s.id}/events`);
+    streams.push(sse);
+    const turn = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=5`, { tool_uses: [{ id: 'b1', name: 'Bash', input: { command: 'for i in 1 2 3; do echo line $i; sleep 0.05; done' } }] })).body;
+    expect(turn.status).toBe('awaiting_permission');
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${turn.pending[0]}`, { behavior: 'allow' });
+    const done = await sse.waitFor((e) => e.event === 'turn.completed');
+    expect(done.data.turn.results[0].content.map((c: { text: string }) => c.text)).toEqual(['line 1\nline 2\nline 3\n', 'Exit code 0.']);
+    const progress = sse.events.filter((e) => e.event === 'tool.progress');
+    expect(progress.map((e) => e.data.chunk).join('')).toBe('line 1\nline 2\nline 3\n');
+    // Live-only events carry no SSE id.
+    expect(progress.every((e) => e.id === undefined)).toBe(true);
+  });
+
+  it('spills a large output to a downloadable file with a matching digest', async () => {
+    t = await startServer();
+    const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', output_cap_chars: 1000 })).body;
+    const turn = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { tool_uses: [{ name: 'Bash', input: { command: 'seq 1 200000' } }] })).body;
+    const tr = turn.results[0].truncation;
+    expect(tr).toMatchObject({ shown_chars: 1000, block_index: 0 });
+    const res = await fetch(`${t.url}/v1/sessions/${s.id}/outputs/${tr.output_id}`);
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(createHash('sha256').update(body).digest('hex')).toBe(tr.sha256);
+    const lines = body.toString('utf8').trimEnd().split('\n');
+    expect(lines.length).toBe(200000);
+    expect(lines[199999]).toBe('200000');
+  });
+
+  it('closing the session stops a running command and its whole tree', async () => {
+    t = await startServer();
+    const marker = `${Math.floor(Math.random() * 1e6)}.5151`;
+    const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+    const turn = (await t.api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'Bash', input: { command: `sleep ${marker} & sleep ${marker}` } }] })).body;
+    for (let i = 0; i < 100 && (await sleepers(`sleep\u0000${marker}`)) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sleepers(`sleep\u0000${marker}`)).toBe(2);
+    expect((await t.api.delete(`/v1/sessions/${s.id}`)).status).toBe(204);
+    const after = (await t.api.get(`/v1/sessions/${s.id}/turns/${turn.id}`)).body;
+    expect(after.status).toBe('cancelled');
+    expect(after.results[0].content[0].text).toMatch(/^Cancelled: the session was closed/);
+    for (let i = 0; i < 50 && (await sleepers(`sleep\u0000${marker}`)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sleepers(`sleep\u0000${marker}`)).toBe(0);
+  });
+
+  it('reports the sandbox in /readyz and, when turned off, in every session', async () => {
+    t = await startServer();
+    const ready = (await t.api.get('/readyz')).body;
+    expect(ready.checks.find((c: { name: string }) => c.name === 'sandbox')).toMatchObject({ ok: true, detail: expect.stringMatching(/passed its self-test/) });
+    await t.close();
+    t = await startServer({ NORMA_SANDBOX: 'off' });
+    const s = (await t.api.post('/v1/sessions', {})).body;
+    expect(s.sandbox).toBe('off');
+    expect(s.warnings).toContain('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
+    expect((await t.api.get('/readyz')).body.checks.find((c: { name: string }) => c.name === 'sandbox').detail).toMatch(/UNSANDBOXED/);
+  });
+
+  it('without a usable sandbox, asking for Bash is a 400 and the default set leaves it out with a warning', async () => {
+    t = await startServer({}, { processSandbox: { mode: 'bwrap', bwrapPath: null } });
+    const ask = await t.api.post('/v1/sessions', { tools: ['Bash'] });
+    expect(ask.status).toBe(400);
+    expect(ask.body.detail).toContain('"Bash" cannot be installed: the process sandbox is unusable (bubblewrap (bwrap) not found on PATH');
+    const dflt = (await t.api.post('/v1/sessions', {})).body;
+    expect(dflt.tools).not.toContain('Bash');
+    expect(dflt.warnings.join('\n')).toMatch(/"Bash" cannot be installed: .*left out of the default tools/);
+  });
+});
