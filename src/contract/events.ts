@@ -63,6 +63,19 @@ export const EVENT_SCHEMAS = [
     tool: Type.String(),
     result: ref(ToolResultSchema),
   }),
+  eventSchema('task.started', 'EventTaskStarted', 'A background task (Bash run_in_background) started', {
+    task_id: Type.String(),
+    command: Type.String(),
+    turn_id: Type.String(),
+    tool_use_id: Type.String(),
+  }),
+  eventSchema('task.completed', 'EventTaskCompleted', 'A background task ended (exited, was stopped, or the session closed)', {
+    task_id: Type.String(),
+    status: Type.Union([Type.Literal('exited'), Type.Literal('stopped'), Type.Literal('failed')]),
+    exit_code: Type.Union([Type.Integer(), Type.Null()]),
+    signal: Type.Union([Type.String(), Type.Null()]),
+    output_bytes: Type.Integer({ minimum: 0 }),
+  }),
   eventSchema('turn.completed', 'EventTurnCompleted', 'Every tool_use of the turn has its tool_result', {
     turn: ref(TurnSchema),
   }),

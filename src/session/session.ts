@@ -31,6 +31,7 @@ import type { OutputFiles } from '../store/outputs.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import { implementedTools, selectTools } from '../tools/catalog.js';
 import { FileReadState } from '../tools/read-state.js';
+import { BackgroundTasks } from '../tools/tasks.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { PermissionBroker } from './permissions.js';
 import { TurnRunner, TurnStop } from './turn.js';
@@ -57,6 +58,7 @@ interface SessionRuntime {
   workspace: Workspace;
   activeTurn: TurnRunner | null;
   readState: FileReadState;
+  tasks: BackgroundTasks;
   /** Parsed rules and mode, rebuilt whenever the session is saved (read on every evaluation). */
   permission: PermissionContext;
 }
@@ -146,11 +148,29 @@ export class SessionService {
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), permission: this.buildPermissionContext(session) });
+    this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), tasks: this.backgroundTasks(id), permission: this.buildPermissionContext(session) });
     this.saveSession({ session, hooks: null, modelApiKey: null });
     events.emit(id, { type: 'session.created', session });
     await this.runLifecycleHooks('SessionStart', session, {});
     return session;
+  }
+
+  /** A session's background tasks, logging under the data directory and announcing themselves as events. */
+  private backgroundTasks(sessionId: string): BackgroundTasks {
+    const { events } = this.deps;
+    return new BackgroundTasks(path.join(this.deps.config.dataDir, 'tasks', sessionId), this.deps.newId, this.deps.clock, {
+      started: (t, origin) =>
+        events.emit(sessionId, { type: 'task.started', task_id: t.id, command: t.command, turn_id: origin.turnId, tool_use_id: origin.toolUseId }),
+      completed: (t) =>
+        events.emit(sessionId, {
+          type: 'task.completed',
+          task_id: t.id,
+          status: t.status === 'running' ? 'exited' : t.status,
+          exit_code: t.exitCode,
+          signal: t.signal,
+          output_bytes: t.outputBytes,
+        }),
+    });
   }
 
   private async workspaceRoot(): Promise<string> {
@@ -267,6 +287,7 @@ export class SessionService {
       code: 'session_closed',
       message: `The session was closed (${reason}) while the turn ran.`,
     });
+    await rt?.tasks.closeAll();
     // Re-read: the cancelled turn updated the record.
     const current = this.record(id);
     current.session.status = 'closed';
@@ -359,6 +380,7 @@ export class SessionService {
         workspace: rt.workspace,
         readState: rt.readState,
         sandbox: this.deps.sandbox,
+        tasks: rt.tasks,
         capChars: record.session.output_cap_chars,
         spill: (p) => this.deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
         permissionContext: () => rt.permission,

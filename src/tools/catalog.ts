@@ -7,6 +7,10 @@ import { editTool } from './builtin/edit.js';
 import { globTool } from './builtin/glob.js';
 import { grepTool } from './builtin/grep.js';
 import { lsTool } from './builtin/ls.js';
+import { monitorTool } from './builtin/monitor.js';
+import { taskListTool } from './builtin/task-list.js';
+import { taskOutputTool } from './builtin/task-output.js';
+import { taskStopTool } from './builtin/task-stop.js';
 import { multiEditTool } from './builtin/multi-edit.js';
 import { readTool } from './builtin/read.js';
 import { writeTool } from './builtin/write.js';
@@ -57,10 +61,10 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('Glob', 'file', { ...RO, defaultInstalled: true }, globTool),
   entry('Grep', 'file', { ...RO, defaultInstalled: true }, grepTool),
   entry('Bash', 'shell', { ...MUT, defaultInstalled: true }, bashTool),
-  entry('TaskOutput', 'background', RO),
-  entry('TaskStop', 'background', MUT),
-  entry('TaskList', 'background', RO),
-  entry('Monitor', 'background', RO),
+  entry('TaskOutput', 'background', { ...RO, defaultInstalled: true }, taskOutputTool),
+  entry('TaskStop', 'background', { readOnly: false, concurrencySafe: false, approval: false, defaultInstalled: true }, taskStopTool),
+  entry('TaskList', 'background', { ...RO, defaultInstalled: true }, taskListTool),
+  entry('Monitor', 'background', { ...RO, defaultInstalled: true }, monitorTool),
   entry('ShellOpen', 'pty', MUT),
   entry('ShellWrite', 'pty', MUT),
   entry('ShellRead', 'pty', RO),

@@ -6,6 +6,7 @@ import type { TextBlock, Truncation } from '../contract/schemas.js';
 import type { SandboxPolicy } from '../sandbox/process.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from './read-state.js';
+import type { BackgroundTasks } from './tasks.js';
 
 export interface ToolContext {
   sessionId: string;
@@ -19,6 +20,8 @@ export interface ToolContext {
   progress(chunk: string): void;
   /** How processes are started for this session (the process sandbox). */
   sandbox: SandboxPolicy;
+  /** This session's background tasks. */
+  tasks: BackgroundTasks;
   /**
    * A block whose text is written in chunks as it is produced: it passes the session's cap
    * as it streams (memory holds the head; the rest goes to a spill file).

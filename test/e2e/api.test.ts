@@ -46,7 +46,7 @@ describe('sessions', () => {
     expect(res.body).toMatchObject({
       status: 'active',
       permission_mode: 'default',
-      tools: ['Read', 'Write', 'Edit', 'MultiEdit', 'LS', 'Glob', 'Grep', 'Bash'],
+      tools: ['Read', 'Write', 'Edit', 'MultiEdit', 'LS', 'Glob', 'Grep', 'Bash', 'TaskOutput', 'TaskStop', 'TaskList', 'Monitor'],
       output_cap_chars: 30000,
       permission_timeout_s: null,
       workspace_owned: true,

@@ -70,6 +70,29 @@ describe('Bash through the API', () => {
     expect(await sleepers(`sleep\u0000${marker}`)).toBe(0);
   });
 
+  it('a background task announces its start and end on the stream; closing the session reaps running ones', async () => {
+    t = await startServer();
+    const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+    const sse = await openSse(`${t.url}/v1/sessions/${s.id}/events`);
+    streams.push(sse);
+    const quick = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=5`, { tool_uses: [{ id: 'bg', name: 'Bash', input: { command: 'echo bg; exit 7', run_in_background: true } }] })).body;
+    const taskId = /task_[A-Za-z0-9_-]+/.exec(quick.results[0].content[0].text)![0];
+    expect((await sse.waitFor((e) => e.event === 'task.started')).data).toMatchObject({ task_id: taskId, command: 'echo bg; exit 7', turn_id: quick.id, tool_use_id: 'bg' });
+    const ended = await sse.waitFor((e) => e.event === 'task.completed');
+    expect(ended.data).toMatchObject({ task_id: taskId, status: 'exited', exit_code: 7, signal: null, output_bytes: 3 });
+
+    const marker = `${Math.floor(Math.random() * 1e6)}.8181`;
+    await t.api.post(`/v1/sessions/${s.id}/turns?wait=5`, { tool_uses: [{ name: 'Bash', input: { command: `sleep ${marker}`, run_in_background: true } }] });
+    for (let i = 0; i < 100 && (await sleepers(`sleep\u0000${marker}`)) < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sleepers(`sleep\u0000${marker}`)).toBe(1);
+    await t.api.delete(`/v1/sessions/${s.id}`);
+    expect(await sleepers(`sleep\u0000${marker}`)).toBe(0);
+    const stopped = sse.events.filter((e) => e.event === 'task.completed').map((e) => e.data.status);
+    expect(stopped).toEqual(['exited', 'stopped']);
+    await fs.access(t.dataDir);
+    await expect(fs.stat(`${t.dataDir}/tasks/${s.id}`)).rejects.toThrow();
+  });
+
   it('reports the sandbox in /readyz and, when turned off, in every session', async () => {
     t = await startServer();
     const ready = (await t.api.get('/readyz')).body;

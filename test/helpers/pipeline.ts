@@ -12,6 +12,8 @@ import { Workspace } from '../../src/sandbox/paths.js';
 import type { SandboxPolicy } from '../../src/sandbox/process.js';
 import { FileReadState } from '../../src/tools/read-state.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import { BackgroundTasks } from '../../src/tools/tasks.js';
+import { newId } from '../../src/ids.js';
 import type { CoreTool } from '../../src/tools/tool.js';
 import type { PermissionMode } from '../../src/contract/schemas.js';
 
@@ -54,7 +56,10 @@ export async function pipelineHarness(
         deny: parseRules('deny', r.deny ?? []).rules,
         ask: parseRules('ask', r.ask ?? []).rules,
       }),
-    cleanup: () => fs.rm(dir, { recursive: true, force: true }),
+    cleanup: async () => {
+      await h.env.tasks.closeAll();
+      await fs.rm(dir, { recursive: true, force: true });
+    },
     env: undefined as unknown as PipelineEnv,
   };
   h.env = {
@@ -66,6 +71,7 @@ export async function pipelineHarness(
     workspace: await Workspace.open(dir),
     readState: new FileReadState(),
     sandbox: opts.sandbox ?? { mode: 'off', bwrapPath: null },
+    tasks: new BackgroundTasks(path.join(dir, '.tasks'), newId, () => new Date(), { started: () => undefined, completed: () => undefined }),
     capChars: opts.capChars ?? 30_000,
     spill: opts.spill ?? null,
     permissionContext: () => ({ mode, rules, matcher: opts.matcher ?? nameRuleMatcher }),

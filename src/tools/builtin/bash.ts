@@ -4,7 +4,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import { Type, type Static } from '@sinclair/typebox';
 import { killTree, spawnInSandbox } from '../../sandbox/process.js';
-import { buildTool, type ToolOutput } from '../tool.js';
+import { buildTool, textOutput, type ToolOutput } from '../tool.js';
+import { TaskRefusal } from '../tasks.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -20,6 +21,9 @@ const BashInput = Type.Object(
       }),
     ),
     description: Type.Optional(Type.String({ maxLength: 1000, description: 'What the command does, in a few words' })),
+    run_in_background: Type.Optional(
+      Type.Boolean({ description: 'Start the command as a background task and return its id at once (see TaskOutput, Monitor, TaskStop)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -37,6 +41,18 @@ export const bashTool = buildTool<BashInput>({
   isConcurrencySafe: () => false,
   requiresApproval: () => true,
   async call(input, ctx): Promise<ToolOutput> {
+    if (input.run_in_background) {
+      try {
+        const task = await ctx.tasks.start(ctx.sandbox, { argv: ['/bin/bash', '-c', input.command], workspace: ctx.workspace.root }, input.command, {
+          turnId: ctx.turnId,
+          toolUseId: ctx.toolUseId,
+        });
+        return textOutput(`Started background task ${task.id}. Read its output with TaskOutput, wait for a line with Monitor, stop it with TaskStop.`);
+      } catch (err) {
+        if (err instanceof TaskRefusal) return textOutput(err.message, true);
+        throw err;
+      }
+    }
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
     const output = ctx.openOutput();
     const child = spawnInSandbox(ctx.sandbox, { argv: ['/bin/bash', '-c', input.command], workspace: ctx.workspace.root });

@@ -133,10 +133,10 @@ describe('Bash in the sandbox', () => {
     expect(res.text.endsWith('Exit code 0.')).toBe(true);
   });
 
-  it('refuses unknown input fields (no silent background run)', async () => {
-    const res = await run('true', { run_in_background: true });
+  it('refuses unknown input fields', async () => {
+    const res = await run('true', { shell: 'zsh' });
     expect(res.isError).toBe(true);
-    expect(res.text).toContain('unknown property "run_in_background" is not allowed');
+    expect(res.text).toContain('unknown property "shell" is not allowed');
   });
 });
 

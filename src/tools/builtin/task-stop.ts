@@ -1,0 +1,26 @@
+// TaskStop: stops a background task and everything it started.
+import { Type, type Static } from '@sinclair/typebox';
+import { TaskRefusal } from '../tasks.js';
+import { buildTool, textOutput } from '../tool.js';
+import { describeTask } from './task-output.js';
+
+const Input = Type.Object({ task_id: Type.String({ pattern: '^task_[A-Za-z0-9_-]{1,59}$' }) }, { additionalProperties: false });
+
+export const taskStopTool = buildTool<Static<typeof Input>>({
+  name: 'TaskStop',
+  description: 'Stops a background task of this session (its whole process tree).',
+  inputSchema: Input,
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  requiresApproval: () => false,
+  // Stopping the session's own background work cannot reach anything else.
+  checkPermissions: async () => ({ behavior: 'allow', reason: 'stops only this session\'s own background task' }),
+  async call(input, ctx) {
+    try {
+      return textOutput(describeTask(await ctx.tasks.stop(input.task_id)));
+    } catch (err) {
+      if (err instanceof TaskRefusal) return textOutput(err.message, true);
+      throw err;
+    }
+  },
+});

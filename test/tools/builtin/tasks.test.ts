@@ -1,0 +1,92 @@
+// Background tasks: start, read, monitor, list, stop, limits and reaping — in the real sandbox.
+import fs from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { execOne } from '../../../src/pipeline/exec-one.js';
+import { findBwrap } from '../../../src/sandbox/process.js';
+import { bashTool } from '../../../src/tools/builtin/bash.js';
+import { monitorTool } from '../../../src/tools/builtin/monitor.js';
+import { taskListTool } from '../../../src/tools/builtin/task-list.js';
+import { taskOutputTool } from '../../../src/tools/builtin/task-output.js';
+import { taskStopTool } from '../../../src/tools/builtin/task-stop.js';
+import { MAX_RUNNING_TASKS } from '../../../src/tools/tasks.js';
+import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
+
+let h: PipelineHarness;
+beforeEach(async () => {
+  const bwrapPath = findBwrap();
+  expect(bwrapPath, 'bubblewrap (bwrap) must be installed').not.toBeNull();
+  h = await pipelineHarness([bashTool, taskOutputTool, taskStopTool, taskListTool, monitorTool], { sandbox: { mode: 'bwrap', bwrapPath } });
+  h.setMode('bypassPermissions');
+});
+afterEach(async () => {
+  await h.cleanup();
+});
+
+const run = async (name: string, input: unknown) => {
+  const { result } = await execOne({ id: 't', name, input }, h.env);
+  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
+};
+async function start(command: string): Promise<string> {
+  const res = await run('Bash', { command, run_in_background: true });
+  expect(res.isError).toBe(false);
+  const id = /Started background task (task_[A-Za-z0-9_-]+)\./.exec(res.text)?.[1];
+  expect(id).toBeDefined();
+  return id!;
+}
+async function sleepers(marker: string): Promise<number> {
+  let n = 0;
+  for (const pid of await fs.readdir('/proc')) {
+    if (/^\d+$/.test(pid) && (await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).startsWith(`sleep\u0000${marker}`)) n++;
+  }
+  return n;
+}
+
+describe('background tasks', () => {
+  it('returns at once, then TaskOutput gives new output and the exit status', async () => {
+    const id = await start('echo one; sleep 0.2; echo two; exit 4');
+    const done = await run('TaskOutput', { task_id: id, block: true, timeout: 5000 });
+    expect(done.text).toBe(`one\ntwo\nTask ${id} exited with code 4 (8 bytes of output).`);
+    // Output already read is not returned again.
+    expect((await run('TaskOutput', { task_id: id })).text).toBe(`(no new output)\nTask ${id} exited with code 4 (8 bytes of output).`);
+  });
+
+  it('Monitor waits for a matching line; lines it read are consumed', async () => {
+    const id = await start('echo starting; sleep 0.2; echo "listening on port 8080"; sleep 5');
+    const seen = await run('Monitor', { task_id: id, until: 'listening on port \\d+', timeout: 5000 });
+    expect(seen.text).toBe(`Matched: listening on port 8080\nTask ${id} is running (${'starting\nlistening on port 8080\n'.length} bytes of output so far).`);
+    const none = await run('Monitor', { task_id: id, until: 'never', timeout: 200 });
+    expect(none.text.split('\n')[0]).toBe('No matching line before the timeout.');
+    expect((await run('Monitor', { task_id: id, until: '(' })).text).toMatch(/^until is not a valid regular expression/);
+  });
+
+  it('TaskStop kills the whole tree; TaskList shows every task', async () => {
+    const marker = `${Math.floor(Math.random() * 1e6)}.6161`;
+    const id = await start(`sleep ${marker} & sleep ${marker}`);
+    for (let i = 0; i < 100 && (await sleepers(marker)) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sleepers(marker)).toBe(2);
+    expect((await run('TaskList', {})).text).toMatch(new RegExp(`^Task ${id} is running .* Command: sleep ${marker.replace('.', '\\.')} & sleep`));
+    expect((await run('TaskStop', { task_id: id })).text).toBe(`Task ${id} was stopped (0 bytes of output).`);
+    for (let i = 0; i < 50 && (await sleepers(marker)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sleepers(marker)).toBe(0);
+  });
+
+  it('refuses unknown task ids and more than the running limit', async () => {
+    expect(await run('TaskOutput', { task_id: 'task_nope' })).toEqual({ isError: true, text: 'no background task task_nope in this session (TaskList shows them)' });
+    expect((await run('TaskOutput', { task_id: '../etc' })).text).toMatch(/Invalid input for TaskOutput: input\.task_id: must match pattern/);
+    for (let i = 0; i < MAX_RUNNING_TASKS; i++) await start('sleep 30');
+    const over = await run('Bash', { command: 'sleep 30', run_in_background: true });
+    expect(over).toEqual({ isError: true, text: `at most ${MAX_RUNNING_TASKS} background tasks run at once in a session; stop one first (TaskStop)` });
+  });
+
+  it('closing reaps every task, leaving no process behind', async () => {
+    const marker = `${Math.floor(Math.random() * 1e6)}.7171`;
+    await start(`sleep ${marker}`);
+    await start(`sleep ${marker}`);
+    for (let i = 0; i < 100 && (await sleepers(marker)) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sleepers(marker)).toBe(2);
+    await h.env.tasks.closeAll();
+    for (let i = 0; i < 50 && (await sleepers(marker)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sleepers(marker)).toBe(0);
+    expect((await run('Bash', { command: 'true', run_in_background: true })).text).toBe('the session is closing; no new background tasks');
+  });
+});
