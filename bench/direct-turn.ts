@@ -3,46 +3,16 @@
 // Both servers run as child processes; the load comes from this process over loopback.
 //   npm run bench            (defaults: 8 connections, 5 s per target after 1 s warm-up)
 //   BENCH_CONNECTIONS=16 BENCH_SECONDS=10 npm run bench
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { freePort, quantile, root, startChild, stopChildren } from './lib.js';
 
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_S = 1;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-async function start(args: string[], env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100; i++) {
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const s = net.connect(port, '127.0.0.1', () => (s.end(), resolve()));
-        s.on('error', reject);
-      });
-      return child;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server ${args.join(' ')} did not start on port ${port}`);
-}
 
 interface Result {
   requests: number;
@@ -77,8 +47,7 @@ async function load(pool: Pool, makeRequest: (conn: number) => { path: string; b
   stop = true;
   await Promise.all(workers);
   latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-  return { requests: latencies.length, seconds, p50: q(0.5), p99: q(0.99) };
+  return { requests: latencies.length, seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
 }
 
 const fmt = (r: Result) =>
@@ -92,10 +61,10 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const barePort = await freePort();
-    children.push(await start([path.join(root, 'bench/bare-server.mjs')], {}, barePort));
+    children.push(await startChild([path.join(root, 'bench/bare-server.mjs')], {}, barePort));
     const normaPort = await freePort();
     children.push(
-      await start([path.join(root, 'dist/src/main.js')], { NORMA_DATA_DIR: dataDir, NORMA_LOG_LEVEL: 'warn' }, normaPort),
+      await startChild([path.join(root, 'dist/src/main.js')], { NORMA_DATA_DIR: dataDir, NORMA_LOG_LEVEL: 'warn' }, normaPort),
     );
 
     const bare = new Pool(`http://127.0.0.1:${barePort}`, { connections: CONNECTIONS, pipelining: 1 });
@@ -128,9 +97,7 @@ async function main(): Promise<void> {
     await bare.close();
     await norma.close();
   } finally {
-    for (const c of children) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await stopChildren(children);
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 }

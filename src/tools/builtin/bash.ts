@@ -3,12 +3,27 @@
 // so a runaway command never grows memory; the whole process tree dies on timeout or cancel.
 import { StringDecoder } from 'node:string_decoder';
 import { Type, type Static } from '@sinclair/typebox';
+import { analyzeCommand } from '../../permission/shell.js';
 import { killTree, spawnInSandbox } from '../../sandbox/process.js';
 import { buildTool, textOutput, type ToolOutput } from '../tool.js';
 import { TaskRefusal } from '../tasks.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
+
+// The metadata judgements and the permission check all need the analysis of the same command:
+// keep the most recent ones.
+const analyses = new Map<string, { ok: boolean; readOnly: boolean; reason?: string }>();
+function analysisOf(command: string): { ok: boolean; readOnly: boolean; reason?: string } {
+  let a = analyses.get(command);
+  if (!a) {
+    const r = analyzeCommand(command);
+    a = r.ok ? { ok: true, readOnly: r.readOnly } : { ok: false, readOnly: false, reason: r.reason };
+    if (analyses.size >= 256) analyses.delete(analyses.keys().next().value!);
+    analyses.set(command, a);
+  }
+  return a;
+}
 
 const BashInput = Type.Object(
   {
@@ -36,10 +51,18 @@ export const bashTool = buildTool<BashInput>({
     'read-only, there is no network and no host environment. stdout and stderr are returned interleaved, with the ' +
     `exit status. Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 1000} s.`,
   inputSchema: BashInput,
-  // Fail-closed metadata: until commands are analysed, every command counts as mutating.
-  isReadOnly: () => false,
-  isConcurrencySafe: () => false,
-  requiresApproval: () => true,
+  // Read-only only when the analyser accounts for every command and all are on its read-only
+  // list with no writing redirect; anything else is mutating, exclusive and approval-required.
+  isReadOnly: (input) => analysisOf(input.command).readOnly,
+  isConcurrencySafe: (input) => analysisOf(input.command).readOnly,
+  requiresApproval: (input) => !analysisOf(input.command).readOnly,
+  async checkPermissions(input) {
+    const a = analysisOf(input.command);
+    // A command the analyser cannot account for is asked about (or denied where nobody can be
+    // asked); an ask beats every allow rule, so it is never auto-allowed.
+    if (!a.ok) return { behavior: 'ask', reason: `the command could not be fully analysed (${a.reason})` };
+    return { behavior: 'passthrough' };
+  },
   async call(input, ctx): Promise<ToolOutput> {
     if (input.run_in_background) {
       try {

@@ -157,3 +157,55 @@ describe('Bash without a sandbox binary', () => {
     await expect(fs.stat(path.join(bare.dir, 'ran.txt'))).rejects.toThrow();
   });
 });
+
+describe('Bash permissions through the command analyser', () => {
+  let p: PipelineHarness;
+  beforeEach(async () => {
+    p = await pipelineHarness([bashTool], { sandbox: policy });
+  });
+  afterEach(async () => {
+    await p.cleanup();
+  });
+  const call = async (command: string) => {
+    const { result } = await execOne({ id: 't', name: 'Bash', input: { command } }, p.env);
+    return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
+  };
+
+  it('runs read-only commands without asking', async () => {
+    await fs.writeFile(path.join(p.dir, 'a.txt'), 'alpha\n');
+    const res = await call('ls; cat a.txt | wc -l; git status 2>/dev/null || true');
+    expect(res.text).toContain('a.txt\n');
+    expect(p.asked).toEqual([]);
+  });
+
+  it('asks for commands that change things, including writing redirects and nested ones', async () => {
+    for (const command of ['rm a.txt', 'echo hi > out.txt', 'ls; touch x', 'echo $(touch y)', 'find . -delete']) {
+      p.answers.push({ behavior: 'deny', message: 'no' });
+      const res = await call(command);
+      expect(res.text, command).toBe('Permission denied by the user: no');
+    }
+    expect(p.asked.map((a) => a.reason)).toEqual(Array(5).fill('Bash needs approval'));
+  });
+
+  it('asks about a command it cannot account for — even when a rule allows Bash — and denies it in dontAsk', async () => {
+    p.setRules({ allow: ['Bash'] });
+    p.answers.push({ behavior: 'deny' });
+    await call('$CMD x');
+    expect(p.asked[0]!.reason).toMatch(/^the command could not be fully analysed \(/);
+    // The same rule does allow an ordinary mutating command.
+    await call('touch allowed.txt');
+    expect(p.asked).toHaveLength(1);
+    await expect(fs.stat(path.join(p.dir, 'allowed.txt'))).resolves.toBeTruthy();
+
+    p.setMode('dontAsk');
+    const denied = await call('eval "$(cat script)"');
+    expect(denied.text).toMatch(/^Permission denied: dontAsk mode never asks, and the command could not be fully analysed/);
+    expect((await call('ls')).isError).toBe(false);
+  });
+
+  it('plan mode runs read-only commands and denies the rest', async () => {
+    p.setMode('plan');
+    expect((await call('pwd')).isError).toBe(false);
+    expect((await call('mkdir d')).text).toMatch(/^Permission denied: plan mode/);
+  });
+});

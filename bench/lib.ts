@@ -1,0 +1,47 @@
+// Shared by the benches: free ports, child-process servers, percentiles.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/** Starts `node <args>` with PORT set and waits until the port accepts connections. */
+export async function startChild(args: string[], env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 100; i++) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const s = net.connect(port, '127.0.0.1', () => (s.end(), resolve()));
+        s.on('error', reject);
+      });
+      return child;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server ${args.join(' ')} did not start on port ${port}`);
+}
+
+export async function stopChildren(children: ChildProcess[]): Promise<void> {
+  for (const c of children) c.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+}
+
+/** The p-quantile (0..1) of sorted values. */
+export function quantile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+}
