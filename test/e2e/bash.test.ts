@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { sleepers, waitUntil } from '../helpers/processes.js';
 
 let t: TestServer | undefined;
 let streams: SseStream[] = [];
@@ -14,14 +15,6 @@ afterEach(async () => {
   await t?.close();
   t = undefined;
 });
-
-async function sleepers(marker: string): Promise<number> {
-  let n = 0;
-  for (const pid of await fs.readdir('/proc')) {
-    if (/^\d+$/.test(pid) && (await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).startsWith(marker)) n++;
-  }
-  return n;
-}
 
 describe('Bash through the API', () => {
   it('asks, then runs sandboxed, streaming live progress and pairing the result', async () => {
@@ -60,14 +53,14 @@ describe('Bash through the API', () => {
     const marker = `${Math.floor(Math.random() * 1e6)}.5151`;
     const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
     const turn = (await t.api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'Bash', input: { command: `sleep ${marker} & sleep ${marker}` } }] })).body;
-    for (let i = 0; i < 100 && (await sleepers(`sleep\u0000${marker}`)) < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await sleepers(`sleep\u0000${marker}`)).toBe(2);
+    await waitUntil(() => sleepers(marker), (n) => n >= 2);
+    expect(await sleepers(marker)).toBe(2);
     expect((await t.api.delete(`/v1/sessions/${s.id}`)).status).toBe(204);
     const after = (await t.api.get(`/v1/sessions/${s.id}/turns/${turn.id}`)).body;
     expect(after.status).toBe('cancelled');
     expect(after.results[0].content[0].text).toMatch(/^Cancelled: the session was closed/);
-    for (let i = 0; i < 50 && (await sleepers(`sleep\u0000${marker}`)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await sleepers(`sleep\u0000${marker}`)).toBe(0);
+    await waitUntil(() => sleepers(marker), (n) => n === 0, 50);
+    expect(await sleepers(marker)).toBe(0);
   });
 
   it('a background task announces its start and end on the stream; closing the session reaps running ones', async () => {
@@ -83,10 +76,10 @@ describe('Bash through the API', () => {
 
     const marker = `${Math.floor(Math.random() * 1e6)}.8181`;
     await t.api.post(`/v1/sessions/${s.id}/turns?wait=5`, { tool_uses: [{ name: 'Bash', input: { command: `sleep ${marker}`, run_in_background: true } }] });
-    for (let i = 0; i < 100 && (await sleepers(`sleep\u0000${marker}`)) < 1; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await sleepers(`sleep\u0000${marker}`)).toBe(1);
+    await waitUntil(() => sleepers(marker), (n) => n >= 1);
+    expect(await sleepers(marker)).toBe(1);
     await t.api.delete(`/v1/sessions/${s.id}`);
-    expect(await sleepers(`sleep\u0000${marker}`)).toBe(0);
+    expect(await sleepers(marker)).toBe(0);
     const stopped = sse.events.filter((e) => e.event === 'task.completed').map((e) => e.data.status);
     expect(stopped).toEqual(['exited', 'stopped']);
     await fs.access(t.dataDir);

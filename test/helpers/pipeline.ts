@@ -6,7 +6,7 @@ import path from 'node:path';
 import { HookRegistry } from '../../src/hooks/registry.js';
 import type { RuleSet } from '../../src/permission/evaluate.js';
 import { nameRuleMatcher, parseRules, type RuleMatcher } from '../../src/permission/rules.js';
-import type { ApprovalAnswer, ApprovalRequest, PipelineEnv, ToolCall } from '../../src/pipeline/exec-one.js';
+import { execOne, type ApprovalAnswer, type ApprovalRequest, type PipelineEnv, type ToolCall } from '../../src/pipeline/exec-one.js';
 import { InputValidator } from '../../src/pipeline/validate.js';
 import { Workspace } from '../../src/sandbox/paths.js';
 import type { SandboxPolicy } from '../../src/sandbox/process.js';
@@ -86,4 +86,10 @@ export async function pipelineHarness(
     signal: controller.signal,
   };
   return h;
+}
+
+/** Runs one call through execOne and returns its error flag and joined text. */
+export async function runTool(h: PipelineHarness, name: string, input: unknown): Promise<{ isError: boolean; text: string }> {
+  const { result } = await execOne({ id: 't', name, input }, h.env);
+  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
 }

@@ -9,6 +9,7 @@ import { execOne } from '../../../src/pipeline/exec-one.js';
 import { findBwrap, type SandboxPolicy } from '../../../src/sandbox/process.js';
 import { bashTool } from '../../../src/tools/builtin/bash.js';
 import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
+import { processesStartingWith } from '../../helpers/processes.js';
 
 const bwrapPath = findBwrap();
 const policy: SandboxPolicy = { mode: 'bwrap', bwrapPath };
@@ -33,17 +34,6 @@ const run = async (command: string, extra: Record<string, unknown> = {}) => {
   const { result } = await execOne({ id: 't', name: 'Bash', input: { command, ...extra } }, h.env);
   return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n'), result };
 };
-
-/** Processes on the host whose command line contains `marker`. */
-async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const pid of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const cmd = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (cmd.startsWith(marker)) found.push(Number(pid));
-  }
-  return found;
-}
 
 describe('Bash in the sandbox', () => {
   it('runs in the workspace, streams output as progress, and reports the exit code', async () => {
@@ -104,26 +94,26 @@ describe('Bash in the sandbox', () => {
   it('kills the whole process tree on timeout, leaving no orphan', async () => {
     const marker = `${Math.floor(Math.random() * 1e6)}.4242`;
     const pending = run(`sleep ${marker} & sleep ${marker} & (sleep ${marker}) & wait`, { timeout: 1500 });
-    for (let i = 0; i < 70 && (await processesWith(`sleep\u0000${marker}`)).length < 3; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await processesWith(`sleep\u0000${marker}`)).toHaveLength(3);
+    for (let i = 0; i < 70 && (await processesStartingWith(`sleep\u0000${marker}`)).length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await processesStartingWith(`sleep\u0000${marker}`)).toHaveLength(3);
     const res = await pending;
     expect(res.isError).toBe(true);
     expect(res.text).toBe('Killed after the 1500 ms timeout (the whole process tree was stopped).');
     // Give the kernel a moment to reap the namespace.
-    for (let i = 0; i < 50 && (await processesWith(`sleep\u0000${marker}`)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await processesWith(`sleep\u0000${marker}`)).toEqual([]);
+    for (let i = 0; i < 50 && (await processesStartingWith(`sleep\u0000${marker}`)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await processesStartingWith(`sleep\u0000${marker}`)).toEqual([]);
   });
 
   it('kills the whole process tree on cancel, and answers at once', async () => {
     const marker = `${Math.floor(Math.random() * 1e6)}.4343`;
     const pending = run(`sleep ${marker} & sleep ${marker}; echo never`);
-    for (let i = 0; i < 100 && (await processesWith(`sleep\u0000${marker}`)).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await processesWith(`sleep\u0000${marker}`)).toHaveLength(2);
+    for (let i = 0; i < 100 && (await processesStartingWith(`sleep\u0000${marker}`)).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await processesStartingWith(`sleep\u0000${marker}`)).toHaveLength(2);
     h.controller.abort(new Error('stop'));
     const res = await pending;
     expect(res.text).toBe('Cancelled: stop');
-    for (let i = 0; i < 50 && (await processesWith(`sleep\u0000${marker}`)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await processesWith(`sleep\u0000${marker}`)).toEqual([]);
+    for (let i = 0; i < 50 && (await processesStartingWith(`sleep\u0000${marker}`)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await processesStartingWith(`sleep\u0000${marker}`)).toEqual([]);
   });
 
   it('caps a runaway output while it streams, with structured truncation', async () => {

@@ -3,11 +3,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { execOne } from '../../../src/pipeline/exec-one.js';
 import { editTool } from '../../../src/tools/builtin/edit.js';
 import { multiEditTool } from '../../../src/tools/builtin/multi-edit.js';
 import { readTool } from '../../../src/tools/builtin/read.js';
-import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
+import { pipelineHarness, runTool, type PipelineHarness } from '../../helpers/pipeline.js';
 
 let h: PipelineHarness;
 beforeEach(async () => {
@@ -18,10 +17,7 @@ afterEach(async () => {
   await h.cleanup();
 });
 
-const run = async (name: string, input: unknown) => {
-  const { result } = await execOne({ id: 't', name, input }, h.env);
-  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
-};
+const run = (name: string, input: unknown) => runTool(h, name, input);
 const file = (name: string) => path.join(h.dir, name);
 async function seed(name: string, content: string | Buffer) {
   await fs.writeFile(file(name), content);

@@ -2,11 +2,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { execOne } from '../../../src/pipeline/exec-one.js';
 import { lsTool } from '../../../src/tools/builtin/ls.js';
 import { readTool, MAX_LINE_CHARS } from '../../../src/tools/builtin/read.js';
 import { writeTool } from '../../../src/tools/builtin/write.js';
-import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
+import { pipelineHarness, runTool, type PipelineHarness } from '../../helpers/pipeline.js';
 
 let h: PipelineHarness;
 beforeEach(async () => {
@@ -17,10 +16,7 @@ afterEach(async () => {
   await h.cleanup();
 });
 
-const run = async (name: string, input: unknown) => {
-  const { result } = await execOne({ id: 't', name, input }, h.env);
-  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
-};
+const run = (name: string, input: unknown) => runTool(h, name, input);
 
 describe('Read', () => {
   it('numbers lines like cat -n, honours offset and limit, and says when more follow', async () => {

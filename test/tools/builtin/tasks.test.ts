@@ -1,7 +1,5 @@
 // Background tasks: start, read, monitor, list, stop, limits and reaping — in the real sandbox.
-import fs from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { execOne } from '../../../src/pipeline/exec-one.js';
 import { findBwrap } from '../../../src/sandbox/process.js';
 import { bashTool } from '../../../src/tools/builtin/bash.js';
 import { monitorTool } from '../../../src/tools/builtin/monitor.js';
@@ -9,7 +7,8 @@ import { taskListTool } from '../../../src/tools/builtin/task-list.js';
 import { taskOutputTool } from '../../../src/tools/builtin/task-output.js';
 import { taskStopTool } from '../../../src/tools/builtin/task-stop.js';
 import { MAX_RUNNING_TASKS } from '../../../src/tools/tasks.js';
-import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
+import { pipelineHarness, runTool, type PipelineHarness } from '../../helpers/pipeline.js';
+import { sleepers, waitUntil } from '../../helpers/processes.js';
 
 let h: PipelineHarness;
 beforeEach(async () => {
@@ -22,10 +21,7 @@ afterEach(async () => {
   await h.cleanup();
 });
 
-const run = async (name: string, input: unknown) => {
-  const { result } = await execOne({ id: 't', name, input }, h.env);
-  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
-};
+const run = (name: string, input: unknown) => runTool(h, name, input);
 async function start(command: string): Promise<string> {
   const res = await run('Bash', { command, run_in_background: true });
   expect(res.isError).toBe(false);
@@ -33,14 +29,6 @@ async function start(command: string): Promise<string> {
   expect(id).toBeDefined();
   return id!;
 }
-async function sleepers(marker: string): Promise<number> {
-  let n = 0;
-  for (const pid of await fs.readdir('/proc')) {
-    if (/^\d+$/.test(pid) && (await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).startsWith(`sleep\u0000${marker}`)) n++;
-  }
-  return n;
-}
-
 describe('background tasks', () => {
   it('returns at once, then TaskOutput gives new output and the exit status', async () => {
     const id = await start('echo one; sleep 0.2; echo two; exit 4');
@@ -62,11 +50,11 @@ describe('background tasks', () => {
   it('TaskStop kills the whole tree; TaskList shows every task', async () => {
     const marker = `${Math.floor(Math.random() * 1e6)}.6161`;
     const id = await start(`sleep ${marker} & sleep ${marker}`);
-    for (let i = 0; i < 100 && (await sleepers(marker)) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => sleepers(marker), (n) => n >= 2);
     expect(await sleepers(marker)).toBe(2);
     expect((await run('TaskList', {})).text).toMatch(new RegExp(`^Task ${id} is running .* Command: sleep ${marker.replace('.', '\\.')} & sleep`));
     expect((await run('TaskStop', { task_id: id })).text).toBe(`Task ${id} was stopped (0 bytes of output).`);
-    for (let i = 0; i < 50 && (await sleepers(marker)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => sleepers(marker), (n) => n === 0, 50);
     expect(await sleepers(marker)).toBe(0);
   });
 
@@ -82,10 +70,10 @@ describe('background tasks', () => {
     const marker = `${Math.floor(Math.random() * 1e6)}.7171`;
     await start(`sleep ${marker}`);
     await start(`sleep ${marker}`);
-    for (let i = 0; i < 100 && (await sleepers(marker)) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => sleepers(marker), (n) => n >= 2);
     expect(await sleepers(marker)).toBe(2);
     await h.env.tasks.closeAll();
-    for (let i = 0; i < 50 && (await sleepers(marker)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => sleepers(marker), (n) => n === 0, 50);
     expect(await sleepers(marker)).toBe(0);
     expect((await run('Bash', { command: 'true', run_in_background: true })).text).toBe('the session is closing; no new background tasks');
   });
