@@ -146,6 +146,12 @@ export const SessionCreateSchema = Type.Object(
     ),
     model: Type.Optional(ref(ModelConfigInputSchema)),
     system_prompt: Type.Optional(Type.String({ maxLength: 200_000 })),
+    sandbox_network: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Give shell commands network access (the full network; off by default). With NORMA_SANDBOX=off commands always have the host\'s network.',
+      }),
+    ),
   },
   { $id: 'SessionCreate', additionalProperties: false },
 );
@@ -192,6 +198,7 @@ export const SessionSchema = Type.Object(
     hook_events: Type.Array(Type.String(), { description: 'Events with per-session hooks configured' }),
     model: Type.Union([ref(ModelConfigSchema), Type.Null()]),
     system_prompt: Type.Union([Type.String(), Type.Null()]),
+    sandbox_network: Type.Boolean({ description: 'Whether shell commands have network access' }),
     active_turn_id: Type.Union([Type.String(), Type.Null()]),
     warnings: Type.Array(Type.String()),
     created_at: Timestamp('Creation time'),

@@ -18,6 +18,8 @@ export type SandboxMode = 'bwrap' | 'off';
 export interface SandboxPolicy {
   mode: SandboxMode;
   bwrapPath: string | null;
+  /** Network access for this session's processes (a session setting; off by default). */
+  network?: boolean;
 }
 
 export interface ProcessSpec {
@@ -107,7 +109,10 @@ export function bwrapArgs(spec: ProcessSpec): string[] {
 export function spawnInSandbox(policy: SandboxPolicy, spec: ProcessSpec): ChildProcess {
   if (policy.mode === 'bwrap') {
     if (!policy.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
-    return spawn(policy.bwrapPath, bwrapArgs(spec), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    return spawn(policy.bwrapPath, bwrapArgs({ ...spec, network: spec.network ?? policy.network ?? false }), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
   }
   const [program, ...rest] = spec.argv;
   return spawn(program!, rest, {

@@ -51,6 +51,7 @@ describe('sessions', () => {
       permission_timeout_s: null,
       workspace_owned: true,
       sandbox: 'bwrap',
+      sandbox_network: false,
       rules: [],
     });
     expect(res.body.id).toMatch(/^ses_[A-Za-z0-9_-]{22}$/);

@@ -86,6 +86,20 @@ describe('Bash through the API', () => {
     await expect(fs.stat(`${t.dataDir}/tasks/${s.id}`)).rejects.toThrow();
   });
 
+  it('sandbox_network opens the network for a session; by default it stays closed', async () => {
+    t = await startServer();
+    const port = new URL(t.url).port;
+    const probe = { tool_uses: [{ name: 'Bash', input: { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused` } }] };
+    const open = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: true })).body;
+    expect(open.sandbox_network).toBe(true);
+    const closed = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+    expect(closed.sandbox_network).toBe(false);
+    const yes = (await t.api.post(`/v1/sessions/${open.id}/turns?wait=10`, probe)).body;
+    const no = (await t.api.post(`/v1/sessions/${closed.id}/turns?wait=10`, probe)).body;
+    expect(yes.results[0].content[0].text).toContain('connected');
+    expect(no.results[0].content[0].text).toContain('refused');
+  });
+
   it('reports the sandbox in /readyz and, when turned off, in every session', async () => {
     t = await startServer();
     const ready = (await t.api.get('/readyz')).body;

@@ -48,7 +48,7 @@ export const bashTool = buildTool<BashInput>({
   name: 'Bash',
   description:
     'Runs a shell command in the session workspace inside a sandbox: the workspace is writable, the system is ' +
-    'read-only, there is no network and no host environment. stdout and stderr are returned interleaved, with the ' +
+    'read-only, there is no network (unless the session allows it) and no host environment. stdout and stderr are returned interleaved, with the ' +
     `exit status. Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 1000} s.`,
   inputSchema: BashInput,
   // Read-only only when the analyser accounts for every command and all are on its read-only

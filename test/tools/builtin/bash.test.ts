@@ -84,6 +84,19 @@ describe('Bash in the sandbox', () => {
     }
   });
 
+  it('reaches the network when the session allows it', async () => {
+    const server = http.createServer((_req, res) => res.end('reached'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      h.env.sandbox = { ...policy, network: true };
+      const res = await run(`exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused`);
+      expect(res.text).toContain('connected');
+    } finally {
+      server.close();
+    }
+  });
+
   it('gives root inside no capabilities: it cannot remount or change the root', async () => {
     const res = await run('id -u; grep CapEff /proc/self/status; mount -o remount,rw / && echo REMOUNTED; touch /newfile && echo TOUCHED; true');
     expect(res.text).toMatch(/CapEff:\s+0+\n/);
