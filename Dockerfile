@@ -1,5 +1,9 @@
 # Norma Server. bubblewrap (process sandbox) and ripgrep come from Debian, never downloaded.
 FROM node:20-bookworm-slim AS build
+# node-pty (PTY shells) is compiled by node-gyp.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

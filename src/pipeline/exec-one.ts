@@ -11,6 +11,7 @@ import type { PermissionMode } from '../contract/schemas.js';
 import { PathRefusal, type Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from '../tools/read-state.js';
 import type { BackgroundTasks } from '../tools/tasks.js';
+import type { PtyShells } from '../tools/pty.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CoreTool, StreamedOutput, ToolContext } from '../tools/tool.js';
 import type { SandboxPolicy } from '../sandbox/process.js';
@@ -55,6 +56,7 @@ export interface PipelineEnv {
   readState: FileReadState;
   sandbox: SandboxPolicy;
   tasks: BackgroundTasks;
+  shells: PtyShells;
   capChars: number;
   /** Opens a spill file for a capped block; null: capped text is not kept. */
   spill: ((p: { toolUseId: string; tool: string; blockIndex: number }) => Promise<SpillSink>) | null;
@@ -124,6 +126,7 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
   const ctx: ToolContext = {
     sandbox: env.sandbox,
     tasks: env.tasks,
+    shells: env.shells,
     openOutput: () => streamedOutput(env, call, tool),
     sessionId: env.sessionId,
     turnId: env.turnId,

@@ -33,6 +33,11 @@ export interface ProcessSpec {
   network?: boolean;
   /** Extra environment variables (added to the safe base set). */
   env?: Record<string, string>;
+  /**
+   * Detach from any controlling terminal (setsid; default true). A PTY shell keeps its own
+   * terminal: node-pty already made it a new session on a pty nobody else uses.
+   */
+  newSession?: boolean;
 }
 
 /** Directories mounted read-only inside the sandbox, when they exist. */
@@ -81,7 +86,7 @@ export function bwrapArgs(spec: ProcessSpec): string[] {
     '--cap-drop',
     'ALL',
     '--die-with-parent',
-    '--new-session',
+    ...(spec.newSession === false ? [] : ['--new-session']),
     '--hostname',
     'sandbox',
   ];

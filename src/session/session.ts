@@ -32,6 +32,7 @@ import type { SessionRecord, Store } from '../store/store.js';
 import { implementedTools, selectTools } from '../tools/catalog.js';
 import { FileReadState } from '../tools/read-state.js';
 import { BackgroundTasks } from '../tools/tasks.js';
+import { PtyShells } from '../tools/pty.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { PermissionBroker } from './permissions.js';
 import { TurnRunner, TurnStop } from './turn.js';
@@ -59,6 +60,7 @@ interface SessionRuntime {
   activeTurn: TurnRunner | null;
   readState: FileReadState;
   tasks: BackgroundTasks;
+  shells: PtyShells;
   /** Parsed rules and mode, rebuilt whenever the session is saved (read on every evaluation). */
   permission: PermissionContext;
 }
@@ -149,7 +151,7 @@ export class SessionService {
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), tasks: this.backgroundTasks(id), permission: this.buildPermissionContext(session) });
+    this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), tasks: this.backgroundTasks(id), shells: new PtyShells(this.deps.newId), permission: this.buildPermissionContext(session) });
     this.saveSession({ session, hooks: null, modelApiKey: null });
     events.emit(id, { type: 'session.created', session });
     await this.runLifecycleHooks('SessionStart', session, {});
@@ -288,6 +290,7 @@ export class SessionService {
       code: 'session_closed',
       message: `The session was closed (${reason}) while the turn ran.`,
     });
+    rt?.shells.closeAll();
     await rt?.tasks.closeAll();
     // Re-read: the cancelled turn updated the record.
     const current = this.record(id);
@@ -382,6 +385,7 @@ export class SessionService {
         readState: rt.readState,
         sandbox: { ...this.deps.sandbox, network: record.session.sandbox_network },
         tasks: rt.tasks,
+        shells: rt.shells,
         capChars: record.session.output_cap_chars,
         spill: (p) => this.deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
         permissionContext: () => rt.permission,

@@ -8,6 +8,11 @@ import { globTool } from './builtin/glob.js';
 import { grepTool } from './builtin/grep.js';
 import { lsTool } from './builtin/ls.js';
 import { monitorTool } from './builtin/monitor.js';
+import { shellCloseTool } from './builtin/shell-close.js';
+import { shellOpenTool } from './builtin/shell-open.js';
+import { shellReadTool } from './builtin/shell-read.js';
+import { shellResizeTool } from './builtin/shell-resize.js';
+import { shellWriteTool } from './builtin/shell-write.js';
 import { taskListTool } from './builtin/task-list.js';
 import { taskOutputTool } from './builtin/task-output.js';
 import { taskStopTool } from './builtin/task-stop.js';
@@ -65,11 +70,12 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('TaskStop', 'background', { readOnly: false, concurrencySafe: false, approval: false, defaultInstalled: true }, taskStopTool),
   entry('TaskList', 'background', { ...RO, defaultInstalled: true }, taskListTool),
   entry('Monitor', 'background', { ...RO, defaultInstalled: true }, monitorTool),
-  entry('ShellOpen', 'pty', MUT),
-  entry('ShellWrite', 'pty', MUT),
-  entry('ShellRead', 'pty', RO),
-  entry('ShellResize', 'pty', MUT),
-  entry('ShellClose', 'pty', MUT),
+  // The PTY tools are installed when a session names them ("host opts in", SPEC §6).
+  entry('ShellOpen', 'pty', { readOnly: false, concurrencySafe: false, approval: false }, shellOpenTool),
+  entry('ShellWrite', 'pty', MUT, shellWriteTool),
+  entry('ShellRead', 'pty', RO, shellReadTool),
+  entry('ShellResize', 'pty', { readOnly: false, concurrencySafe: false, approval: false }, shellResizeTool),
+  entry('ShellClose', 'pty', { readOnly: false, concurrencySafe: false, approval: false }, shellCloseTool),
   entry('WebFetch', 'web', { readOnly: true, concurrencySafe: true, approval: true }),
   entry('WebSearch', 'web', { readOnly: true, concurrencySafe: true, approval: true }),
   entry('TodoWrite', 'interaction', { readOnly: false, concurrencySafe: false, approval: false }),

@@ -7,6 +7,7 @@ import type { SandboxPolicy } from '../sandbox/process.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from './read-state.js';
 import type { BackgroundTasks } from './tasks.js';
+import type { PtyShells } from './pty.js';
 
 export interface ToolContext {
   sessionId: string;
@@ -22,6 +23,8 @@ export interface ToolContext {
   sandbox: SandboxPolicy;
   /** This session's background tasks. */
   tasks: BackgroundTasks;
+  /** This session's PTY shells. */
+  shells: PtyShells;
   /**
    * A block whose text is written in chunks as it is produced: it passes the session's cap
    * as it streams (memory holds the head; the rest goes to a spill file).

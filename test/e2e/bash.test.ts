@@ -100,6 +100,19 @@ describe('Bash through the API', () => {
     expect(no.results[0].content[0].text).toContain('refused');
   });
 
+  it('PTY shells are opt-in, and closing the session stops what runs in them', async () => {
+    t = await startServer();
+    expect((await t.api.post('/v1/sessions', {})).body.tools).not.toContain('ShellOpen');
+    const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', tools: ['ShellOpen', 'ShellWrite', 'ShellRead', 'ShellClose'] })).body;
+    const opened = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'ShellOpen', input: {} }] })).body;
+    const shellId = /shell_[A-Za-z0-9_-]+/.exec(opened.results[0].content[0].text)![0];
+    const marker = `${Math.floor(Math.random() * 1e6)}.1212`;
+    await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'ShellWrite', input: { shell_id: shellId, input: `sleep ${marker} &\r` } }] });
+    expect(await waitUntil(() => sleepers(marker), (n) => n === 1)).toBe(1);
+    await t.api.delete(`/v1/sessions/${s.id}`);
+    expect(await waitUntil(() => sleepers(marker), (n) => n === 0, 50)).toBe(0);
+  });
+
   it('reports the sandbox in /readyz and, when turned off, in every session', async () => {
     t = await startServer();
     const ready = (await t.api.get('/readyz')).body;

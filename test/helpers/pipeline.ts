@@ -13,6 +13,7 @@ import type { SandboxPolicy } from '../../src/sandbox/process.js';
 import { FileReadState } from '../../src/tools/read-state.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { BackgroundTasks } from '../../src/tools/tasks.js';
+import { PtyShells } from '../../src/tools/pty.js';
 import { newId } from '../../src/ids.js';
 import type { CoreTool } from '../../src/tools/tool.js';
 import type { PermissionMode } from '../../src/contract/schemas.js';
@@ -57,6 +58,7 @@ export async function pipelineHarness(
         ask: parseRules('ask', r.ask ?? []).rules,
       }),
     cleanup: async () => {
+      h.env.shells.closeAll();
       await h.env.tasks.closeAll();
       await fs.rm(dir, { recursive: true, force: true });
     },
@@ -71,6 +73,7 @@ export async function pipelineHarness(
     workspace: await Workspace.open(dir),
     readState: new FileReadState(),
     sandbox: opts.sandbox ?? { mode: 'off', bwrapPath: null },
+    shells: new PtyShells(newId),
     tasks: new BackgroundTasks(path.join(dir, '.tasks'), newId, () => new Date(), { started: () => undefined, completed: () => undefined }),
     capChars: opts.capChars ?? 30_000,
     spill: opts.spill ?? null,

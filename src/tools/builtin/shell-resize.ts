@@ -1,0 +1,32 @@
+// ShellResize: changes a PTY shell's terminal size.
+import { Type, type Static } from '@sinclair/typebox';
+import { ShellRefusal } from '../pty.js';
+import { buildTool, textOutput } from '../tool.js';
+
+const Input = Type.Object(
+  {
+    shell_id: Type.String({ pattern: '^shell_[A-Za-z0-9_-]{1,58}$' }),
+    cols: Type.Integer({ minimum: 20, maximum: 500 }),
+    rows: Type.Integer({ minimum: 5, maximum: 200 }),
+  },
+  { additionalProperties: false },
+);
+
+export const shellResizeTool = buildTool<Static<typeof Input>>({
+  name: 'ShellResize',
+  description: 'Resizes a shell\'s terminal.',
+  inputSchema: Input,
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  requiresApproval: () => false,
+  checkPermissions: async () => ({ behavior: 'allow', reason: 'resizing a terminal runs no command' }),
+  async call(input, ctx) {
+    try {
+      ctx.shells.resize(input.shell_id, input.cols, input.rows);
+      return textOutput(`Resized ${input.shell_id} to ${input.cols}x${input.rows}.`);
+    } catch (err) {
+      if (err instanceof ShellRefusal) return textOutput(err.message, true);
+      throw err;
+    }
+  },
+});

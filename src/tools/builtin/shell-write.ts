@@ -1,0 +1,59 @@
+// ShellWrite: types into a PTY shell. Every command line it completes goes through the same
+// command analysis as Bash (SPEC §9.7): read-only lines run, others are asked about, and what
+// the analyser cannot see (control keys, history, editing) is asked about too.
+import { Type, type Static } from '@sinclair/typebox';
+import { analyzeCommand } from '../../permission/shell.js';
+import { ShellRefusal } from '../pty.js';
+import { buildTool, textOutput, type ToolPermissionCheck } from '../tool.js';
+
+const Input = Type.Object(
+  {
+    shell_id: Type.String({ pattern: '^shell_[A-Za-z0-9_-]{1,58}$' }),
+    input: Type.String({ minLength: 1, maxLength: 100_000, description: 'Text to type; "\\r" (or "\\n") presses Enter' }),
+  },
+  { additionalProperties: false },
+);
+type Input = Static<typeof Input>;
+
+// Anything but printable text and line ends: Ctrl keys, escapes (arrows recall history), tab
+// completion, backspace. They change the line the shell will run in ways not visible here.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u0009\u000b\u000c\u000e-\u001f\u007f]/;
+
+export const shellWriteTool = buildTool<Input>({
+  name: 'ShellWrite',
+  description:
+    'Types text into a shell opened with ShellOpen. End a command with "\\r". Command lines are checked like Bash ' +
+    'commands before they reach the shell. Read the result with ShellRead.',
+  inputSchema: Input,
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  requiresApproval: () => true,
+  async checkPermissions(input, ctx): Promise<ToolPermissionCheck> {
+    const pending = ctx.shells.pendingLine(input.shell_id);
+    if (pending === null) return { behavior: 'passthrough' }; // the call reports the unknown shell
+    const text = pending + input.input;
+    if (CONTROL.test(text)) {
+      return { behavior: 'ask', reason: 'the input contains control keys (editing, history or completion) whose effect on the command line cannot be checked' };
+    }
+    const lines = text.split(/\r\n|\r|\n/);
+    lines.pop(); // the unfinished rest only runs at a later Enter, and is checked then
+    if (lines.length === 0) return { behavior: 'allow', reason: 'no command line is completed' };
+    let readOnly = true;
+    for (const line of lines) {
+      const a = analyzeCommand(line);
+      if (!a.ok) return { behavior: 'ask', reason: `the command could not be fully analysed (${a.reason})` };
+      readOnly &&= a.readOnly;
+    }
+    return readOnly ? { behavior: 'allow', reason: 'every command line is read-only' } : { behavior: 'passthrough' };
+  },
+  async call(input, ctx) {
+    try {
+      ctx.shells.write(input.shell_id, input.input);
+      return textOutput(`Typed ${input.input.length} characters into ${input.shell_id}.`);
+    } catch (err) {
+      if (err instanceof ShellRefusal) return textOutput(err.message, true);
+      throw err;
+    }
+  },
+});
