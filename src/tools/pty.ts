@@ -103,7 +103,7 @@ export class PtyShells {
     if (!shell) {
       throw new ShellRefusal(
         this.closedIdle.has(id)
-          ? `shell ${id} was closed after ${Math.round(this.idleMs / 60_000)} minutes without use; open a new one`
+          ? `shell ${id} was closed after ${this.idleMs >= 60_000 ? `${Math.round(this.idleMs / 60_000)} minutes` : `${this.idleMs} ms`} without use; open a new one`
           : `no shell ${id} in this session (open one with ShellOpen)`,
       );
     }
