@@ -123,14 +123,15 @@ describe('PTY idle timeout', () => {
   it('closes a shell left idle, and says so on the next use', async () => {
     const { PtyShells } = await import('../../../src/tools/pty.js');
     const { newId } = await import('../../../src/ids.js');
-    const shells = new PtyShells(newId, 150);
+    // Long enough for the shell to start its command even on a loaded machine.
+    const shells = new PtyShells(newId, 1000);
     const id = shells.open({ mode: 'bwrap', bwrapPath: findBwrap() }, h.dir, 80, 24);
     const marker = `${Math.floor(Math.random() * 1e6)}.3131`;
     shells.write(id, `sleep ${marker} &\r`);
     expect(await waitUntil(() => sleepers(marker), (n) => n === 1)).toBe(1);
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 1300));
     expect(await waitUntil(() => sleepers(marker), (n) => n === 0, 50)).toBe(0);
-    await expect(shells.read(id, 0, new AbortController().signal)).rejects.toThrow(`shell ${id} was closed after 150 ms without use; open a new one`);
+    await expect(shells.read(id, 0, new AbortController().signal)).rejects.toThrow(`shell ${id} was closed after 1000 ms without use; open a new one`);
     shells.closeAll();
   });
 });
