@@ -13,7 +13,7 @@ import type { FileReadState } from '../tools/read-state.js';
 import type { BackgroundTasks } from '../tools/tasks.js';
 import type { PtyShells } from '../tools/pty.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { CoreTool, StreamedOutput, ToolContext } from '../tools/tool.js';
+import { ToolRefusal, type CoreTool, type StreamedOutput, type ToolContext } from '../tools/tool.js';
 import type { SandboxPolicy } from '../sandbox/process.js';
 import { CappedTextCollector, capContent, type OpenSpill, type SpillSink } from './output-cap.js';
 import type { InputValidator } from './validate.js';
@@ -189,7 +189,10 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     output = await raceAbort(tool.call(input, ctx), env.signal);
   } catch (err) {
     if (env.signal.aborted) throw cancelled();
-    const message = err instanceof PathRefusal ? err.message : `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
+    const message =
+      err instanceof PathRefusal || err instanceof ToolRefusal
+        ? err.message
+        : `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
     const result = errorResult(call.id, message);
     await env.hooks.run('PostToolUseFailure', { ...hookInput(env, call, tool, input), error: message }, { stopOnBlock: false });
     return { result, interrupt: false };

@@ -4,6 +4,7 @@
 // server-made. What is typed is checked by the same command analyser as Bash (see
 // ShellWrite): the manager tracks the unfinished line the shell holds.
 import * as pty from 'node-pty';
+import { ToolRefusal } from './tool.js';
 import type { IdFactory } from '../ids.js';
 import { bwrapArgs, baseEnvironment, type SandboxPolicy } from '../sandbox/process.js';
 
@@ -11,7 +12,7 @@ export const MAX_SHELLS = 4;
 export const SHELL_BUFFER_BYTES = 1024 * 1024;
 export const SHELL_IDLE_MS = 30 * 60_000;
 
-export class ShellRefusal extends Error {}
+export class ShellRefusal extends ToolRefusal {}
 
 interface Shell {
   id: string;

@@ -2,6 +2,7 @@
 // them, each writing its output to a log file (memory stays flat), tied to their session
 // and reaped when it closes. Ids are server-made.
 import type { ChildProcess } from 'node:child_process';
+import { ToolRefusal } from './tool.js';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -41,7 +42,7 @@ interface Task {
   waiters: Set<() => void>;
 }
 
-export class TaskRefusal extends Error {}
+export class TaskRefusal extends ToolRefusal {}
 
 export class BackgroundTasks {
   private readonly tasks = new Map<string, Task>();

@@ -114,6 +114,12 @@ export function buildTool<I>(def: ToolDefinition<I>): CoreTool {
   };
 }
 
+/**
+ * A refusal a tool states to the model: the pipeline turns it into an is_error result with
+ * exactly this message (no "<tool> failed:" prefix), as it does for path-sandbox refusals.
+ */
+export class ToolRefusal extends Error {}
+
 export function textOutput(text: string, isError = false): ToolOutput {
   return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
 }

@@ -6,7 +6,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import { analyzeCommand } from '../../permission/shell.js';
 import { killTree, spawnInSandbox } from '../../sandbox/process.js';
 import { buildTool, textOutput, type ToolOutput } from '../tool.js';
-import { TaskRefusal } from '../tasks.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -65,16 +64,11 @@ export const bashTool = buildTool<BashInput>({
   },
   async call(input, ctx): Promise<ToolOutput> {
     if (input.run_in_background) {
-      try {
-        const task = await ctx.tasks.start(ctx.sandbox, { argv: ['/bin/bash', '-c', input.command], workspace: ctx.workspace.root }, input.command, {
-          turnId: ctx.turnId,
-          toolUseId: ctx.toolUseId,
-        });
-        return textOutput(`Started background task ${task.id}. Read its output with TaskOutput, wait for a line with Monitor, stop it with TaskStop.`);
-      } catch (err) {
-        if (err instanceof TaskRefusal) return textOutput(err.message, true);
-        throw err;
-      }
+      const task = await ctx.tasks.start(ctx.sandbox, { argv: ['/bin/bash', '-c', input.command], workspace: ctx.workspace.root }, input.command, {
+        turnId: ctx.turnId,
+        toolUseId: ctx.toolUseId,
+      });
+      return textOutput(`Started background task ${task.id}. Read its output with TaskOutput, wait for a line with Monitor, stop it with TaskStop.`);
     }
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
     const output = ctx.openOutput();

@@ -4,13 +4,13 @@
 import { Type } from '@sinclair/typebox';
 import { createTwoFilesPatch } from 'diff';
 import { PathRefusal } from '../../sandbox/paths.js';
-import { textOutput, type ToolContext, type ToolOutput } from '../tool.js';
+import { ToolRefusal, textOutput, type ToolContext, type ToolOutput } from '../tool.js';
 
 const BOM = '\uFEFF';
 /** Files larger than this get a summary instead of a diff (diffing is superlinear). */
 const MAX_DIFF_BYTES = 1024 * 1024;
 
-export class EditRefusal extends Error {}
+export class EditRefusal extends ToolRefusal {}
 
 /** The `file_path` property every file-changing tool takes. */
 export const FilePathField = Type.String({
@@ -29,36 +29,31 @@ export const FILE_EDIT_METADATA = {
 
 /**
  * Applies `edits` in order to a file the session has read, all or nothing, and writes it back.
- * Refusals become an is_error output naming the file (and the edit, when there are several).
+ * Refusals are EditRefusals (ToolRefusals) naming the file, and the edit when there are several.
  */
 export async function runEdits(ctx: ToolContext, userPath: string, edits: readonly EditSpec[], label: 'single' | 'multi'): Promise<ToolOutput> {
-  try {
-    const file = await loadForEdit(ctx, userPath);
-    const shown = ctx.workspace.display(file.path);
-    let text = file.text;
-    let replacements = 0;
-    for (const [i, edit] of edits.entries()) {
-      try {
-        const r = applyEdit(text, edit, file.crlf);
-        text = r.text;
-        replacements += r.replacements;
-      } catch (err) {
-        if (!(err instanceof EditRefusal)) throw err;
-        throw new EditRefusal(
-          label === 'single' ? `${shown}: ${err.message}` : `${shown}: edit ${i + 1} of ${edits.length}: ${err.message} Nothing was written.`,
-        );
-      }
+  const file = await loadForEdit(ctx, userPath);
+  const shown = ctx.workspace.display(file.path);
+  let text = file.text;
+  let replacements = 0;
+  for (const [i, edit] of edits.entries()) {
+    try {
+      const r = applyEdit(text, edit, file.crlf);
+      text = r.text;
+      replacements += r.replacements;
+    } catch (err) {
+      if (!(err instanceof EditRefusal)) throw err;
+      throw new EditRefusal(
+        label === 'single' ? `${shown}: ${err.message}` : `${shown}: edit ${i + 1} of ${edits.length}: ${err.message} Nothing was written.`,
+      );
     }
-    await saveText(ctx, userPath, text, file.bom);
-    const summary =
-      label === 'single'
-        ? `Edited ${shown} (${replacements} replacement${replacements === 1 ? '' : 's'}).`
-        : `Edited ${shown} (${edits.length} edits, ${replacements} replacements).`;
-    return textOutput(`${summary}\n${unifiedDiff(shown, file.text, text)}`);
-  } catch (err) {
-    if (err instanceof EditRefusal) return textOutput(err.message, true);
-    throw err;
   }
+  await saveText(ctx, userPath, text, file.bom);
+  const summary =
+    label === 'single'
+      ? `Edited ${shown} (${replacements} replacement${replacements === 1 ? '' : 's'}).`
+      : `Edited ${shown} (${edits.length} edits, ${replacements} replacements).`;
+  return textOutput(`${summary}\n${unifiedDiff(shown, file.text, text)}`);
 }
 
 /**

@@ -1,6 +1,5 @@
 // Monitor: waits for a background task to print a line matching a pattern, or to end.
 import { Type, type Static } from '@sinclair/typebox';
-import { TaskRefusal } from '../tasks.js';
 import { buildTool, textOutput } from '../tool.js';
 import { describeTask } from './task-output.js';
 
@@ -31,13 +30,8 @@ export const monitorTool = buildTool<Static<typeof Input>>({
         return textOutput(`until is not a valid regular expression: ${(err as Error).message}`, true);
       }
     }
-    try {
-      const r = await ctx.tasks.monitor(input.task_id, until, { waitMs: input.timeout ?? 30_000, signal: ctx.signal });
-      const head = r.matched !== null ? `Matched: ${r.matched}` : r.timedOut ? 'No matching line before the timeout.' : 'The task ended without a matching line.';
-      return textOutput(`${head}\n${describeTask(r.info)}`);
-    } catch (err) {
-      if (err instanceof TaskRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    const r = await ctx.tasks.monitor(input.task_id, until, { waitMs: input.timeout ?? 30_000, signal: ctx.signal });
+    const head = r.matched !== null ? `Matched: ${r.matched}` : r.timedOut ? 'No matching line before the timeout.' : 'The task ended without a matching line.';
+    return textOutput(`${head}\n${describeTask(r.info)}`);
   },
 });

@@ -1,6 +1,5 @@
 // ShellClose: ends a PTY shell and everything running in it.
 import { Type, type Static } from '@sinclair/typebox';
-import { ShellRefusal } from '../pty.js';
 import { buildTool, textOutput } from '../tool.js';
 
 const Input = Type.Object({ shell_id: Type.String({ pattern: '^shell_[A-Za-z0-9_-]{1,58}$' }) }, { additionalProperties: false });
@@ -14,12 +13,7 @@ export const shellCloseTool = buildTool<Static<typeof Input>>({
   requiresApproval: () => false,
   checkPermissions: async () => ({ behavior: 'allow', reason: 'stops only this session\'s own shell' }),
   async call(input, ctx) {
-    try {
-      ctx.shells.close(input.shell_id);
-      return textOutput(`Closed ${input.shell_id}.`);
-    } catch (err) {
-      if (err instanceof ShellRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    ctx.shells.close(input.shell_id);
+    return textOutput(`Closed ${input.shell_id}.`);
   },
 });

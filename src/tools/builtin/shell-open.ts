@@ -1,6 +1,5 @@
 // ShellOpen: starts a persistent interactive bash on a PTY, inside the process sandbox.
 import { Type, type Static } from '@sinclair/typebox';
-import { ShellRefusal } from '../pty.js';
 import { buildTool, textOutput } from '../tool.js';
 
 const Input = Type.Object(
@@ -23,12 +22,7 @@ export const shellOpenTool = buildTool<Static<typeof Input>>({
   // Opening runs nothing the user typed; what is typed is checked by ShellWrite.
   checkPermissions: async () => ({ behavior: 'allow', reason: 'opening a shell runs no command' }),
   async call(input, ctx) {
-    try {
-      const id = ctx.shells.open(ctx.sandbox, ctx.workspace.root, input.cols ?? 120, input.rows ?? 40);
-      return textOutput(`Opened shell ${id}. Type with ShellWrite (end a command with "\\r"), read the screen with ShellRead.`);
-    } catch (err) {
-      if (err instanceof ShellRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    const id = ctx.shells.open(ctx.sandbox, ctx.workspace.root, input.cols ?? 120, input.rows ?? 40);
+    return textOutput(`Opened shell ${id}. Type with ShellWrite (end a command with "\\r"), read the screen with ShellRead.`);
   },
 });

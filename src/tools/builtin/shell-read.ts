@@ -1,6 +1,6 @@
 // ShellRead: the terminal output of a PTY shell since the last read.
 import { Type, type Static } from '@sinclair/typebox';
-import { ShellRefusal, stripAnsi } from '../pty.js';
+import { stripAnsi } from '../pty.js';
 import { buildTool, textOutput } from '../tool.js';
 
 const Input = Type.Object(
@@ -20,17 +20,12 @@ export const shellReadTool = buildTool<Static<typeof Input>>({
   isConcurrencySafe: () => true,
   requiresApproval: () => false,
   async call(input, ctx) {
-    try {
-      const r = await ctx.shells.read(input.shell_id, input.wait_ms ?? 500, ctx.signal);
-      const text = input.strip_ansi ? stripAnsi(r.text) : r.text;
-      const notes = [
-        ...(r.dropped > 0 ? [`[${r.dropped} characters of older output were dropped: read more often]`] : []),
-        ...(r.exited ? [`[the shell exited with code ${r.exited.code}]`] : []),
-      ];
-      return textOutput([text === '' ? '(no new output)' : text, ...notes].join('\n'));
-    } catch (err) {
-      if (err instanceof ShellRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    const r = await ctx.shells.read(input.shell_id, input.wait_ms ?? 500, ctx.signal);
+    const text = input.strip_ansi ? stripAnsi(r.text) : r.text;
+    const notes = [
+      ...(r.dropped > 0 ? [`[${r.dropped} characters of older output were dropped: read more often]`] : []),
+      ...(r.exited ? [`[the shell exited with code ${r.exited.code}]`] : []),
+    ];
+    return textOutput([text === '' ? '(no new output)' : text, ...notes].join('\n'));
   },
 });

@@ -1,6 +1,5 @@
 // ShellResize: changes a PTY shell's terminal size.
 import { Type, type Static } from '@sinclair/typebox';
-import { ShellRefusal } from '../pty.js';
 import { buildTool, textOutput } from '../tool.js';
 
 const Input = Type.Object(
@@ -21,12 +20,7 @@ export const shellResizeTool = buildTool<Static<typeof Input>>({
   requiresApproval: () => false,
   checkPermissions: async () => ({ behavior: 'allow', reason: 'resizing a terminal runs no command' }),
   async call(input, ctx) {
-    try {
-      ctx.shells.resize(input.shell_id, input.cols, input.rows);
-      return textOutput(`Resized ${input.shell_id} to ${input.cols}x${input.rows}.`);
-    } catch (err) {
-      if (err instanceof ShellRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    ctx.shells.resize(input.shell_id, input.cols, input.rows);
+    return textOutput(`Resized ${input.shell_id} to ${input.cols}x${input.rows}.`);
   },
 });

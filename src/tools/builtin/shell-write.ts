@@ -3,7 +3,6 @@
 // the analyser cannot see (control keys, history, editing) is asked about too.
 import { Type, type Static } from '@sinclair/typebox';
 import { analyzeCommand } from '../../permission/shell.js';
-import { ShellRefusal } from '../pty.js';
 import { buildTool, textOutput, type ToolPermissionCheck } from '../tool.js';
 
 const Input = Type.Object(
@@ -48,12 +47,7 @@ export const shellWriteTool = buildTool<Input>({
     return readOnly ? { behavior: 'allow', reason: 'every command line is read-only' } : { behavior: 'passthrough' };
   },
   async call(input, ctx) {
-    try {
-      ctx.shells.write(input.shell_id, input.input);
-      return textOutput(`Typed ${input.input.length} characters into ${input.shell_id}.`);
-    } catch (err) {
-      if (err instanceof ShellRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    ctx.shells.write(input.shell_id, input.input);
+    return textOutput(`Typed ${input.input.length} characters into ${input.shell_id}.`);
   },
 });

@@ -1,6 +1,6 @@
 // TaskOutput: a background task's output since the last read, optionally after waiting for it to end.
 import { Type, type Static } from '@sinclair/typebox';
-import { TaskRefusal, type TaskInfo } from '../tasks.js';
+import { type TaskInfo } from '../tasks.js';
 import { buildTool, textOutput } from '../tool.js';
 
 const Input = Type.Object(
@@ -26,14 +26,9 @@ export const taskOutputTool = buildTool<Static<typeof Input>>({
   isConcurrencySafe: () => true,
   requiresApproval: () => false,
   async call(input, ctx) {
-    try {
-      const waitMs = input.block ? (input.timeout ?? 30_000) : 0;
-      const r = await ctx.tasks.read(input.task_id, { waitMs, signal: ctx.signal });
-      const note = r.more ? '\n[more output is waiting: call TaskOutput again]' : '';
-      return textOutput(`${r.text === '' ? '(no new output)\n' : r.text.endsWith('\n') ? r.text : `${r.text}\n`}${describeTask(r.info)}${note}`);
-    } catch (err) {
-      if (err instanceof TaskRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    const waitMs = input.block ? (input.timeout ?? 30_000) : 0;
+    const r = await ctx.tasks.read(input.task_id, { waitMs, signal: ctx.signal });
+    const note = r.more ? '\n[more output is waiting: call TaskOutput again]' : '';
+    return textOutput(`${r.text === '' ? '(no new output)\n' : r.text.endsWith('\n') ? r.text : `${r.text}\n`}${describeTask(r.info)}${note}`);
   },
 });

@@ -1,6 +1,5 @@
 // TaskStop: stops a background task and everything it started.
 import { Type, type Static } from '@sinclair/typebox';
-import { TaskRefusal } from '../tasks.js';
 import { buildTool, textOutput } from '../tool.js';
 import { describeTask } from './task-output.js';
 
@@ -16,11 +15,6 @@ export const taskStopTool = buildTool<Static<typeof Input>>({
   // Stopping the session's own background work cannot reach anything else.
   checkPermissions: async () => ({ behavior: 'allow', reason: 'stops only this session\'s own background task' }),
   async call(input, ctx) {
-    try {
-      return textOutput(describeTask(await ctx.tasks.stop(input.task_id)));
-    } catch (err) {
-      if (err instanceof TaskRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    return textOutput(describeTask(await ctx.tasks.stop(input.task_id)));
   },
 });

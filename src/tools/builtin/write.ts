@@ -2,7 +2,7 @@
 // must have been read in this session and be unchanged since.
 import { Type, type Static } from '@sinclair/typebox';
 import { buildTool, textOutput } from '../tool.js';
-import { EditRefusal, FILE_EDIT_METADATA, FilePathField, requireReadIfExists, saveText, unifiedDiff } from './file-edit.js';
+import { FILE_EDIT_METADATA, FilePathField, requireReadIfExists, saveText, unifiedDiff } from './file-edit.js';
 
 const WriteInput = Type.Object(
   {
@@ -22,12 +22,7 @@ export const writeTool = buildTool<WriteInput>({
   inputSchema: WriteInput,
   ...FILE_EDIT_METADATA,
   async call(input, ctx) {
-    try {
-      await requireReadIfExists(ctx, input.file_path);
-    } catch (err) {
-      if (err instanceof EditRefusal) return textOutput(err.message, true);
-      throw err;
-    }
+    await requireReadIfExists(ctx, input.file_path);
     const result = await saveText(ctx, input.file_path, input.content, false);
     const shown = ctx.workspace.display(result.path);
     const bytes = Buffer.byteLength(input.content, 'utf8');
