@@ -114,10 +114,21 @@ export function bwrapArgs(spec: ProcessSpec): string[] {
 export function spawnInSandbox(policy: SandboxPolicy, spec: ProcessSpec): ChildProcess {
   if (policy.mode === 'bwrap') {
     if (!policy.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
-    return spawn(policy.bwrapPath, bwrapArgs({ ...spec, network: spec.network ?? policy.network ?? false }), {
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // --info-fd reports the sandbox's init pid (outside numbering): killing it tears down the
+    // pid namespace even if bwrap itself is already gone.
+    const child = spawn(policy.bwrapPath, ['--info-fd', '3', ...bwrapArgs({ ...spec, network: spec.network ?? policy.network ?? false })], {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
+    let info = '';
+    const infoStream = child.stdio[3] as NodeJS.ReadableStream | null;
+    infoStream?.on('data', (d: Buffer) => {
+      info += d.toString();
+      const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
+      if (pid) sandboxPids.set(child, Number(pid));
+    });
+    infoStream?.on('error', () => undefined);
+    return child;
   }
   const [program, ...rest] = spec.argv;
   return spawn(program!, rest, {
@@ -128,9 +139,22 @@ export function spawnInSandbox(policy: SandboxPolicy, spec: ProcessSpec): ChildP
   });
 }
 
+/** The sandbox init pid of each bwrap child, once bwrap has reported it. */
+const sandboxPids = new WeakMap<ChildProcess, number>();
+
 /** Kills a child's whole process group (and with it, under bwrap, its pid namespace). */
 export function killTree(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  // The sandbox init first, while bwrap (its parent) is alive: until bwrap reaps it, its pid
+  // cannot belong to anyone else.
+  const inner = sandboxPids.get(child);
+  if (inner !== undefined) {
+    try {
+      process.kill(inner, signal);
+    } catch {
+      // already gone
+    }
+  }
   try {
     process.kill(-child.pid, signal);
   } catch {

@@ -185,19 +185,26 @@ export class BackgroundTasks {
   private waitFor(task: Task, ready: () => boolean | Promise<boolean>, ms: number, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
       let busy = false;
+      let again = false;
       const finish = (v: boolean) => {
         clearTimeout(timer);
         task.waiters.delete(check);
         signal.removeEventListener('abort', onAbort);
         resolve(v);
       };
+      // Output that arrives while a check runs must not be missed: the check runs again.
       const check = () => {
-        if (busy) return;
+        if (busy) {
+          again = true;
+          return;
+        }
         busy = true;
+        again = false;
         Promise.resolve(ready()).then(
           (ok) => {
             busy = false;
             if (ok) finish(true);
+            else if (again) check();
           },
           () => finish(false),
         );
@@ -215,7 +222,14 @@ export class BackgroundTasks {
     if (task.info.status === 'running') {
       task.info.status = 'stopped';
       killTree(task.child);
+      // The pipes close when the last process holding them is gone; if that takes longer
+      // than a few seconds, stop reading them so the task still ends.
+      const late = setTimeout(() => {
+        task.child.stdout?.destroy();
+        task.child.stderr?.destroy();
+      }, 3000);
       await task.done;
+      clearTimeout(late);
     }
     return { ...task.info };
   }
