@@ -13,6 +13,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PathRefusal, Workspace } from '../../src/sandbox/paths.js';
+import { refusal } from '../helpers/refusal.js';
 
 const SECRET = 'TOP SECRET';
 const SECRET2 = 'TOP SECRET 2';
@@ -49,16 +50,15 @@ afterEach(async () => {
 
 // ---------------------------------------------------------------- helpers
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PathRefusal);
-  return (err as PathRefusal).rule;
+/** Kills a helper process (if it still runs) and waits for it to exit. */
+async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const gone = once(child, 'exit');
+    child.kill('SIGKILL');
+    await gone;
+  }
 }
+
 
 /** Reads a file through the sandbox (closing the handle), or returns the refusal rule. */
 async function readVia(w: Workspace, p: string): Promise<{ text: string } | { rule: string }> {
@@ -807,13 +807,7 @@ describe('concurrent symlink-swap race', () => {
     const child: ChildProcess = spawn(process.execPath, ['-e', FLIPPER, JSON.stringify({ root, secretFile: path.join(outside, 'secret.txt'), secretDir: outsideDir, maxMs: MAX_MS + 5000 })], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    cleanups.push(async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const gone = once(child, 'exit');
-        child.kill('SIGKILL');
-        await gone;
-      }
-    });
+    cleanups.push(() => killChild(child));
     let out = '';
     child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
     await new Promise<void>((resolve, reject) => {
@@ -959,13 +953,7 @@ describe('residual window: a directory renamed across the boundary', () => {
       if (fd !== undefined && !isUnder(fsSync.readlinkSync(`/proc/self/fd/${fd}`), root)) landed++;
     });
     const child = spawn(process.execPath, ['-e', MOVER, JSON.stringify({ inside: mvIn, outside: mvOut, maxMs: 6000 })], { stdio: ['ignore', 'pipe', 'inherit'] });
-    cleanups.push(async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const gone = once(child, 'exit');
-        child.kill('SIGKILL');
-        await gone;
-      }
-    });
+    cleanups.push(() => killChild(child));
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     while (!out.includes('ready')) await new Promise((r) => setTimeout(r, 5));

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PathRefusal, Workspace } from '../../src/sandbox/paths.js';
+import { refusal } from '../helpers/refusal.js';
 
 let base: string;
 let root: string;
@@ -25,16 +26,6 @@ afterEach(async () => {
   await fs.rm(base, { recursive: true, force: true });
 });
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PathRefusal);
-  return (err as PathRefusal).rule;
-}
 
 describe('Workspace confinement', () => {
   it('reads a file inside by relative and by absolute path', async () => {
