@@ -69,6 +69,7 @@ const MAX_LIST_LIMIT = 200;
 
 export class SessionService {
   private readonly runtimes = new Map<string, SessionRuntime>();
+  private readonly closing = new Map<string, Promise<void>>();
   private readonly broker: PermissionBroker;
   private workspaceRootReal: string | undefined;
 
@@ -282,9 +283,19 @@ export class SessionService {
 
   /** Closes a session: cancels its turn, runs SessionEnd hooks, emits the final event. Idempotent. */
   async close(id: string, reason = 'closed by the client'): Promise<void> {
-    const record = this.record(id);
-    if (record.session.status === 'closed') return;
+    // Concurrent closes share one run: SessionEnd and session.closed happen once.
+    const inProgress = this.closing.get(id);
+    if (inProgress) return inProgress;
+    if (this.record(id).session.status === 'closed') return;
+    const run = this.closeNow(id, reason).finally(() => this.closing.delete(id));
+    this.closing.set(id, run);
+    return run;
+  }
+
+  private async closeNow(id: string, reason: string): Promise<void> {
     const rt = this.runtimes.get(id);
+    // Gone from the runtimes at once: no turn can start while the session winds down.
+    this.runtimes.delete(id);
     const by = reason === 'server shutdown' ? 'shutdown' : 'session_closed';
     rt?.activeTurn?.stop(new TurnStop(`the session was closed (${reason})`, by), 'cancelled', {
       code: 'session_closed',
@@ -298,14 +309,14 @@ export class SessionService {
     current.session.active_turn_id = null;
     current.session.closed_at = this.deps.clock().toISOString();
     this.saveSession(current);
-    this.runtimes.delete(id);
     await this.runLifecycleHooks('SessionEnd', current.session, { reason });
     this.deps.events.emit(id, { type: 'session.closed', reason });
   }
 
   /** Closes every active session (graceful shutdown): SessionEnd fires for each. */
   async closeAll(reason: string): Promise<void> {
-    await Promise.all([...this.runtimes.keys()].map((id) => this.close(id, reason)));
+    const ids = new Set([...this.runtimes.keys(), ...this.closing.keys()]);
+    await Promise.all([...ids].map((id) => this.close(id, reason)));
   }
 
   tools(id: string) {
