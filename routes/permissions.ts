@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import {
+  DecisionListSchema,
+  ID_PATTERN,
   PERMISSION_STATUSES,
   PermissionListSchema,
   PermissionRequestSchema,
@@ -46,5 +48,39 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
       },
     },
     async (req) => ctx.sessions.respondPermission(req.params.session_id, req.params.permission_id, req.body),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/decisions',
+    {
+      schema: {
+        operationId: 'listDecisions',
+        tags: ['permissions'],
+        summary: 'The audit trail of permission decisions, oldest first',
+        description:
+          'Every permission decision about every tool call of the session: what decided it (a rule and its text, the mode, ' +
+          'the tool\'s own check, the read-only judgement, a protected path, a person, a timeout, a cancellation, a hook), ' +
+          'why, and the SHA-256 of the exact input it was about. A call whose input was rewritten has one decision per input. ' +
+          'Page with `after` (the `seq` of the last decision seen).',
+        params: SessionParams,
+        querystring: Type.Object(
+          {
+            after: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Only decisions with a greater seq' })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+            turn_id: Type.Optional(Type.String({ pattern: ID_PATTERN, description: 'Only decisions of this turn' })),
+            tool_use_id: Type.Optional(Type.String({ pattern: ID_PATTERN, description: 'Only decisions about this call' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ref(DecisionListSchema, 'One page of decisions'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) =>
+      ctx.sessions.listDecisions(req.params.session_id, {
+        afterSeq: req.query.after ?? 0,
+        limit: req.query.limit ?? 200,
+        ...(req.query.turn_id !== undefined ? { turnId: req.query.turn_id } : {}),
+        ...(req.query.tool_use_id !== undefined ? { toolUseId: req.query.tool_use_id } : {}),
+      }),
   );
 };

@@ -25,7 +25,6 @@ import { DomainError, type DomainErrorKind } from './errors.js';
 import { EventLog } from './events/log.js';
 import { HookRegistry, type HookRegistration } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
-import { nameRuleMatcher, type RuleMatcher } from './permission/rules.js';
 import { InputValidator } from './pipeline/validate.js';
 import { grepBackend } from './tools/builtin/grep.js';
 import { findBwrap, selfTestSandbox, type SandboxPolicy, type SandboxStatus } from './sandbox/process.js';
@@ -48,7 +47,6 @@ export interface ServerOptions {
   logger?: Logger;
   /** Operator (trusted, in-process) hooks that run for every session. */
   hooks?: HookRegistration[];
-  matcher?: RuleMatcher;
   /** The process sandbox to use (default: NORMA_SANDBOX with bwrap found on PATH). */
   processSandbox?: SandboxPolicy;
 }
@@ -85,6 +83,8 @@ const SHARED_SCHEMAS = [
   schemas.TurnListSchema,
   schemas.PermissionRequestSchema,
   schemas.PermissionListSchema,
+  schemas.DecisionSchema,
+  schemas.DecisionListSchema,
   schemas.PermissionResponseSchema,
   schemas.OutputSchema,
   schemas.OutputListSchema,
@@ -198,7 +198,6 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     newId,
     logger,
     validator,
-    matcher: options.matcher ?? nameRuleMatcher,
     hooks,
   });
 

@@ -331,10 +331,11 @@ export const PermissionRequestSchema = Type.Object(
     status: Type.Union(PERMISSION_STATUSES.map((s) => Type.Literal(s))),
     resolved_by: Type.Optional(
       Type.Union(
-        [Type.Literal('client'), Type.Literal('timeout'), Type.Literal('cancel'), Type.Literal('session_closed')],
-        { description: 'Who or what resolved the request' },
+        [Type.Literal('client'), Type.Literal('timeout'), Type.Literal('cancel'), Type.Literal('session_closed'), Type.Literal('rule')],
+        { description: 'Who or what resolved the request; `rule`: a rule added later (remember, PATCH) or a mode change decided it' },
       ),
     ),
+    rules: Type.Optional(Type.Array(Type.String(), { description: 'With resolved_by `rule`: the rule(s) that decided' })),
     message: Type.Optional(Type.String({ description: 'Denial message given to the model' })),
     updated_input: Type.Optional(Type.Unknown()),
     remember: Type.Optional(Type.Array(Type.String())),
@@ -345,6 +346,44 @@ export const PermissionRequestSchema = Type.Object(
   { $id: 'PermissionRequest' },
 );
 export type PermissionRequest = Static<typeof PermissionRequestSchema>;
+
+export const DECIDERS = ['rule', 'mode', 'tool', 'read_only', 'protected_path', 'person', 'timeout', 'cancel', 'hook'] as const;
+export const INPUT_SOURCES = ['call', 'tool', 'approval', 'hook'] as const;
+
+export const DecisionSchema = Type.Object(
+  {
+    seq: Type.Integer({ minimum: 1, description: 'Per-session order of decisions' }),
+    session_id: Type.String(),
+    turn_id: Type.String(),
+    tool_use_id: Type.String(),
+    tool: Type.String(),
+    behavior: Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')]),
+    decided_by: Type.Union(DECIDERS.map((d) => Type.Literal(d)), {
+      description:
+        '`rule`, `mode`, `tool` (its own check), `read_only`, `protected_path`: the evaluation; `person`: a client answered; ' +
+        '`timeout`, `cancel`: an ask ended without an answer; `hook`: a PreToolUse hook blocked the call',
+    }),
+    rules: Type.Array(Type.String(), { description: 'The rule text(s) that decided, if any' }),
+    mode: ref(PermissionModeSchema),
+    reason: Type.String(),
+    input_digest: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the canonical JSON of the input this decision is about' }),
+    input_source: Type.Union(INPUT_SOURCES.map((d) => Type.Literal(d)), {
+      description: 'Where that input came from: the call itself, or a rewrite by the tool\'s check, an approval\'s updated_input, or a PreToolUse hook',
+    }),
+    permission_id: Type.Optional(Type.String({ description: 'The permission request this decision opened or resolved' })),
+    created_at: Timestamp('When it was decided'),
+  },
+  { $id: 'Decision', description: 'One permission decision about one tool call: what decided, why, and about which exact input' },
+);
+export type Decision = Static<typeof DecisionSchema>;
+
+export const DecisionListSchema = Type.Object(
+  {
+    items: Type.Array(ref(DecisionSchema)),
+    next_after: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null at the end' }),
+  },
+  { $id: 'DecisionList' },
+);
 
 export const PermissionListSchema = Type.Object(
   { items: Type.Array(ref(PermissionRequestSchema)) },

@@ -1,12 +1,19 @@
-// Permission evaluation: the four stages of SPEC §4, first decisive stage wins.
-//   1. deny rule, or the tool's hard deny            → deny (nothing overrides this)
-//   2. bypassPermissions → allow; plan: mutating → deny, read-only → allow
-//   3. ask rule or the tool asks                      → ask (deny beats ask beats allow)
-//      allow rule; acceptEdits + file edit; read-only; tool self-allow → allow
-//   4. dontAsk/auto → deny; otherwise → ask the client
+// Permission evaluation (SPEC §4 with the argument-aware rules of §9.3); the first stage that
+// decides wins:
+//   1. a deny rule matches any part of the call, or the tool hard-denies   → deny (nothing overrides this)
+//   2. a file edit touches a protected path (.git/, hook and agent config)  → ask, whatever the mode
+//      (denied where nobody can be asked: plan, dontAsk, auto)
+//   3. bypassPermissions → allow; plan: mutating → deny, read-only → allow
+//   4. an ask rule matches, or the tool asks                                 → ask (ask beats allow)
+//      allow rules cover every part; acceptEdits + a file edit inside the workspace; read-only;
+//      the tool's own allow (not in dontAsk)                                → allow
+//   5. dontAsk/auto → deny; otherwise → ask the client
+import path from 'node:path';
 import type { PermissionMode } from '../contract/schemas.js';
 import type { CoreTool, ToolPermissionCheck } from '../tools/tool.js';
-import type { ParsedRule, RuleBehavior, RuleMatcher } from './rules.js';
+import { allowingRules, firstLenientMatch, type MatchContext, type ParsedRule } from './rules.js';
+import type { RuleSubject, SubjectPath } from './subject.js';
+import { suggestRules } from './suggest.js';
 
 export interface RuleSet {
   allow: readonly ParsedRule[];
@@ -14,14 +21,17 @@ export interface RuleSet {
   ask: readonly ParsedRule[];
 }
 
+export type DecidedBy = 'rule' | 'mode' | 'tool' | 'read_only' | 'protected_path';
+
 export interface PermissionDecision {
   behavior: 'allow' | 'deny' | 'ask';
   reason: string;
-  /** What decided: `rule`, `mode`, `tool`, `read_only`. */
-  decidedBy: 'rule' | 'mode' | 'tool' | 'read_only';
-  rule?: string;
+  decidedBy: DecidedBy;
+  /** The rule(s) that decided (several allow rules may cover the parts of one command line). */
+  rules: string[];
   /** An input rewrite proposed by the tool's own check. */
   updatedInput?: unknown;
+  /** For an ask: narrow rules a client can offer as "always allow". */
   suggestions: string[];
 }
 
@@ -30,70 +40,114 @@ export interface EvaluationInput {
   input: unknown;
   mode: PermissionMode;
   rules: RuleSet;
-  matcher: RuleMatcher;
   toolCheck: ToolPermissionCheck;
+  /** What specifier rules are matched against (defaults to none: name rules only). */
+  subject?: RuleSubject;
+  /** The workspace root (real path): relative path rules are anchored here. */
+  root?: string;
 }
 
-function firstMatch(rules: readonly ParsedRule[], behavior: RuleBehavior, e: EvaluationInput): ParsedRule | undefined {
-  return rules.find((r) => e.matcher.matches(r, behavior, { toolName: e.tool.name, input: e.input }));
+/** Names that, anywhere in an edited path, make the edit ask whatever the mode. */
+const PROTECTED_DIRS = new Set(['.git', '.norma', '.claude', '.husky']);
+const PROTECTED_FILES = new Set(['.gitmodules', '.mcp.json']);
+
+/** The protected part of a path (e.g. `.git`), or null. Paths outside `root` are judged by their names too. */
+export function protectedPart(p: SubjectPath, root: string): string | null {
+  for (const abs of [p.real, p.lexical]) {
+    const rel = abs === root ? '' : abs.startsWith(root + path.sep) ? abs.slice(root.length + 1) : abs.slice(1);
+    const parts = rel.split('/');
+    for (const [i, part] of parts.entries()) {
+      if (PROTECTED_DIRS.has(part)) return parts.slice(0, i + 1).join('/');
+      if (i === parts.length - 1 && PROTECTED_FILES.has(part)) return rel;
+    }
+  }
+  return null;
 }
 
 export function evaluatePermission(e: EvaluationInput): PermissionDecision {
   const { tool, input, mode, toolCheck } = e;
-  const suggestions = toolCheck.suggestions ?? [];
+  const subject = e.subject ?? { kind: 'none' };
+  const root = e.root ?? '/';
+  const mc: MatchContext = { toolName: tool.name, subject, root };
   const withRewrite = toolCheck.updatedInput !== undefined ? { updatedInput: toolCheck.updatedInput } : {};
+  const none = { rules: [] as string[], suggestions: [] as string[] };
 
-  // Stage 1: explicit deny and hard deny. Bypass never overrides either.
-  const deny = firstMatch(e.rules.deny, 'deny', e);
-  if (deny) return { behavior: 'deny', reason: `denied by rule "${deny.text}"`, decidedBy: 'rule', rule: deny.text, suggestions: [] };
+  // Stage 1: explicit deny and hard deny. Nothing overrides either.
+  const deny = firstLenientMatch(e.rules.deny, 'deny', mc);
+  if (deny) return { behavior: 'deny', reason: `denied by rule "${deny.text}"`, decidedBy: 'rule', ...none, rules: [deny.text] };
   if (toolCheck.behavior === 'deny') {
-    return { behavior: 'deny', reason: toolCheck.reason ?? `${tool.name} refused this call`, decidedBy: 'tool', suggestions: [] };
+    return { behavior: 'deny', reason: toolCheck.reason ?? `${tool.name} refused this call`, decidedBy: 'tool', ...none };
   }
 
-  // Stage 2: modes that decide on their own.
+  // Stage 2: protected paths always ask.
   const readOnly = tool.isReadOnly(input);
+  if (subject.kind === 'paths' && subject.access === 'edit') {
+    const hit = subject.paths.map((p) => protectedPart(p, root)).find((x) => x !== null);
+    if (hit) {
+      const reason = `${hit} is protected (repository metadata, hooks or agent configuration): every change to it is asked about`;
+      if (mode === 'plan' || mode === 'dontAsk' || mode === 'auto') {
+        return { behavior: 'deny', reason: `${mode} mode never asks, and ${reason}`, decidedBy: 'protected_path', ...none };
+      }
+      return { behavior: 'ask', reason, decidedBy: 'protected_path', ...none, ...withRewrite };
+    }
+  }
+
+  // Stage 3: modes that decide on their own.
   if (mode === 'bypassPermissions') {
-    return { behavior: 'allow', reason: 'bypassPermissions mode', decidedBy: 'mode', suggestions: [], ...withRewrite };
+    return { behavior: 'allow', reason: 'bypassPermissions mode', decidedBy: 'mode', ...none, ...withRewrite };
   }
   if (mode === 'plan') {
     return readOnly
-      ? { behavior: 'allow', reason: 'plan mode allows read-only tools', decidedBy: 'mode', suggestions: [], ...withRewrite }
-      : { behavior: 'deny', reason: `plan mode: ${tool.name} changes things and is not allowed while planning`, decidedBy: 'mode', suggestions: [] };
+      ? { behavior: 'allow', reason: 'plan mode allows read-only tools', decidedBy: 'mode', ...none, ...withRewrite }
+      : { behavior: 'deny', reason: `plan mode: ${tool.name} changes things and is not allowed while planning`, decidedBy: 'mode', ...none };
   }
 
-  // Stage 3: ask beats allow.
-  const ask = firstMatch(e.rules.ask, 'ask', e);
+  // Stage 4: ask beats allow.
+  const ask = firstLenientMatch(e.rules.ask, 'ask', mc);
   let askReason: string | undefined = ask ? `rule "${ask.text}" requires approval` : undefined;
   if (!askReason && toolCheck.behavior === 'ask') askReason = toolCheck.reason ?? `${tool.name} asks for approval`;
 
   if (!askReason) {
-    const allow = firstMatch(e.rules.allow, 'allow', e);
-    if (allow) return { behavior: 'allow', reason: `allowed by rule "${allow.text}"`, decidedBy: 'rule', rule: allow.text, suggestions: [], ...withRewrite };
-    if (mode === 'acceptEdits' && tool.isFileEdit) {
-      return { behavior: 'allow', reason: 'acceptEdits mode allows file edits', decidedBy: 'mode', suggestions: [], ...withRewrite };
+    const allow = allowingRules(e.rules.allow, mc);
+    if (allow) {
+      const texts = allow.map((r) => r.text);
+      const reason = texts.length === 1 ? `allowed by rule "${texts[0]}"` : `allowed by rules ${texts.map((t) => `"${t}"`).join(', ')}`;
+      return { behavior: 'allow', reason, decidedBy: 'rule', ...none, rules: texts, ...withRewrite };
     }
-    if (readOnly) return { behavior: 'allow', reason: `${tool.name} is read-only`, decidedBy: 'read_only', suggestions: [], ...withRewrite };
+    if (mode === 'acceptEdits' && tool.isFileEdit && insideWorkspace(subject, root)) {
+      return { behavior: 'allow', reason: 'acceptEdits mode allows file edits inside the workspace', decidedBy: 'mode', ...none, ...withRewrite };
+    }
+    if (readOnly) return { behavior: 'allow', reason: `${tool.name} is read-only`, decidedBy: 'read_only', ...none, ...withRewrite };
     // dontAsk honours rules and read-only judgements only; a tool's self-allow counts elsewhere.
     if (toolCheck.behavior === 'allow' && mode !== 'dontAsk') {
-      return { behavior: 'allow', reason: toolCheck.reason ?? `${tool.name} allowed this call`, decidedBy: 'tool', suggestions: [], ...withRewrite };
+      return { behavior: 'allow', reason: toolCheck.reason ?? `${tool.name} allowed this call`, decidedBy: 'tool', ...none, ...withRewrite };
     }
   }
 
-  // Stage 4.
+  // Stage 5.
   if (mode === 'dontAsk' || mode === 'auto') {
     return {
       behavior: 'deny',
       reason: `${mode} mode never asks, and ${askReason ?? `no rule allows ${tool.name}`}`,
       decidedBy: 'mode',
-      suggestions: [],
+      ...none,
     };
   }
+  const allowTexts = new Set(e.rules.allow.map((r) => r.text.trim()));
+  const offered = toolCheck.suggestions?.length ? toolCheck.suggestions : suggestRules(tool.name, subject, root);
   return {
     behavior: 'ask',
     reason: askReason ?? `${tool.name} needs approval`,
     decidedBy: ask ? 'rule' : toolCheck.behavior === 'ask' ? 'tool' : 'mode',
-    ...(ask ? { rule: ask.text } : {}),
-    suggestions: suggestions.length > 0 ? suggestions : [tool.name],
+    rules: ask ? [ask.text] : [],
+    suggestions: offered.filter((s) => !allowTexts.has(s)),
     ...withRewrite,
   };
+}
+
+/** acceptEdits covers a file edit only when every path it changes is inside the workspace. */
+function insideWorkspace(subject: RuleSubject, root: string): boolean {
+  if (subject.kind !== 'paths') return false;
+  const inside = (abs: string) => abs.startsWith(root + path.sep);
+  return subject.paths.length > 0 && subject.paths.every((p) => inside(p.real) && inside(p.lexical));
 }

@@ -1,38 +1,81 @@
-// Permission rule parsing and matching. One parser for every place rules come from
-// (allowed_tools, disallowed_tools, ask_rules, session rules, `remember`).
+// Permission rules: one parser for every place rules come from (allowed_tools,
+// disallowed_tools, ask_rules, session rules, `remember`), and the matching of one rule
+// against one call's subject (subject.ts). Deny and ask match leniently (a rule must not be
+// dodged); allow matches strictly (a rule must not be widened).
 //
-// Matching here is by tool name: `*`, an exact name, `mcp__server__*`, or the name part of
-// `Name(specifier)`. Specifiers are parsed and kept but not yet evaluated against arguments,
-// so — fail-closed — a specifier rule widens deny and ask (it matches every call of that
-// tool) but never widens allow (an allow rule with a specifier matches nothing yet).
-// The matcher is an interface so an argument-aware one can replace it.
+// Syntax:
+//   *                          every tool
+//   Name                       one tool by name (mcp__server__tool too)
+//   mcp__server__*             every tool of one MCP server
+//   Bash(<command pattern>)    each simple command of a command line (shell.ts); also applies
+//                              to ShellWrite, whose completed lines are command lines too
+//   Read(<path glob>)          files and directories read: Read, LS, Glob, Grep
+//   Edit(<path glob>)          files changed: Write, Edit, MultiEdit
+//   Write|MultiEdit|LS|Glob|Grep(<path glob>)   the same, for that one tool only
+//   WebFetch(domain:host)      a URL's host; `domain:*.example.com` matches subdomains only
+// Path globs are gitignore-style: relative to the workspace root unless they start with `/`
+// (absolute); `./x` is anchored at the root; no other `/` but a trailing one → the name at any depth; `**` crosses directories; a
+// glob that matches a directory covers everything below it. They are matched against the
+// path with symlinks resolved (and, for deny and ask, against the path as written too).
+import path from 'node:path';
+import { compileIgnoreGlob, GlobSyntaxError, type IgnoreGlob } from '../tools/builtin/glob-match.js';
+import { matchCommandPattern, validateCommandPattern, type SimpleCommand } from './shell.js';
+import type { RuleSubject, SubjectPath } from './subject.js';
 
 export type RuleBehavior = 'allow' | 'deny' | 'ask';
+
+export interface PathGlob {
+  absolute: boolean;
+  glob: IgnoreGlob;
+}
 
 export interface ParsedRule {
   /** The rule string as written. */
   text: string;
-  /** `*`, an exact tool name, or a name prefix ending in `*` (e.g. `mcp__server__*`). */
+  /** `*`, an exact tool name, or `mcp__server__*`. */
   tool: string;
   specifier: string | null;
+  kind: 'name' | 'command' | 'path' | 'domain';
+  path?: PathGlob;
+  domain?: { host: string; subdomains: boolean };
 }
 
 export type RuleParse = { ok: true; rule: ParsedRule } | { ok: false; error: string };
 
-const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]*\*?$/;
+const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+const MCP_SERVER_WILDCARD = /^mcp__[A-Za-z0-9_-]+__\*$/;
+
+/** Tools whose rules take a path glob; `Read` and `Edit` also name a family of tools. */
+export const PATH_RULE_TOOLS = new Set(['Read', 'Edit', 'Write', 'MultiEdit', 'LS', 'Glob', 'Grep']);
+/** Tools a `Read(...)` rule covers. */
+export const READ_FAMILY = new Set(['Read', 'LS', 'Glob', 'Grep']);
+/** Tools an `Edit(...)` rule covers. */
+export const EDIT_FAMILY = new Set(['Edit', 'Write', 'MultiEdit']);
+/** Tools whose subject is a command line (a `Bash(...)` rule covers them). */
+export const COMMAND_TOOLS = new Set(['Bash', 'ShellWrite']);
+
+const SPECIFIER_TOOLS = 'Bash, Read, Edit, Write, MultiEdit, LS, Glob, Grep and WebFetch';
 
 export function parseRule(text: string): RuleParse {
   const s = text.trim();
   if (s === '') return { ok: false, error: 'empty rule' };
-  if (s === '*') return { ok: true, rule: { text, tool: '*', specifier: null } };
+  if (s === '*') return { ok: true, rule: { text, tool: '*', specifier: null, kind: 'name' } };
   const open = s.indexOf('(');
   if (open === -1) {
-    if (!TOOL_NAME.test(s)) return { ok: false, error: `"${s}" is not a tool name (letters, digits, _ and -, optionally ending in *)` };
-    return { ok: true, rule: { text, tool: s, specifier: null } };
+    if (MCP_SERVER_WILDCARD.test(s)) return { ok: true, rule: { text, tool: s, specifier: null, kind: 'name' } };
+    if (!TOOL_NAME.test(s)) {
+      return {
+        ok: false,
+        error: s.includes('*')
+          ? `"${s}" is not a tool name: a wildcard is only "*" (every tool) or "mcp__<server>__*"`
+          : `"${s}" is not a tool name (letters, digits, _ and -)`,
+      };
+    }
+    return { ok: true, rule: { text, tool: s, specifier: null, kind: 'name' } };
   }
   const name = s.slice(0, open);
   if (!s.endsWith(')')) return { ok: false, error: `"${s}" has "(" without a closing ")" at the end` };
-  if (!TOOL_NAME.test(name) || name.endsWith('*')) return { ok: false, error: `"${name}" is not a tool name` };
+  if (!TOOL_NAME.test(name)) return { ok: false, error: `"${name}" is not a tool name` };
   const specifier = s.slice(open + 1, -1);
   if (specifier.trim() === '') return { ok: false, error: `"${s}" has an empty specifier; write "${name}" for the whole tool` };
   let depth = 0;
@@ -41,7 +84,63 @@ export function parseRule(text: string): RuleParse {
     else if (c === ')' && --depth < 0) break;
   }
   if (depth !== 0) return { ok: false, error: `"${s}" has unbalanced parentheses` };
-  return { ok: true, rule: { text, tool: name, specifier } };
+
+  const base = { text, tool: name, specifier };
+  if (name === 'Bash') {
+    const problem = validateCommandPattern(specifier);
+    if (problem) return { ok: false, error: `"${s}": invalid command pattern: ${problem}` };
+    return { ok: true, rule: { ...base, kind: 'command' } };
+  }
+  if (PATH_RULE_TOOLS.has(name)) {
+    const compiled = compilePathGlob(specifier);
+    if (typeof compiled === 'string') return { ok: false, error: `"${s}": invalid path glob: ${compiled}` };
+    return { ok: true, rule: { ...base, kind: 'path', path: compiled } };
+  }
+  if (name === 'WebFetch') {
+    const domain = parseDomain(specifier);
+    if (typeof domain === 'string') return { ok: false, error: `"${s}": ${domain}` };
+    return { ok: true, rule: { ...base, kind: 'domain', domain } };
+  }
+  return { ok: false, error: `"${s}": ${name} takes no specifier (rules with one exist for ${SPECIFIER_TOOLS}); write "${name}" for the whole tool` };
+}
+
+function compilePathGlob(spec: string): PathGlob | string {
+  if (spec.includes('\0')) return 'contains a NUL byte';
+  if (spec.startsWith('~')) return 'home-relative paths are not supported; write a path relative to the workspace or an absolute one';
+  if (spec.startsWith('!')) return 'a rule cannot be negated; write a separate allow, ask or deny rule';
+  const absolute = spec.startsWith('/');
+  // `./name` anchors at the workspace root (a bare `name` matches at any depth).
+  const dotAnchored = spec.startsWith('./');
+  let g = spec;
+  while (g.startsWith('./')) g = g.slice(2);
+  if (g === '.' || g === '') g = '**';
+  const parts = g.split('/');
+  if (parts.includes('..')) return '".." is not allowed; write an absolute path instead';
+  // compileIgnoreGlob anchors a glob containing `/` at the base and drops a leading `/`;
+  // absolute globs are matched against the absolute path without its leading `/`.
+  try {
+    return { absolute, glob: compileIgnoreGlob(absolute || dotAnchored ? `/${g.replace(/^\/+/, '')}` : g) };
+  } catch (err) {
+    if (err instanceof GlobSyntaxError) return err.problem;
+    throw err;
+  }
+}
+
+const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+function parseDomain(spec: string): { host: string; subdomains: boolean } | string {
+  if (!spec.startsWith('domain:')) return 'the specifier must be "domain:<host>" or "domain:*.<host>"';
+  let host = spec.slice('domain:'.length).trim().toLowerCase();
+  const subdomains = host.startsWith('*.');
+  if (subdomains) host = host.slice(2);
+  if (host.endsWith('.')) host = host.slice(0, -1);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  const ipv6 = host.includes(':');
+  if (ipv6 ? !/^[0-9a-f:.]+$/.test(host) : !host.split('.').every((l) => HOST_LABEL.test(l))) {
+    return `"${spec.slice('domain:'.length)}" is not a host name (a "*." prefix is the only wildcard)`;
+  }
+  if (subdomains && ipv6) return 'an IP address has no subdomains';
+  return { host, subdomains };
 }
 
 /** Parses every rule; the errors name each bad rule and its field. */
@@ -56,26 +155,139 @@ export function parseRules(field: string, texts: readonly string[]): { rules: Pa
   return { rules, problems };
 }
 
-export interface ToolCallSubject {
-  toolName: string;
-  input: unknown;
-}
+// ────────────────────────────────────────────────────────────────────────────────────────────
+// Matching
 
-export interface RuleMatcher {
-  matches(rule: ParsedRule, behavior: RuleBehavior, call: ToolCallSubject): boolean;
-}
-
-function nameMatches(pattern: string, name: string): boolean {
+export function nameMatches(pattern: string, name: string): boolean {
   if (pattern === '*') return true;
   if (pattern.endsWith('*')) return name.startsWith(pattern.slice(0, -1));
   return pattern === name;
 }
 
-export const nameRuleMatcher: RuleMatcher = {
-  matches(rule, behavior, call) {
-    if (!nameMatches(rule.tool, call.toolName)) return false;
-    // Fail closed until specifiers are evaluated: never let one widen an allow.
-    if (rule.specifier !== null && behavior === 'allow') return false;
-    return true;
-  },
-};
+/** Does a rule with a specifier apply to this tool at all (before looking at arguments)? */
+function specifierApplies(rule: ParsedRule, toolName: string, subject: RuleSubject): boolean {
+  switch (rule.kind) {
+    case 'command':
+      return subject.kind === 'command' && COMMAND_TOOLS.has(toolName);
+    case 'path':
+      if (subject.kind !== 'paths') return false;
+      if (rule.tool === 'Read') return subject.access === 'read' && READ_FAMILY.has(toolName);
+      if (rule.tool === 'Edit') return subject.access === 'edit' && EDIT_FAMILY.has(toolName);
+      return rule.tool === toolName;
+    case 'domain':
+      return subject.kind === 'url' && rule.tool === toolName;
+    case 'name':
+      return false;
+  }
+}
+
+/** Does `glob` match `p` (a `/`-free-at-start relative or absolute path) or one of its ancestors? */
+function globCovers(glob: IgnoreGlob, p: string, isDir: boolean): boolean {
+  if ((!glob.dirOnly || isDir) && glob.re.test(p)) return true;
+  // A glob that matches a directory covers everything below it (gitignore semantics).
+  for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) {
+    if (glob.re.test(p.slice(0, i))) return true;
+  }
+  return false;
+}
+
+/** Relative rules match inside the workspace only; absolute rules match the absolute path. */
+export function pathGlobMatches(g: PathGlob, abs: string, isDir: boolean, root: string): boolean {
+  if (g.absolute) return globCovers(g.glob, abs.slice(1), isDir);
+  if (abs === root) return g.glob.re.test('');
+  if (!abs.startsWith(root + path.sep)) return false;
+  return globCovers(g.glob, abs.slice(root.length + 1), isDir);
+}
+
+function hostMatches(d: { host: string; subdomains: boolean }, host: string): boolean {
+  return d.subdomains ? host.endsWith(`.${d.host}`) : host === d.host;
+}
+
+function commandMatches(rule: ParsedRule, cmd: SimpleCommand, behavior: RuleBehavior): boolean {
+  return matchCommandPattern(rule.specifier!, cmd, behavior);
+}
+
+export interface MatchContext {
+  toolName: string;
+  subject: RuleSubject;
+  /** The workspace root (real path) relative path globs are anchored at. */
+  root: string;
+}
+
+/**
+ * Deny and ask: the first rule that matches any part of the call (any command of a line, the
+ * path as written or as resolved). An unanalysable command line matches no command rule: the
+ * Bash tool asks about such a line itself, so it never runs unasked.
+ */
+export function firstLenientMatch(rules: readonly ParsedRule[], behavior: 'deny' | 'ask', c: MatchContext): ParsedRule | undefined {
+  const s = c.subject;
+  return rules.find((rule) => {
+    if (rule.kind === 'name') return nameMatches(rule.tool, c.toolName);
+    if (!specifierApplies(rule, c.toolName, s)) return false;
+    switch (s.kind) {
+      case 'command':
+        return s.analysis.ok && s.analysis.commands.some((cmd) => commandMatches(rule, cmd, behavior));
+      case 'paths':
+        return s.paths.some((p) => pathGlobMatches(rule.path!, p.real, p.isDir, c.root) || pathGlobMatches(rule.path!, p.lexical, p.isDir, c.root));
+      case 'url':
+        return hostMatches(rule.domain!, s.host);
+      default:
+        return false;
+    }
+  });
+}
+
+/**
+ * Allow: the rules that together allow every part of the call, or null when some part is not
+ * allowed. A name rule allows the whole call. For a command line, each simple command must be
+ * read-only or allowed by a command rule (each part may be allowed by a different rule), no
+ * redirect may write, and the line must have been fully analysed. Every path must be allowed
+ * by its resolved location.
+ */
+export function allowingRules(rules: readonly ParsedRule[], c: MatchContext): ParsedRule[] | null {
+  const byName = rules.find((r) => r.kind === 'name' && nameMatches(r.tool, c.toolName));
+  if (byName) return [byName];
+  const s = c.subject;
+  const applicable = rules.filter((r) => r.kind !== 'name' && specifierApplies(r, c.toolName, s));
+  if (applicable.length === 0) return null;
+  const used = new Set<ParsedRule>();
+  const cover = (test: (r: ParsedRule) => boolean): boolean => {
+    const r = applicable.find(test);
+    if (r) used.add(r);
+    return r !== undefined;
+  };
+  switch (s.kind) {
+    case 'command': {
+      const a = s.analysis;
+      if (!a.ok || a.redirects.some((r) => r.writes)) return null;
+      let needed = false;
+      for (const cmd of a.commands) {
+        if (cmd.readOnly) continue;
+        needed = true;
+        if (!cover((r) => commandMatches(r, cmd, 'allow'))) return null;
+      }
+      if (!needed) return null; // read-only lines are allowed by the read-only stage, not a rule
+      break;
+    }
+    case 'paths':
+      if (s.paths.length === 0) return null;
+      for (const p of s.paths) if (!cover((r) => pathGlobMatches(r.path!, p.real, p.isDir, c.root))) return null;
+      break;
+    case 'url':
+      if (!cover((r) => hostMatches(r.domain!, s.host))) return null;
+      break;
+    default:
+      return null;
+  }
+  return [...used];
+}
+
+/** Does any path rule in `rules` deny reading `absReal` (used to leave entries out of searches)? */
+export function readDenyRule(rules: readonly ParsedRule[], toolName: string, absReal: string, isDir: boolean, root: string): ParsedRule | undefined {
+  return rules.find(
+    (r) =>
+      r.kind === 'path' &&
+      (r.tool === 'Read' ? READ_FAMILY.has(toolName) : r.tool === toolName) &&
+      pathGlobMatches(r.path!, absReal, isDir, root),
+  );
+}

@@ -3,10 +3,10 @@
 // Every input rewrite (tool check, approval, hook) is validated and evaluated again before
 // the call (SPEC §9.2): a rewrite never widens what was allowed.
 import { createHash } from 'node:crypto';
-import type { ToolResult } from '../contract/schemas.js';
+import type { Decision, ToolResult } from '../contract/schemas.js';
 import type { HookInput, HookRegistry } from '../hooks/registry.js';
-import { evaluatePermission, type RuleSet } from '../permission/evaluate.js';
-import type { RuleMatcher } from '../permission/rules.js';
+import { evaluatePermission, type PermissionDecision, type RuleSet } from '../permission/evaluate.js';
+import { readDenyRule } from '../permission/rules.js';
 import type { PermissionMode } from '../contract/schemas.js';
 import { PathRefusal, type Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from '../tools/read-state.js';
@@ -35,16 +35,34 @@ export interface ApprovalRequest {
   suggestions: string[];
 }
 
+/** Who ended an ask: a person (client), the timeout, or a rule/mode that changed meanwhile. */
+export interface AnswerOrigin {
+  by?: 'client' | 'timeout' | 'rule';
+  /** With `by: 'rule'`: the decision that resolved the request. */
+  decision?: PermissionDecision;
+  permissionId?: string;
+}
+
 export type ApprovalAnswer =
-  | { behavior: 'allow'; updatedInput?: unknown }
-  | { behavior: 'deny'; message?: string; interrupt?: boolean }
-  | { behavior: 'cancelled'; reason: string };
+  | ({ behavior: 'allow'; updatedInput?: unknown } & AnswerOrigin)
+  | ({ behavior: 'deny'; message?: string; interrupt?: boolean } & AnswerOrigin)
+  | { behavior: 'cancelled'; reason: string; permissionId?: string };
+
+/**
+ * Evaluates the waiting call again under the session's current rules and mode; a decisive
+ * result (allow or deny) resolves the pending request without a person. Null: still an ask.
+ */
+export type Reevaluate = () => Promise<PermissionDecision | null>;
 
 export interface PermissionContext {
   mode: PermissionMode;
   rules: RuleSet;
-  matcher: RuleMatcher;
 }
+
+export type InputSource = Decision['input_source'];
+
+/** A decision as the pipeline states it; the session adds seq, ids and time. */
+export type DecisionNote = Omit<Decision, 'seq' | 'session_id' | 'turn_id' | 'created_at'>;
 
 export interface PipelineEnv {
   sessionId: string;
@@ -62,7 +80,9 @@ export interface PipelineEnv {
   spill: ((p: { toolUseId: string; tool: string; blockIndex: number }) => Promise<SpillSink>) | null;
   /** Read at each evaluation, so rules remembered mid-turn apply at once. */
   permissionContext(): PermissionContext;
-  awaitApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+  awaitApproval(request: ApprovalRequest, signal: AbortSignal, reevaluate?: Reevaluate): Promise<ApprovalAnswer>;
+  /** The audit trail: every permission decision about every call. */
+  recordDecision(note: DecisionNote): void;
   onStarted(call: ToolCall, input: unknown): void;
   onProgress(call: ToolCall, chunk: string): void;
   /** The turn's signal: cancellation stops waiting and running. */
@@ -135,7 +155,28 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     readState: env.readState,
     signal: env.signal,
     progress: (chunk) => env.onProgress(call, chunk),
+    readDenied: (absReal, isDir) => {
+      const { deny, ask } = env.permissionContext().rules;
+      const rule = readDenyRule(deny, tool.name, absReal, isDir, env.workspace.root) ?? readDenyRule(ask, tool.name, absReal, isDir, env.workspace.root);
+      return rule?.text ?? null;
+    },
   };
+
+  const evaluate = async (candidate: unknown): Promise<PermissionDecision> => {
+    const [check, subject] = await Promise.all([tool.checkPermissions(candidate, ctx), tool.permissionSubject(candidate, ctx)]);
+    const { mode, rules } = env.permissionContext();
+    return evaluatePermission({ tool, input: candidate, toolCheck: check, subject, root: env.workspace.root, mode, rules });
+  };
+  let source: InputSource = 'call';
+  const record = (d: Pick<DecisionNote, 'behavior' | 'decided_by' | 'rules' | 'reason'> & { permission_id?: string }) =>
+    env.recordDecision({
+      tool_use_id: call.id,
+      tool: tool.name,
+      mode: env.permissionContext().mode,
+      input_digest: inputDigest(input),
+      input_source: source,
+      ...d,
+    });
 
   // 3–4. Permission and PreToolUse, looping while rewrites happen.
   const approved = new Set<string>();
@@ -144,25 +185,51 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     if (env.signal.aborted) throw cancelled();
     if (round >= MAX_REWRITE_ROUNDS) throw fail(`${tool.name}: the input was rewritten more than ${MAX_REWRITE_ROUNDS} times; the call is refused.`);
 
-    const check = await tool.checkPermissions(input, ctx);
-    const decision = evaluatePermission({ tool, input, toolCheck: check, ...env.permissionContext() });
+    const decision = await evaluate(input);
+    const approvedBefore = decision.behavior === 'ask' && approved.has(inputDigest(input));
+    record(
+      approvedBefore
+        ? { behavior: 'allow', decided_by: 'person', rules: [], reason: `${decision.reason}; this exact input was approved earlier in this call` }
+        : { behavior: decision.behavior, decided_by: decision.decidedBy, rules: decision.rules, reason: decision.reason },
+    );
     if (decision.behavior === 'deny') throw fail(`Permission denied: ${decision.reason}.`);
     if (decision.updatedInput !== undefined && inputDigest(decision.updatedInput) !== inputDigest(input)) {
       input = validated(decision.updatedInput, 'rewritten input (from the tool\'s permission check)');
+      source = 'tool';
       continue;
     }
-    if (decision.behavior === 'ask' && !approved.has(inputDigest(input))) {
+    if (decision.behavior === 'ask' && !approvedBefore) {
       if (env.signal.aborted) throw cancelled();
+      const asked = input;
       const answer = await env.awaitApproval(
         { toolUseId: call.id, tool: tool.name, input, reason: decision.reason, suggestions: decision.suggestions },
         env.signal,
+        async () => {
+          const again = await evaluate(asked);
+          return again.behavior === 'ask' ? null : again;
+        },
       );
-      if (answer.behavior === 'cancelled') throw fail(`Cancelled: ${answer.reason}`);
+      const perm = answer.permissionId !== undefined ? { permission_id: answer.permissionId } : {};
+      if (answer.behavior === 'cancelled') {
+        record({ behavior: 'deny', decided_by: 'cancel', rules: [], reason: answer.reason, ...perm });
+        throw fail(`Cancelled: ${answer.reason}`);
+      }
+      if (answer.by === 'rule' && answer.decision) {
+        const d = answer.decision;
+        record({ behavior: d.behavior, decided_by: d.decidedBy, rules: d.rules, reason: `while waiting for an answer: ${d.reason}`, ...perm });
+        if (d.behavior === 'deny') throw fail(`Permission denied: ${d.reason}.`);
+        approved.add(inputDigest(input));
+        continue;
+      }
       if (answer.behavior === 'deny') {
+        const timedOut = answer.by === 'timeout';
+        record({ behavior: 'deny', decided_by: timedOut ? 'timeout' : 'person', rules: [], reason: answer.message ?? 'denied by the user', ...perm });
         throw fail(answer.message ? `Permission denied by the user: ${answer.message}` : 'Permission denied by the user.', answer.interrupt === true);
       }
+      record({ behavior: 'allow', decided_by: 'person', rules: [], reason: answer.updatedInput !== undefined ? 'approved with an updated input' : 'approved', ...perm });
       if (answer.updatedInput !== undefined) {
         input = validated(answer.updatedInput, 'updated_input (from the approval)');
+        source = 'approval';
       }
       approved.add(inputDigest(input));
       // Evaluate again: deny rules still apply to an approved (possibly rewritten) input.
@@ -172,9 +239,13 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     if (!hooksRan) {
       hooksRan = true;
       const pre = await env.hooks.run('PreToolUse', hookInput(env, call, tool, input), { stopOnBlock: true });
-      if (pre.blocked) throw fail(`Blocked by PreToolUse hook: ${pre.blocked.reason}`);
+      if (pre.blocked) {
+        record({ behavior: 'deny', decided_by: 'hook', rules: [], reason: pre.blocked.reason });
+        throw fail(`Blocked by PreToolUse hook: ${pre.blocked.reason}`);
+      }
       if (pre.updatedInput !== undefined && inputDigest(pre.updatedInput) !== inputDigest(input)) {
         input = validated(pre.updatedInput, 'rewritten input (from a PreToolUse hook)');
+        source = 'hook';
         continue; // the rewrite is evaluated like a new call; an ask shows the rewritten input
       }
     }

@@ -6,12 +6,14 @@ import type { PermissionRequest, PermissionResponse } from '../contract/schemas.
 import { DomainError, notFound } from '../errors.js';
 import type { EventLog } from '../events/log.js';
 import type { Clock, IdFactory } from '../ids.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../pipeline/exec-one.js';
+import type { ApprovalAnswer, ApprovalRequest, Reevaluate } from '../pipeline/exec-one.js';
 import type { Store } from '../store/store.js';
 import { TurnStop, type TurnRunner } from './turn.js';
 
 interface Waiter {
+  sessionId: string;
   runner: TurnRunner;
+  reevaluate: Reevaluate | undefined;
   resolve: (answer: ApprovalAnswer) => void;
   cleanup: () => void;
 }
@@ -35,6 +37,7 @@ export class PermissionBroker {
     request: ApprovalRequest,
     timeoutS: number | null,
     signal: AbortSignal,
+    reevaluate?: Reevaluate,
   ): Promise<ApprovalAnswer> {
     const { store, events, clock, newId } = this.deps;
     const record: PermissionRequest = {
@@ -61,13 +64,14 @@ export class PermissionBroker {
         this.settle(sessionId, record.id, { status: 'cancelled', resolved_by: by }, {
           behavior: 'cancelled',
           reason: stop?.message ?? 'the turn was cancelled',
+          permissionId: record.id,
         });
       };
       const cleanup = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
       };
-      this.waiters.set(record.id, { runner, resolve, cleanup });
+      this.waiters.set(record.id, { sessionId, runner, reevaluate, resolve, cleanup });
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       if (timeoutS !== null) {
@@ -76,7 +80,7 @@ export class PermissionBroker {
             status: 'denied',
             resolved_by: 'timeout',
             message: `no answer within permission_timeout_s (${timeoutS} s)`,
-          }, { behavior: 'deny', message: `no answer within ${timeoutS} s` });
+          }, { behavior: 'deny', message: `no answer within ${timeoutS} s`, by: 'timeout', permissionId: record.id });
         }, timeoutS * 1000);
         timer.unref();
       }
@@ -103,7 +107,12 @@ export class PermissionBroker {
           ...(response.updated_input !== undefined ? { updated_input: response.updated_input } : {}),
           ...(response.remember ? { remember: response.remember } : {}),
         },
-        { behavior: 'allow', ...(response.updated_input !== undefined ? { updatedInput: response.updated_input } : {}) },
+        {
+          behavior: 'allow',
+          by: 'client',
+          permissionId,
+          ...(response.updated_input !== undefined ? { updatedInput: response.updated_input } : {}),
+        },
       );
     }
     return this.settle(
@@ -117,9 +126,42 @@ export class PermissionBroker {
       },
       {
         behavior: 'deny',
+        by: 'client',
+        permissionId,
         ...(response.message !== undefined ? { message: response.message } : {}),
         ...(response.interrupt !== undefined ? { interrupt: response.interrupt } : {}),
       },
+    );
+  }
+
+  /**
+   * The session's rules or mode changed: every call of the session waiting for an answer is
+   * evaluated again, and one that is now allowed or denied is resolved by that rule (or mode)
+   * with `permission.resolved`, as if answered. Calls still needing a person keep waiting.
+   */
+  async reevaluatePending(sessionId: string): Promise<void> {
+    const waiting = [...this.waiters.entries()].filter(([, w]) => w.sessionId === sessionId && w.reevaluate);
+    await Promise.all(
+      waiting.map(async ([permissionId, w]) => {
+        let decision;
+        try {
+          decision = await w.reevaluate!();
+        } catch {
+          return; // it keeps waiting for a person; the call's own evaluation reports errors
+        }
+        if (!decision) return;
+        const rules = decision.rules.length > 0 ? { rules: decision.rules } : {};
+        if (decision.behavior === 'allow') {
+          this.settle(sessionId, permissionId, { status: 'allowed', resolved_by: 'rule', ...rules }, { behavior: 'allow', by: 'rule', decision, permissionId });
+        } else {
+          this.settle(
+            sessionId,
+            permissionId,
+            { status: 'denied', resolved_by: 'rule', message: decision.reason, ...rules },
+            { behavior: 'deny', by: 'rule', decision, permissionId, message: decision.reason },
+          );
+        }
+      }),
     );
   }
 

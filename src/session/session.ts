@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type {
+  Decision,
   Output,
   PermissionRequest,
   PermissionResponse,
@@ -21,14 +22,14 @@ import type { EventLog } from '../events/log.js';
 import { HookRegistry, type HookInput } from '../hooks/registry.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { RuleSet } from '../permission/evaluate.js';
-import { parseRules, type ParsedRule, type RuleMatcher } from '../permission/rules.js';
+import { parseRules, type ParsedRule } from '../permission/rules.js';
 import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
-import type { PermissionContext } from '../pipeline/exec-one.js';
+import type { DecisionNote, PermissionContext } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
 import { Workspace } from '../sandbox/paths.js';
 import type { SandboxPolicy, SandboxStatus } from '../sandbox/process.js';
 import type { OutputFiles } from '../store/outputs.js';
-import type { SessionRecord, Store } from '../store/store.js';
+import type { DecisionQuery, SessionRecord, Store } from '../store/store.js';
 import { implementedTools, selectTools } from '../tools/catalog.js';
 import { FileReadState } from '../tools/read-state.js';
 import { BackgroundTasks } from '../tools/tasks.js';
@@ -45,7 +46,6 @@ export interface SessionServiceDeps {
   newId: IdFactory;
   logger: Logger;
   validator: InputValidator;
-  matcher: RuleMatcher;
   /** Operator-configured (trusted) hooks; they run for every session. */
   hooks: HookRegistry;
   outputs: OutputFiles;
@@ -63,6 +63,8 @@ interface SessionRuntime {
   shells: PtyShells;
   /** Parsed rules and mode, rebuilt whenever the session is saved (read on every evaluation). */
   permission: PermissionContext;
+  /** The mode and rule texts `permission` was built from: a change re-evaluates pending asks. */
+  permissionKey: string;
 }
 
 const MAX_LIST_LIMIT = 200;
@@ -152,7 +154,7 @@ export class SessionService {
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), tasks: this.backgroundTasks(id), shells: new PtyShells(this.deps.newId), permission: this.buildPermissionContext(session) });
+    this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), tasks: this.backgroundTasks(id), shells: new PtyShells(this.deps.newId), permission: this.buildPermissionContext(session), permissionKey: permissionKey(session) });
     this.saveSession({ session, hooks: null, modelApiKey: null });
     events.emit(id, { type: 'session.created', session });
     await this.runLifecycleHooks('SessionStart', session, {});
@@ -272,7 +274,31 @@ export class SessionService {
   private saveSession(record: SessionRecord): void {
     this.deps.store.putSession(record);
     const rt = this.runtimes.get(record.session.id);
-    if (rt) rt.permission = this.buildPermissionContext(record.session);
+    const key = permissionKey(record.session);
+    if (rt && rt.permissionKey !== key) {
+      rt.permission = this.buildPermissionContext(record.session);
+      rt.permissionKey = key;
+      // A new rule or mode may decide requests that wait for a person.
+      void this.broker.reevaluatePending(record.session.id);
+    }
+  }
+
+  private recordDecision(sessionId: string, turnId: string, note: DecisionNote): void {
+    const decision: Decision = {
+      seq: this.deps.store.lastDecisionSeq(sessionId) + 1,
+      session_id: sessionId,
+      turn_id: turnId,
+      ...note,
+      created_at: this.deps.clock().toISOString(),
+    };
+    this.deps.store.appendDecision(decision);
+  }
+
+  listDecisions(sessionId: string, query: DecisionQuery): { items: Decision[]; next_after: number | null } {
+    this.record(sessionId);
+    const page = this.deps.store.listDecisions(sessionId, { ...query, limit: query.limit + 1 });
+    const items = page.slice(0, query.limit);
+    return { items, next_after: page.length > query.limit ? items[items.length - 1]!.seq : null };
   }
 
   private saveAndAnnounce(record: SessionRecord): Session {
@@ -400,8 +426,9 @@ export class SessionService {
         capChars: record.session.output_cap_chars,
         spill: (p) => this.deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
         permissionContext: () => rt.permission,
-        awaitApproval: (request, signal) =>
-          this.broker.awaitApproval(sessionId, runner, request, this.get(sessionId).permission_timeout_s, signal),
+        awaitApproval: (request, signal, reevaluate) =>
+          this.broker.awaitApproval(sessionId, runner, request, this.get(sessionId).permission_timeout_s, signal, reevaluate),
+        recordDecision: (note) => this.recordDecision(sessionId, turn.id, note),
       },
       onFinished: (r) => {
         if (rt.activeTurn === r) rt.activeTurn = null;
@@ -425,7 +452,7 @@ export class SessionService {
       deny: parse('deny', [...s.disallowed_tools, ...byBehavior('deny')]),
       ask: parse('ask', [...s.ask_rules, ...byBehavior('ask')]),
     };
-    return { mode: s.permission_mode, rules, matcher: this.deps.matcher };
+    return { mode: s.permission_mode, rules };
   }
 
   /** Waits up to `seconds` for the turn to finish or pause, then returns it as it is. */
@@ -509,3 +536,6 @@ export class SessionService {
   }
 }
 
+function permissionKey(s: Session): string {
+  return JSON.stringify([s.permission_mode, s.allowed_tools, s.disallowed_tools, s.ask_rules, s.rules.map((r) => [r.rule, r.behavior])]);
+}

@@ -1,8 +1,8 @@
 // In-memory Store. Values are cloned in and out so callers can never mutate stored state
 // by accident (the same isolation a database gives).
 import type { NormaEvent } from '../contract/events.js';
-import type { Output, PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
-import type { SessionPageQuery, SessionRecord, Store } from './store.js';
+import type { Decision, Output, PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
+import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -16,6 +16,7 @@ export class MemoryStore implements Store {
   private readonly turns = new Map<string, Map<string, Turn>>();
   private readonly permissions = new Map<string, Map<string, PermissionRequest>>();
   private readonly events = new Map<string, NormaEvent[]>();
+  private readonly decisions = new Map<string, Decision[]>();
   private readonly outputs = new Map<string, Map<string, Output>>();
 
   putSession(record: SessionRecord): void {
@@ -52,6 +53,28 @@ export class MemoryStore implements Store {
 
   listTurns(sessionId: string): Turn[] {
     return [...(this.turns.get(sessionId)?.values() ?? [])].map(clone);
+  }
+
+  appendDecision(decision: Decision): void {
+    let log = this.decisions.get(decision.session_id);
+    if (!log) this.decisions.set(decision.session_id, (log = []));
+    if (decision.seq !== log.length + 1) throw new Error(`decision seq ${decision.seq} does not follow ${log.length}`);
+    log.push(structuredClone(decision));
+  }
+
+  lastDecisionSeq(sessionId: string): number {
+    return this.decisions.get(sessionId)?.length ?? 0;
+  }
+
+  listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
+    const out: Decision[] = [];
+    for (const d of (this.decisions.get(sessionId) ?? []).slice(Math.max(0, query.afterSeq))) {
+      if (query.turnId !== undefined && d.turn_id !== query.turnId) continue;
+      if (query.toolUseId !== undefined && d.tool_use_id !== query.toolUseId) continue;
+      out.push(structuredClone(d));
+      if (out.length >= query.limit) break;
+    }
+    return out;
   }
 
   putPermission(request: PermissionRequest): void {

@@ -2,7 +2,7 @@
 // implementation planned for it (SQLite via better-sqlite3) is synchronous too, and a
 // synchronous append keeps "event seq order == commit order" trivially true.
 import type { NormaEvent } from '../contract/events.js';
-import type { Output, PermissionRequest, PermissionStatus, Session, Turn } from '../contract/schemas.js';
+import type { Decision, Output, PermissionRequest, PermissionStatus, Session, Turn } from '../contract/schemas.js';
 import type { SessionHooks } from '../hooks/registry.js';
 
 /** What the store keeps for a session: the public resource plus what is never echoed. */
@@ -16,6 +16,13 @@ export interface SessionPageQuery {
   limit: number;
   /** Return sessions strictly older than this one (newest-first order). */
   after?: { created_at: string; id: string };
+}
+
+export interface DecisionQuery {
+  afterSeq: number;
+  limit: number;
+  turnId?: string;
+  toolUseId?: string;
 }
 
 export interface Store {
@@ -33,6 +40,12 @@ export interface Store {
   getPermission(sessionId: string, permissionId: string): PermissionRequest | undefined;
   /** Oldest first. */
   listPermissions(sessionId: string, status?: PermissionStatus): PermissionRequest[];
+
+  /** Appends a permission decision; its seq must be the session's last decision seq + 1. */
+  appendDecision(decision: Decision): void;
+  lastDecisionSeq(sessionId: string): number;
+  /** Decisions with seq > afterSeq in order, at most `limit`, optionally of one turn / one call. */
+  listDecisions(sessionId: string, query: DecisionQuery): Decision[];
 
   putOutput(output: Output): void;
   getOutput(sessionId: string, outputId: string): Output | undefined;

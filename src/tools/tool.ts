@@ -2,6 +2,7 @@
 // small ToolContext. buildTool fills the security metadata a tool left out fail-closed:
 // mutating (not read-only), exclusive (not concurrency-safe), approval-required.
 import type { TSchema } from '@sinclair/typebox';
+import type { RuleSubject } from '../permission/subject.js';
 import type { TextBlock, Truncation } from '../contract/schemas.js';
 import type { SandboxPolicy } from '../sandbox/process.js';
 import type { Workspace } from '../sandbox/paths.js';
@@ -25,6 +26,12 @@ export interface ToolContext {
   tasks: BackgroundTasks;
   /** This session's PTY shells. */
   shells: PtyShells;
+  /**
+   * The deny rule (its text) that forbids reading this real path with this tool, or null.
+   * Searches and listings leave such entries out, so a deny rule on a file is not dodged by
+   * searching its directory.
+   */
+  readDenied(absReal: string, isDir: boolean): string | null;
   /**
    * A block whose text is written in chunks as it is produced: it passes the session's cap
    * as it streams (memory holds the head; the rest goes to a spill file).
@@ -76,6 +83,8 @@ export interface CoreTool {
   isConcurrencySafe(input: unknown): boolean;
   requiresApproval(input: unknown): boolean;
   checkPermissions(input: unknown, ctx: ToolContext): Promise<ToolPermissionCheck>;
+  /** What rules with a specifier are matched against (paths, commands, URL); `none` by default. */
+  permissionSubject(input: unknown, ctx: ToolContext): Promise<RuleSubject>;
   call(input: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
 
@@ -91,6 +100,7 @@ export interface ToolDefinition<I> {
   isConcurrencySafe?: (input: I) => boolean;
   requiresApproval?: (input: I) => boolean;
   checkPermissions?: (input: I, ctx: ToolContext) => Promise<ToolPermissionCheck>;
+  permissionSubject?: (input: I, ctx: ToolContext) => Promise<RuleSubject> | RuleSubject;
   call: (input: I, ctx: ToolContext) => Promise<ToolOutput>;
 }
 
@@ -110,6 +120,7 @@ export function buildTool<I>(def: ToolDefinition<I>): CoreTool {
     requiresApproval: (input) => def.requiresApproval?.(input as I) ?? true,
     checkPermissions: (input, ctx) =>
       def.checkPermissions ? def.checkPermissions(input as I, ctx) : Promise.resolve({ behavior: 'passthrough' }),
+    permissionSubject: async (input, ctx) => (def.permissionSubject ? def.permissionSubject(input as I, ctx) : { kind: 'none' }),
     call: (input, ctx) => def.call(input as I, ctx),
   };
 }

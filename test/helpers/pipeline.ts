@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { HookRegistry } from '../../src/hooks/registry.js';
 import type { RuleSet } from '../../src/permission/evaluate.js';
-import { nameRuleMatcher, parseRules, type RuleMatcher } from '../../src/permission/rules.js';
-import { execOne, type ApprovalAnswer, type ApprovalRequest, type PipelineEnv, type ToolCall } from '../../src/pipeline/exec-one.js';
+import { parseRules } from '../../src/permission/rules.js';
+import { execOne, type ApprovalAnswer, type ApprovalRequest, type DecisionNote, type PipelineEnv, type ToolCall } from '../../src/pipeline/exec-one.js';
 import { InputValidator } from '../../src/pipeline/validate.js';
 import { Workspace } from '../../src/sandbox/paths.js';
 import type { SandboxPolicy } from '../../src/sandbox/process.js';
@@ -23,6 +23,8 @@ export interface PipelineHarness {
   hooks: HookRegistry;
   controller: AbortController;
   asked: ApprovalRequest[];
+  /** Every decision execOne recorded, in order. */
+  decisions: DecisionNote[];
   started: { call: ToolCall; input: unknown }[];
   setMode(mode: PermissionMode): void;
   setRules(rules: { allow?: string[]; deny?: string[]; ask?: string[] }): void;
@@ -34,7 +36,7 @@ export interface PipelineHarness {
 
 export async function pipelineHarness(
   tools: CoreTool[],
-  opts: { capChars?: number; matcher?: RuleMatcher; sandbox?: SandboxPolicy; spill?: PipelineEnv['spill'] } = {},
+  opts: { capChars?: number; sandbox?: SandboxPolicy; spill?: PipelineEnv['spill'] } = {},
 ): Promise<PipelineHarness> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-pipe-'));
   const registry = new ToolRegistry();
@@ -47,16 +49,19 @@ export async function pipelineHarness(
     hooks,
     controller,
     asked: [],
+    decisions: [],
     started: [],
     answers: [],
     dir,
     setMode: (m) => (mode = m),
-    setRules: (r) =>
-      (rules = {
-        allow: parseRules('allow', r.allow ?? []).rules,
-        deny: parseRules('deny', r.deny ?? []).rules,
-        ask: parseRules('ask', r.ask ?? []).rules,
-      }),
+    setRules: (r) => {
+      const parse = (field: string, texts: string[] = []) => {
+        const { rules: parsed, problems } = parseRules(field, texts);
+        if (problems.length > 0) throw new Error(problems.join('; '));
+        return parsed;
+      };
+      rules = { allow: parse('allow', r.allow), deny: parse('deny', r.deny), ask: parse('ask', r.ask) };
+    },
     cleanup: async () => {
       h.env.shells.closeAll();
       await h.env.tasks.closeAll();
@@ -77,7 +82,8 @@ export async function pipelineHarness(
     tasks: new BackgroundTasks(path.join(dir, '.tasks'), newId, () => new Date(), { started: () => undefined, completed: () => undefined }),
     capChars: opts.capChars ?? 30_000,
     spill: opts.spill ?? null,
-    permissionContext: () => ({ mode, rules, matcher: opts.matcher ?? nameRuleMatcher }),
+    permissionContext: () => ({ mode, rules }),
+    recordDecision: (note) => h.decisions.push(note),
     awaitApproval: async (request) => {
       h.asked.push(request);
       const next = h.answers.shift();

@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { evaluatePermission, type PermissionDecision, type RuleSet } from '../../src/permission/evaluate.js';
-import { nameRuleMatcher, parseRule, type ParsedRule, type RuleMatcher } from '../../src/permission/rules.js';
+import { parseRule, type ParsedRule } from '../../src/permission/rules.js';
+import type { RuleSubject } from '../../src/permission/subject.js';
 import { buildTool, textOutput, type CoreTool, type ToolContext, type ToolPermissionCheck } from '../../src/tools/tool.js';
 import { PERMISSION_MODES, type PermissionMode } from '../../src/contract/schemas.js';
 
@@ -19,6 +20,15 @@ const tools = {
   mcp: buildTool({ name: 'mcp__srv__query', description: 'mcp', inputSchema: AnyInput, call }),
 } satisfies Record<string, CoreTool>;
 type ToolKind = keyof typeof tools;
+
+/** The file-edit tool changes /ws/a.txt; the others have no rule subject (name rules only). */
+const ROOT = '/ws';
+const SUBJECTS: Record<ToolKind, RuleSubject> = {
+  ro: { kind: 'none' },
+  edit: { kind: 'paths', access: 'edit', paths: [{ lexical: '/ws/a.txt', real: '/ws/a.txt', isDir: false }] },
+  mut: { kind: 'none' },
+  mcp: { kind: 'none' },
+};
 
 function rules(r: { allow?: string[]; deny?: string[]; ask?: string[] } = {}): RuleSet {
   const parse = (texts: string[] = []): ParsedRule[] =>
@@ -54,7 +64,7 @@ const cases: Case[] = [
   { name: 'deny rule on a mutating tool in default mode', tool: 'mut', mode: 'default', rules: { deny: ['Bash'] }, behavior: 'deny', decidedBy: 'rule', reason: ['denied by rule "Bash"'], rule: 'Bash' },
   { name: 'deny rule * beats bypassPermissions on a read-only tool', tool: 'ro', mode: 'bypassPermissions', rules: { deny: ['*'] }, behavior: 'deny', decidedBy: 'rule', reason: ['denied by rule "*"'], rule: '*' },
   { name: 'deny rule beats bypassPermissions on a mutating tool', tool: 'mut', mode: 'bypassPermissions', rules: { deny: ['Bash'] }, behavior: 'deny', decidedBy: 'rule', reason: ['"Bash"'], rule: 'Bash' },
-  { name: 'deny rule with a specifier denies the whole tool (fail-closed)', tool: 'mut', mode: 'bypassPermissions', rules: { deny: ['Bash(rm -rf /)'] }, behavior: 'deny', decidedBy: 'rule', reason: ['denied by rule "Bash(rm -rf /)"'], rule: 'Bash(rm -rf /)' },
+  { name: 'a command rule does not apply to a call without a command subject', tool: 'mut', mode: 'bypassPermissions', rules: { deny: ['Bash(rm -rf /)'] }, behavior: 'allow', decidedBy: 'mode', reason: ['bypassPermissions'] },
   { name: 'deny rule beats an allow rule and plan-mode read-only allow', tool: 'ro', mode: 'plan', rules: { deny: ['Read'], allow: ['Read'] }, behavior: 'deny', decidedBy: 'rule', reason: ['denied by rule "Read"'], rule: 'Read' },
   { name: 'deny rule beats a tool self-allow in auto', tool: 'mut', mode: 'auto', rules: { deny: ['Bash'] }, check: { behavior: 'allow' }, behavior: 'deny', decidedBy: 'rule', reason: ['denied by rule "Bash"'], rule: 'Bash' },
   { name: 'deny rule beats acceptEdits on a file edit', tool: 'edit', mode: 'acceptEdits', rules: { deny: ['Write'] }, behavior: 'deny', decidedBy: 'rule', reason: ['"Write"'], rule: 'Write' },
@@ -78,12 +88,12 @@ const cases: Case[] = [
   { name: 'plan allows a read-only tool and carries updatedInput', tool: 'ro', mode: 'plan', check: { behavior: 'passthrough', updatedInput: REWRITE }, behavior: 'allow', decidedBy: 'mode', reason: ['plan mode'], updatedInput: REWRITE },
 
   // ── Stage 3: ask rules and the tool's ask beat allow rules and read-only ───────────
-  { name: 'ask rule beats an allow rule', tool: 'mut', mode: 'default', rules: { allow: ['Bash'], ask: ['Bash'] }, behavior: 'ask', decidedBy: 'rule', reason: ['rule "Bash" requires approval'], rule: 'Bash', suggestions: ['Bash'] },
+  { name: 'ask rule beats an allow rule (and an existing allow rule is not suggested again)', tool: 'mut', mode: 'default', rules: { allow: ['Bash'], ask: ['Bash'] }, behavior: 'ask', decidedBy: 'rule', reason: ['rule "Bash" requires approval'], rule: 'Bash', suggestions: [] },
   { name: 'ask rule beats read-only', tool: 'ro', mode: 'default', rules: { ask: ['Read'] }, behavior: 'ask', decidedBy: 'rule', reason: ['rule "Read" requires approval'], rule: 'Read', suggestions: ['Read'] },
-  { name: 'ask rule with specifier asks for the whole tool, beating allow *', tool: 'mut', mode: 'default', rules: { allow: ['*'], ask: ['Bash(git push)'] }, behavior: 'ask', decidedBy: 'rule', reason: ['rule "Bash(git push)" requires approval'], rule: 'Bash(git push)', suggestions: ['Bash'] },
-  { name: 'ask rule beats acceptEdits on a file edit', tool: 'edit', mode: 'acceptEdits', rules: { ask: ['Write'] }, behavior: 'ask', decidedBy: 'rule', reason: ['rule "Write" requires approval'], rule: 'Write', suggestions: ['Write'] },
+  { name: 'a path ask rule matching the edited file beats allow *', tool: 'edit', mode: 'default', rules: { allow: ['*'], ask: ['Edit(*.txt)'] }, behavior: 'ask', decidedBy: 'rule', reason: ['rule "Edit(*.txt)" requires approval'], rule: 'Edit(*.txt)', suggestions: ['Edit(./a.txt)'] },
+  { name: 'ask rule beats acceptEdits on a file edit', tool: 'edit', mode: 'acceptEdits', rules: { ask: ['Write'] }, behavior: 'ask', decidedBy: 'rule', reason: ['rule "Write" requires approval'], rule: 'Write', suggestions: ['Edit(./a.txt)'] },
   { name: 'tool ask beats read-only', tool: 'ro', mode: 'default', check: { behavior: 'ask', reason: 'reading a credentials file' }, behavior: 'ask', decidedBy: 'tool', reason: ['reading a credentials file'], suggestions: ['Read'] },
-  { name: 'tool ask beats an allow rule (default reason)', tool: 'mut', mode: 'default', rules: { allow: ['Bash'] }, check: { behavior: 'ask' }, behavior: 'ask', decidedBy: 'tool', reason: ['Bash asks for approval'], suggestions: ['Bash'] },
+  { name: 'tool ask beats an allow rule (default reason)', tool: 'mut', mode: 'default', rules: { allow: ['Bash'] }, check: { behavior: 'ask' }, behavior: 'ask', decidedBy: 'tool', reason: ['Bash asks for approval'], suggestions: [] },
   { name: 'tool ask beats acceptEdits', tool: 'edit', mode: 'acceptEdits', check: { behavior: 'ask', suggestions: ['Write(notes/**)'] }, behavior: 'ask', decidedBy: 'tool', reason: ['Write asks for approval'], suggestions: ['Write(notes/**)'] },
   { name: 'tool ask carries suggestions and updatedInput', tool: 'mut', mode: 'default', check: { behavior: 'ask', reason: 'why', suggestions: ['Bash(git status)', 'Bash(git diff:*)'], updatedInput: REWRITE }, behavior: 'ask', decidedBy: 'tool', reason: ['why'], suggestions: ['Bash(git status)', 'Bash(git diff:*)'], updatedInput: REWRITE },
 
@@ -98,7 +108,7 @@ const cases: Case[] = [
   { name: 'acceptEdits does not allow a mutating non-edit tool', tool: 'mut', mode: 'acceptEdits', behavior: 'ask', decidedBy: 'mode', reason: ['Bash needs approval'], suggestions: ['Bash'] },
   { name: 'acceptEdits allows a read-only tool as read-only', tool: 'ro', mode: 'acceptEdits', behavior: 'allow', decidedBy: 'read_only', reason: ['Read is read-only'] },
   { name: 'default allows a read-only tool', tool: 'ro', mode: 'default', behavior: 'allow', decidedBy: 'read_only', reason: ['Read is read-only'] },
-  { name: 'default does not allow a file edit', tool: 'edit', mode: 'default', behavior: 'ask', decidedBy: 'mode', reason: ['Write needs approval'], suggestions: ['Write'] },
+  { name: 'default does not allow a file edit', tool: 'edit', mode: 'default', behavior: 'ask', decidedBy: 'mode', reason: ['Write needs approval'], suggestions: ['Edit(./a.txt)'] },
   { name: 'default honours the tool self-allow', tool: 'mut', mode: 'default', check: { behavior: 'allow', reason: 'harmless command' }, behavior: 'allow', decidedBy: 'tool', reason: ['harmless command'] },
   { name: 'default tool self-allow without reason', tool: 'mut', mode: 'default', check: { behavior: 'allow' }, behavior: 'allow', decidedBy: 'tool', reason: ['Bash allowed this call'] },
   { name: 'read-only allow carries updatedInput', tool: 'ro', mode: 'default', check: { behavior: 'passthrough', updatedInput: REWRITE }, behavior: 'allow', decidedBy: 'read_only', reason: ['read-only'], updatedInput: REWRITE },
@@ -125,7 +135,7 @@ const cases: Case[] = [
   // ── Stage 4: default asks the client ───────────────────────────────────────────────
   { name: 'default asks for a mutating tool, suggestions fall back to the tool name', tool: 'mut', mode: 'default', behavior: 'ask', decidedBy: 'mode', reason: ['Bash needs approval'], suggestions: ['Bash'] },
   { name: 'default asks with the tool suggestions on passthrough', tool: 'mut', mode: 'default', check: { behavior: 'passthrough', suggestions: ['Bash(git status)'] }, behavior: 'ask', decidedBy: 'mode', reason: ['Bash needs approval'], suggestions: ['Bash(git status)'] },
-  { name: 'default: an empty suggestion list falls back to the tool name', tool: 'edit', mode: 'default', check: { behavior: 'passthrough', suggestions: [] }, behavior: 'ask', decidedBy: 'mode', reason: ['Write needs approval'], suggestions: ['Write'] },
+  { name: 'default: an empty suggestion list falls back to rules made from the subject', tool: 'edit', mode: 'default', check: { behavior: 'passthrough', suggestions: [] }, behavior: 'ask', decidedBy: 'mode', reason: ['Write needs approval'], suggestions: ['Edit(./a.txt)'] },
   { name: 'default ask carries a passthrough updatedInput', tool: 'mut', mode: 'default', check: { behavior: 'passthrough', updatedInput: REWRITE }, behavior: 'ask', decidedBy: 'mode', reason: ['Bash needs approval'], suggestions: ['Bash'], updatedInput: REWRITE },
 ];
 
@@ -133,7 +143,7 @@ function check(d: PermissionDecision, c: Case): void {
   expect(d.behavior).toBe(c.behavior);
   expect(d.decidedBy).toBe(c.decidedBy);
   for (const part of c.reason) expect(d.reason).toContain(part);
-  expect(d.rule).toBe(c.rule);
+  expect(d.rules).toEqual(c.rule !== undefined ? [c.rule] : []);
   if (c.suggestions !== undefined) expect(d.suggestions).toEqual(c.suggestions);
   // Only an ask offers suggestions; allow and deny never do.
   if (d.behavior !== 'ask') expect(d.suggestions).toEqual([]);
@@ -155,8 +165,9 @@ describe('evaluatePermission: decision table', () => {
       input: { x: 1 },
       mode: c.mode,
       rules: rules(c.rules),
-      matcher: nameRuleMatcher,
       toolCheck: c.check ?? PASS,
+      subject: SUBJECTS[c.tool],
+      root: ROOT,
     });
     check(d, c);
   });
@@ -165,14 +176,14 @@ describe('evaluatePermission: decision table', () => {
 describe('evaluatePermission: invariants over every mode', () => {
   it.each(PERMISSION_MODES)('%s: a deny rule denies every tool kind', (mode) => {
     for (const tool of Object.values(tools)) {
-      const d = evaluatePermission({ tool, input: {}, mode, rules: rules({ deny: ['*'], allow: ['*'] }), matcher: nameRuleMatcher, toolCheck: { behavior: 'allow' } });
-      expect(d).toMatchObject({ behavior: 'deny', decidedBy: 'rule', rule: '*' });
+      const d = evaluatePermission({ tool, input: {}, mode, rules: rules({ deny: ['*'], allow: ['*'] }), toolCheck: { behavior: 'allow' } });
+      expect(d).toMatchObject({ behavior: 'deny', decidedBy: 'rule', rules: ['*'] });
     }
   });
 
   it.each(PERMISSION_MODES)('%s: a tool hard deny denies every tool kind', (mode) => {
     for (const tool of Object.values(tools)) {
-      const d = evaluatePermission({ tool, input: {}, mode, rules: rules({ allow: ['*'] }), matcher: nameRuleMatcher, toolCheck: { behavior: 'deny', reason: 'hard' } });
+      const d = evaluatePermission({ tool, input: {}, mode, rules: rules({ allow: ['*'] }), toolCheck: { behavior: 'deny', reason: 'hard' } });
       expect(d).toMatchObject({ behavior: 'deny', decidedBy: 'tool', reason: 'hard' });
     }
   });
@@ -184,7 +195,7 @@ describe('evaluatePermission: invariants over every mode', () => {
     for (const tool of Object.values(tools))
       for (const toolCheck of checks)
         for (const rs of ruleSets) {
-          const d = evaluatePermission({ tool, input: {}, mode, rules: rs, matcher: nameRuleMatcher, toolCheck });
+          const d = evaluatePermission({ tool, input: {}, mode, rules: rs, toolCheck });
           expect(d.behavior).not.toBe('ask');
           n++;
         }
@@ -194,14 +205,14 @@ describe('evaluatePermission: invariants over every mode', () => {
 
 describe('evaluatePermission: details', () => {
   it('names the first matching deny rule', () => {
-    const d = evaluatePermission({ tool: tools.mut, input: {}, mode: 'default', rules: rules({ deny: ['Write', 'Bash', '*'] }), matcher: nameRuleMatcher, toolCheck: PASS });
-    expect(d.rule).toBe('Bash');
+    const d = evaluatePermission({ tool: tools.mut, input: {}, mode: 'default', rules: rules({ deny: ['Write', 'Bash', '*'] }), toolCheck: PASS });
+    expect(d.rules).toEqual(['Bash']);
     expect(d.reason).toBe('denied by rule "Bash"');
   });
 
   it('names the first matching allow rule', () => {
-    const d = evaluatePermission({ tool: tools.mut, input: {}, mode: 'default', rules: rules({ allow: ['Bash(ls)', 'Read', '*', 'Bash'] }), matcher: nameRuleMatcher, toolCheck: PASS });
-    expect(d).toMatchObject({ behavior: 'allow', rule: '*' });
+    const d = evaluatePermission({ tool: tools.mut, input: {}, mode: 'default', rules: rules({ allow: ['Bash(ls)', 'Read', '*', 'Bash'] }), toolCheck: PASS });
+    expect(d).toMatchObject({ behavior: 'allow', rules: ['*'] });
   });
 
   it('judges read-only per input', () => {
@@ -212,42 +223,18 @@ describe('evaluatePermission: details', () => {
       isReadOnly: (i) => i.command === 'ls',
       call,
     });
-    const base = { tool: bash, rules: rules(), matcher: nameRuleMatcher, toolCheck: PASS };
+    const base = { tool: bash, rules: rules(), toolCheck: PASS };
     expect(evaluatePermission({ ...base, input: { command: 'ls' }, mode: 'plan' }).behavior).toBe('allow');
     expect(evaluatePermission({ ...base, input: { command: 'rm x' }, mode: 'plan' }).behavior).toBe('deny');
     expect(evaluatePermission({ ...base, input: { command: 'ls' }, mode: 'default' }).decidedBy).toBe('read_only');
     expect(evaluatePermission({ ...base, input: { command: 'rm x' }, mode: 'default' }).behavior).toBe('ask');
   });
 
-  it('passes each rule list to the matcher with its own behavior and the call input', () => {
-    const seen: string[] = [];
-    const input = { command: 'git status' };
-    const matcher: RuleMatcher = {
-      matches(rule, behavior, subject) {
-        expect(subject).toEqual({ toolName: 'Bash', input });
-        seen.push(`${behavior}:${rule.text}`);
-        return false;
-      },
-    };
-    const d = evaluatePermission({ tool: tools.mut, input, mode: 'default', rules: rules({ deny: ['D'], ask: ['A'], allow: ['L'] }), matcher, toolCheck: PASS });
-    expect(seen).toEqual(['deny:D', 'ask:A', 'allow:L']);
-    expect(d).toMatchObject({ behavior: 'ask', decidedBy: 'mode' });
-  });
-
-  it('an argument-aware matcher can narrow an allow rule', () => {
-    const matcher: RuleMatcher = {
-      matches: (rule, _b, subject) => rule.tool === subject.toolName && (rule.specifier === null || (subject.input as { command?: string }).command === rule.specifier),
-    };
-    const rs = rules({ allow: ['Bash(git status)'] });
-    expect(evaluatePermission({ tool: tools.mut, input: { command: 'git status' }, mode: 'default', rules: rs, matcher, toolCheck: PASS }).behavior).toBe('allow');
-    expect(evaluatePermission({ tool: tools.mut, input: { command: 'git push' }, mode: 'default', rules: rs, matcher, toolCheck: PASS }).behavior).toBe('ask');
-  });
-
   it("a buildTool default check (passthrough) feeds the stages like an explicit passthrough", async () => {
     const ctx = {} as ToolContext;
     const toolCheck = await tools.mut.checkPermissions({}, ctx);
     expect(toolCheck).toEqual({ behavior: 'passthrough' });
-    const d = evaluatePermission({ tool: tools.mut, input: {}, mode: 'default', rules: rules(), matcher: nameRuleMatcher, toolCheck });
-    expect(d).toEqual({ behavior: 'ask', reason: 'Bash needs approval', decidedBy: 'mode', suggestions: ['Bash'] });
+    const d = evaluatePermission({ tool: tools.mut, input: {}, mode: 'default', rules: rules(), toolCheck });
+    expect(d).toEqual({ behavior: 'ask', reason: 'Bash needs approval', decidedBy: 'mode', rules: [], suggestions: ['Bash'] });
   });
 });

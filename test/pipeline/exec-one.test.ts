@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execOne } from '../../src/pipeline/exec-one.js';
-import type { RuleMatcher } from '../../src/permission/rules.js';
+import { fileSubject } from '../../src/tools/builtin/subject-paths.js';
 import { buildTool, textOutput, type CoreTool } from '../../src/tools/tool.js';
 import { pipelineHarness, type PipelineHarness } from '../helpers/pipeline.js';
 
@@ -52,14 +52,19 @@ const big = buildTool<{ n: number }>({
   call: async (input) => textOutput('x'.repeat(input.n)),
 });
 
-/** Rules keyed on Store's `key`, standing in for the argument-aware matcher to come. */
-const keyMatcher: RuleMatcher = {
-  matches(rule, _behavior, call) {
-    if (rule.tool !== call.toolName) return false;
-    if (rule.specifier === null) return true;
-    return (call.input as { key?: string }).key === rule.specifier;
+/** A file-edit tool whose `key` is the path it changes: `Edit(<glob>)` rules apply to it. */
+const editKey = buildTool<{ key: string }>({
+  name: 'Edit',
+  description: 'edits the file named by key',
+  inputSchema: Type.Object({ key: Type.String({ pattern: '^[a-z]+$' }) }, { additionalProperties: false }),
+  isFileEdit: true,
+  permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.key, false),
+  call: async (input) => {
+    calls.push({ tool: 'Edit', input });
+    return textOutput(`edited ${input.key}`);
   },
-};
+});
+const withEdit = () => [echo, store, boom, big, editKey];
 
 let h: PipelineHarness;
 async function harness(tools: CoreTool[] = [echo, store, boom, big], opts = {}) {
@@ -123,11 +128,11 @@ describe('execOne stages', () => {
   });
 
   it('an approval\'s updated_input is re-evaluated: a deny rule matching the rewrite still denies', async () => {
-    await harness(undefined, { matcher: keyMatcher });
-    h.setRules({ deny: ['Store(secret)'] });
+    await harness(withEdit());
+    h.setRules({ deny: ['Edit(secret)'] });
     h.answers.push({ behavior: 'allow', updatedInput: { key: 'secret' } });
-    const out = await execOne({ id: 't', name: 'Store', input: { key: 'public' } }, h.env);
-    expect(text(out.result)).toBe('Permission denied: denied by rule "Store(secret)".');
+    const out = await execOne({ id: 't', name: 'Edit', input: { key: 'public' } }, h.env);
+    expect(text(out.result)).toBe('Permission denied: denied by rule "Edit(secret)".');
     expect(calls).toEqual([]);
   });
 
@@ -159,23 +164,23 @@ describe('execOne stages', () => {
   });
 
   it('a hook cannot widen an approval: a rewritten input is asked again, showing the rewrite', async () => {
-    await harness(undefined, { matcher: keyMatcher });
-    h.hooks.register({ event: 'PreToolUse', matcher: 'Store', callback: (i) => ({ updatedInput: { ...(i.tool_input as object), key: 'widened' } }) });
+    await harness(withEdit());
+    h.hooks.register({ event: 'PreToolUse', matcher: 'Edit', callback: (i) => ({ updatedInput: { ...(i.tool_input as object), key: 'widened' } }) });
     h.answers.push({ behavior: 'allow' });
     h.answers.push({ behavior: 'deny', message: 'not that one' });
-    const { result } = await execOne({ id: 't', name: 'Store', input: { key: 'narrow' } }, h.env);
+    const { result } = await execOne({ id: 't', name: 'Edit', input: { key: 'narrow' } }, h.env);
     expect(h.asked.map((a) => a.input)).toEqual([{ key: 'narrow' }, { key: 'widened' }]);
     expect(text(result)).toBe('Permission denied by the user: not that one');
     expect(calls).toEqual([]);
   });
 
   it('a hook rewrite into a denied input is denied, even in bypassPermissions mode', async () => {
-    await harness(undefined, { matcher: keyMatcher });
+    await harness(withEdit());
     h.setMode('bypassPermissions');
-    h.setRules({ deny: ['Store(root)'] });
+    h.setRules({ deny: ['Edit(root)'] });
     h.hooks.register({ event: 'PreToolUse', callback: () => ({ updatedInput: { key: 'root' } }) });
-    const { result } = await execOne({ id: 't', name: 'Store', input: { key: 'user' } }, h.env);
-    expect(text(result)).toBe('Permission denied: denied by rule "Store(root)".');
+    const { result } = await execOne({ id: 't', name: 'Edit', input: { key: 'user' } }, h.env);
+    expect(text(result)).toBe('Permission denied: denied by rule "Edit(root)".');
     expect(calls).toEqual([]);
   });
 

@@ -3,26 +3,30 @@
 // so a runaway command never grows memory; the whole process tree dies on timeout or cancel.
 import { StringDecoder } from 'node:string_decoder';
 import { Type, type Static } from '@sinclair/typebox';
-import { analyzeCommand } from '../../permission/shell.js';
+import { analyzeCommand, type CommandAnalysis } from '../../permission/shell.js';
 import { killTree, spawnInSandbox } from '../../sandbox/process.js';
 import { buildTool, textOutput, type ToolOutput } from '../tool.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 
-// The metadata judgements and the permission check all need the analysis of the same command:
-// keep the most recent ones.
-const analyses = new Map<string, { ok: boolean; readOnly: boolean; reason?: string }>();
-function analysisOf(command: string): { ok: boolean; readOnly: boolean; reason?: string } {
+// The metadata judgements, the permission check and the rule subject all need the analysis
+// of the same command: keep the most recent ones.
+const analyses = new Map<string, CommandAnalysis>();
+export function analysisOf(command: string): CommandAnalysis {
   let a = analyses.get(command);
   if (!a) {
-    const r = analyzeCommand(command);
-    a = r.ok ? { ok: true, readOnly: r.readOnly } : { ok: false, readOnly: false, reason: r.reason };
+    a = analyzeCommand(command);
     if (analyses.size >= 256) analyses.delete(analyses.keys().next().value!);
     analyses.set(command, a);
   }
   return a;
 }
+
+const readOnlyLine = (command: string): boolean => {
+  const a = analysisOf(command);
+  return a.ok && a.readOnly;
+};
 
 const BashInput = Type.Object(
   {
@@ -52,9 +56,11 @@ export const bashTool = buildTool<BashInput>({
   inputSchema: BashInput,
   // Read-only only when the analyser accounts for every command and all are on its read-only
   // list with no writing redirect; anything else is mutating, exclusive and approval-required.
-  isReadOnly: (input) => analysisOf(input.command).readOnly,
-  isConcurrencySafe: (input) => analysisOf(input.command).readOnly,
-  requiresApproval: (input) => !analysisOf(input.command).readOnly,
+  isReadOnly: (input) => readOnlyLine(input.command),
+  isConcurrencySafe: (input) => readOnlyLine(input.command),
+  requiresApproval: (input) => !readOnlyLine(input.command),
+  // Bash(...) rules are matched against each simple command the analyser found.
+  permissionSubject: (input) => ({ kind: 'command', analysis: analysisOf(input.command) }),
   async checkPermissions(input) {
     const a = analysisOf(input.command);
     // A command the analyser cannot account for is asked about (or denied where nobody can be

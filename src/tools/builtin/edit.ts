@@ -1,6 +1,7 @@
 // Edit: one exact-match replacement in a text file the session has read.
 import { Type, type Static } from '@sinclair/typebox';
 import { buildTool } from '../tool.js';
+import { fileSubject } from './subject-paths.js';
 import { FILE_EDIT_METADATA, FilePathField, runEdits } from './file-edit.js';
 
 export const EditFields = {
@@ -18,6 +19,7 @@ export const editTool = buildTool<EditInput>({
     'Replaces `old_string` with `new_string` in a file the session has read. `old_string` must match exactly once ' +
     'unless `replace_all` is set. Line endings and a UTF-8 byte-order mark are preserved. The result shows a unified diff.',
   inputSchema: EditInput,
+  permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
   ...FILE_EDIT_METADATA,
   call: (input, ctx) => runEdits(ctx, input.file_path, [input], 'single'),
 });

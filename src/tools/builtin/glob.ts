@@ -17,6 +17,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PathRefusal, type Workspace } from '../../sandbox/paths.js';
 import { buildTool, textOutput, type ToolOutput } from '../tool.js';
+import { fileSubject, globRoot } from './subject-paths.js';
 import {
   canContinue,
   compileSegmentGlob,
@@ -87,6 +88,7 @@ export const globTool = buildTool<GlobInput>({
     `Returns paths relative to the workspace, newest modification first, at most ${GLOB_MAX_RESULTS}. ` +
     'Symlinked directories are not followed; ".." segments and absolute patterns outside the workspace are refused.',
   inputSchema: GlobInput,
+  permissionSubject: (input, ctx) => fileSubject(ctx, 'read', globRoot(input.pattern, input.path), true),
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   requiresApproval: () => false,
@@ -131,6 +133,7 @@ export const globTool = buildTool<GlobInput>({
 
     const matches: Match[] = [];
     let symlinksLeftOut = 0;
+    let ruleLeftOut = 0;
     const stats = await walkTree<MatchState>(
       ws,
       start,
@@ -140,6 +143,10 @@ export const globTool = buildTool<GlobInput>({
         for (const entry of entries) {
           const state = stepState(glob, dir.state, entry.name);
           if (state.length === 0) continue;
+          if (ctx.readDenied(path.join(dir.abs, entry.name), entry.isDirectory()) !== null) {
+            ruleLeftOut++;
+            continue;
+          }
           if (entry.isDirectory()) {
             if (canContinue(glob, state)) subdirs.push(childDir(dir, entry.name, state));
           } else if (isAccepting(glob, state)) {
@@ -178,6 +185,7 @@ export const globTool = buildTool<GlobInput>({
     if (symlinksLeftOut > 0) {
       lines.push(`[${symlinksLeftOut} matching symlink(s) left out: they lead outside the workspace or nowhere]`);
     }
+    if (ruleLeftOut > 0) lines.push(`[${ruleLeftOut} path(s) left out: a permission rule covers reading them]`);
     if (stats.unreadableDirs > 0) {
       lines.push(stats.unreadableDirs === 1 ? '[1 unreadable directory was skipped]' : `[${stats.unreadableDirs} unreadable directories were skipped]`);
     }

@@ -55,7 +55,14 @@ export function fallbackTypeNames(): string[] {
   return Object.keys(FILE_TYPES).sort();
 }
 
-export async function searchFallback(ws: Workspace, target: SearchTarget, q: GrepQuery, out: GrepCollector, signal: AbortSignal): Promise<void> {
+export async function searchFallback(
+  ws: Workspace,
+  target: SearchTarget,
+  q: GrepQuery,
+  out: GrepCollector,
+  signal: AbortSignal,
+  exclude: (absReal: string, isDir: boolean) => boolean = () => false,
+): Promise<void> {
   const re = translateRegex(q.pattern, { ignoreCase: q.ignoreCase, multiline: q.multiline });
   // `\A`, `\z` and look-around can match a line alone but not inside a chunk of lines.
   const prefilterSound = !/\\[Az]|\(\?<?[=!]/.test(q.pattern);
@@ -104,6 +111,10 @@ export async function searchFallback(ws: Workspace, target: SearchTarget, q: Gre
         const files: { abs: string; rel: string }[] = [];
         for (const e of entries) {
           const rel = childRel(dir.rel, e.name);
+          if ((e.isDirectory() || e.isFile()) && exclude(path.join(dir.abs, e.name), e.isDirectory())) {
+            out.excluded.add(rel);
+            continue;
+          }
           if (e.isDirectory()) {
             if (overrides.verdict(rel, true) !== 'exclude') subdirs.push({ abs: path.join(dir.abs, e.name), rel, state: null });
           } else if (e.isFile()) {

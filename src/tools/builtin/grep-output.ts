@@ -79,6 +79,8 @@ export class FileLines {
 export class GrepCollector {
   /** Paths the engine could not read (permissions, vanished). */
   unreadable = 0;
+  /** Paths left out because a deny or ask rule covers reading them. */
+  readonly excluded = new Set<string>();
   /** Engine-specific notes (the fallback's size caps). */
   readonly notes: string[] = [];
 
@@ -157,6 +159,7 @@ export class GrepCollector {
       );
     }
     if (this.unreadable > 0) lines.push(`[${this.unreadable} path(s) could not be read]`);
+    if (this.excluded.size > 0) lines.push(`[${this.excluded.size} path(s) left out: a permission rule covers reading them]`);
     lines.push(...this.notes);
     return lines.join('\n');
   }

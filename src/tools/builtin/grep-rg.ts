@@ -8,6 +8,7 @@
 //   --glob=!.git           …except .git entries (passed last so that it always wins)
 //   --no-mmap              always the buffered reader (same binary detection for every file)
 // Output is machine-readable (`--null`, `--json`) and formatted by grep-output.ts.
+import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { GrepCollector, GrepQuery } from './grep-output.js';
@@ -63,7 +64,14 @@ export async function searchRipgrep(
   q: GrepQuery,
   out: GrepCollector,
   signal: AbortSignal,
+  exclude: (absReal: string, isDir: boolean) => boolean = () => false,
 ): Promise<void> {
+  // ripgrep reads what it finds; entries a rule covers are dropped from what it reports.
+  const left = (p: string): boolean => {
+    if (!exclude(path.resolve(root, p), false)) return false;
+    out.excluded.add(p);
+    return true;
+  };
   // Relative to the workspace root (the cwd) when inside it; an added directory is absolute.
   const searchArg = target.real === root ? '.' : target.real.startsWith(`${root}/`) ? target.real.slice(root.length + 1) : target.real;
   const args = ripgrepArgs(q, searchArg);
@@ -98,6 +106,7 @@ export async function searchRipgrep(
     const rec = JSON.parse(line) as JsonRecord;
     if (rec.type === 'summary') return;
     const p = shown(dataText(rec.data.path));
+    if (left(p)) return;
     let f = files.get(p);
     if (!f) {
       f = { lines: q.mode === 'content' ? out.beginFile(p) : null, count: 0 };
@@ -170,7 +179,7 @@ export async function searchRipgrep(
   if (!json) {
     const buf = Buffer.concat(raw);
     if (q.mode === 'files_with_matches') {
-      for (const p of buf.toString('utf8').split('\0')) if (p !== '') out.addCount(shown(p), 1);
+      for (const p of buf.toString('utf8').split('\0')) if (p !== '' && !left(shown(p))) out.addCount(shown(p), 1);
     } else {
       // `path\0N\n` per file (a newline inside a path cannot confuse this: N is digits).
       let pos = 0;
@@ -179,7 +188,8 @@ export async function searchRipgrep(
         if (nul < 0) break;
         const nl = buf.indexOf(10, nul);
         const end = nl < 0 ? buf.length : nl;
-        out.addCount(shown(buf.toString('utf8', pos, nul)), Number(buf.toString('utf8', nul + 1, end)));
+        const p = shown(buf.toString('utf8', pos, nul));
+        if (!left(p)) out.addCount(p, Number(buf.toString('utf8', nul + 1, end)));
         pos = end + 1;
       }
     }

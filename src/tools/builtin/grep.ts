@@ -25,6 +25,7 @@ import { accessSync, constants as FS, statSync } from 'node:fs';
 import path from 'node:path';
 import { PathRefusal, type Workspace } from '../../sandbox/paths.js';
 import { buildTool, textOutput, type CoreTool, type ToolOutput } from '../tool.js';
+import { fileSubject } from './subject-paths.js';
 import { GlobSyntaxError } from './glob-match.js';
 import { GrepUsageError, RG_BUFFER_BYTES, searchFallback, type SearchTarget } from './grep-fallback.js';
 import { GREP_DEFAULT_MAX_LINES, GrepCollector, type GrepQuery } from './grep-output.js';
@@ -133,6 +134,7 @@ export function createGrepTool(opts: { rgPath: string | null }): CoreTool {
       'Filter files with `glob` (e.g. "*.ts", "!*.min.js") or `type` (e.g. "py"). Use multiline for patterns spanning lines. ' +
       `Results are sorted by path; head_limit caps the output lines (default ${GREP_DEFAULT_MAX_LINES}).`,
     inputSchema: GrepInput,
+    permissionSubject: (input, ctx) => fileSubject(ctx, 'read', input.path ?? '.', 'stat'),
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     requiresApproval: () => false,
@@ -143,8 +145,9 @@ export function createGrepTool(opts: { rgPath: string | null }): CoreTool {
       if (!('kind' in target)) return target;
       const out = new GrepCollector(q);
       try {
-        if (rgPath) await searchRipgrep(rgPath, ctx.workspace.root, target, q, out, ctx.signal);
-        else await searchFallback(ctx.workspace, target, q, out, ctx.signal);
+        const exclude = (abs: string, isDir: boolean) => ctx.readDenied(abs, isDir) !== null;
+        if (rgPath) await searchRipgrep(rgPath, ctx.workspace.root, target, q, out, ctx.signal, exclude);
+        else await searchFallback(ctx.workspace, target, q, out, ctx.signal, exclude);
       } catch (err) {
         if (err instanceof RipgrepInputError || err instanceof GrepRegexError || err instanceof GrepUsageError) return textOutput(err.message, true);
         if (err instanceof GlobSyntaxError) return textOutput(`error parsing glob: ${err.message}`, true);

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import path from 'node:path';
 import { buildTool, textOutput } from '../tool.js';
+import { fileSubject } from './subject-paths.js';
 import { globToRegExp } from './glob-pattern.js';
 
 export const LS_MAX_ENTRIES = 1000;
@@ -22,6 +23,7 @@ export const lsTool = buildTool<LsInput>({
     `Lists a directory of the workspace as a tree (up to ${LS_MAX_ENTRIES} entries, ${LS_MAX_DEPTH} levels). ` +
     'Directories end with "/"; symlinks are shown with their target and never followed.',
   inputSchema: LsInput,
+  permissionSubject: (input, ctx) => fileSubject(ctx, 'read', input.path, true),
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   requiresApproval: () => false,
@@ -32,9 +34,16 @@ export const lsTool = buildTool<LsInput>({
     const top = await ctx.workspace.readDirectory(input.path);
     lines.push(`${ctx.workspace.display(top.path)}/`);
 
+    let leftOut = 0;
     const walk = async (dirUserPath: string, entries: import('node:fs').Dirent[], depth: number): Promise<void> => {
+      const realDir = await ctx.workspace.real(dirUserPath);
       const sorted = entries
         .filter((e) => !ignore.some((re) => re.test(e.name)))
+        .filter((e) => {
+          const denied = ctx.readDenied(path.join(realDir, e.name), e.isDirectory()) !== null;
+          if (denied) leftOut++;
+          return !denied;
+        })
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of sorted) {
         if (ctx.signal.aborted) return;
@@ -58,6 +67,7 @@ export const lsTool = buildTool<LsInput>({
       }
     };
     await walk(top.path, top.entries, 1);
+    if (leftOut > 0) lines.push(`[${leftOut} entr${leftOut === 1 ? 'y' : 'ies'} left out: a permission rule covers reading them]`);
     if (truncated) lines.push(`[listing stopped at ${LS_MAX_ENTRIES} entries; list a subdirectory for more]`);
     return textOutput(lines.join('\n'));
   },

@@ -1,6 +1,7 @@
 // MultiEdit: several replacements in one file, applied in order, all or nothing.
 import { Type, type Static } from '@sinclair/typebox';
 import { buildTool } from '../tool.js';
+import { fileSubject } from './subject-paths.js';
 import { EditFields } from './edit.js';
 import { FILE_EDIT_METADATA, FilePathField, runEdits } from './file-edit.js';
 
@@ -23,6 +24,7 @@ export const multiEditTool = buildTool<MultiEditInput>({
     'Applies several exact-match replacements to one file the session has read, in order, each on the result of the ' +
     'previous. If any edit fails, nothing is written. The result shows one unified diff.',
   inputSchema: MultiEditInput,
+  permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
   ...FILE_EDIT_METADATA,
   call: (input, ctx) => runEdits(ctx, input.file_path, input.edits, 'multi'),
 });

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { createInterface } from 'node:readline';
 import { buildTool, textOutput } from '../tool.js';
+import { fileSubject } from './subject-paths.js';
 
 export const DEFAULT_READ_LINES = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -25,6 +26,7 @@ export const readTool = buildTool<ReadInput>({
     `Reads up to ${DEFAULT_READ_LINES} lines from \`offset\` (1-based) unless \`limit\` says otherwise; ` +
     `lines longer than ${MAX_LINE_CHARS} characters are cut. Directories, binary and special files are refused.`,
   inputSchema: ReadInput,
+  permissionSubject: (input, ctx) => fileSubject(ctx, 'read', input.file_path, false),
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   requiresApproval: () => false,

@@ -2,6 +2,7 @@
 // must have been read in this session and be unchanged since.
 import { Type, type Static } from '@sinclair/typebox';
 import { buildTool, textOutput } from '../tool.js';
+import { fileSubject } from './subject-paths.js';
 import { FILE_EDIT_METADATA, FilePathField, requireReadIfExists, saveText, unifiedDiff } from './file-edit.js';
 
 const WriteInput = Type.Object(
@@ -20,6 +21,7 @@ export const writeTool = buildTool<WriteInput>({
     'and be unchanged since. Parent directories are created. The write is atomic: readers see the old or the new ' +
     'content, never a mix. The result shows a unified diff.',
   inputSchema: WriteInput,
+  permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
   ...FILE_EDIT_METADATA,
   async call(input, ctx) {
     await requireReadIfExists(ctx, input.file_path);

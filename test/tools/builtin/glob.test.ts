@@ -13,7 +13,7 @@ import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js
 
 /** A context for calling the tool directly (what Glob and Grep use of it: workspace and signal). */
 function toolContext(workspace: Workspace, signal: AbortSignal): ToolContext {
-  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined } as unknown as ToolContext;
+  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined, readDenied: () => null } as unknown as ToolContext;
 }
 
 let h: PipelineHarness;

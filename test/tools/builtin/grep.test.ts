@@ -18,7 +18,7 @@ const RG = findRipgrep();
 
 /** A context for calling the tool directly (what Glob and Grep use of it: workspace and signal). */
 function toolContext(workspace: Workspace, signal: AbortSignal): ToolContext {
-  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined } as unknown as ToolContext;
+  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined, readDenied: () => null } as unknown as ToolContext;
 }
 
 function requireRipgrep(): string {
