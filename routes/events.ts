@@ -72,6 +72,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       };
       const heartbeat = setInterval(() => res.write(': ping\n\n'), ctx.config.sseHeartbeatMs);
       req.raw.on('close', finish);
+      res.on('close', finish);
       res.on('error', finish);
 
       let subscription: { close(): void } | undefined;

@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import { constants as C } from 'node:fs';
 import path from 'node:path';
+import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -344,14 +345,34 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   });
   app.addHook('onClose', async () => clearInterval(sweepTimer));
 
+  // Connections and how many responses each has in flight, so a shutdown can drop every
+  // connection with nothing in flight — including one a client opened but has not used yet,
+  // which Node's closeIdleConnections() leaves alone (it would hold close() until the client
+  // gives up on it).
+  const sockets = new Set<Socket>();
+  const inFlight = new WeakMap<Socket, number>();
+  app.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+  });
+  const dropUnused = () => {
+    for (const socket of sockets) if (!inFlight.get(socket)) socket.destroy();
+  };
+
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       await sessions.closeAll('server shutdown');
       // server.close() only drops connections idle at that instant; a keep-alive connection
       // whose response finishes a moment later would hold the process for the keep-alive
-      // timeout. Keep dropping idle ones until the server has closed.
-      const reaper = setInterval(() => app.server.closeIdleConnections(), 25);
+      // timeout. Keep dropping unused ones until the server has closed.
+      dropUnused();
+      const reaper = setInterval(dropUnused, 25);
       try {
         await app.close();
       } finally {
