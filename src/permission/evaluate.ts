@@ -10,7 +10,7 @@
 //   5. dontAsk/auto → deny; otherwise → ask the client
 import path from 'node:path';
 import type { PermissionMode } from '../contract/schemas.js';
-import type { CoreTool, ToolPermissionCheck } from '../tools/tool.js';
+import type { CoreTool, ToolContext, ToolPermissionCheck } from '../tools/tool.js';
 import { allowingRules, firstLenientMatch, type MatchContext, type ParsedRule } from './rules.js';
 import type { RuleSubject, SubjectPath } from './subject.js';
 import { suggestRules } from './suggest.js';
@@ -133,8 +133,16 @@ export function evaluatePermission(e: EvaluationInput): PermissionDecision {
       ...none,
     };
   }
+  // An allow rule cannot override an ask rule or the tool's own ask, so rules made from the
+  // subject are offered only for an ask of the mode; a tool's own suggestions are its to make.
   const allowTexts = new Set(e.rules.allow.map((r) => r.text.trim()));
-  const offered = toolCheck.suggestions?.length ? toolCheck.suggestions : suggestRules(tool.name, subject, root);
+  const offered = ask
+    ? []
+    : toolCheck.suggestions?.length
+      ? toolCheck.suggestions
+      : toolCheck.behavior === 'ask'
+        ? []
+        : suggestRules(tool.name, subject, root);
   return {
     behavior: 'ask',
     reason: askReason ?? `${tool.name} needs approval`,
@@ -150,4 +158,15 @@ function insideWorkspace(subject: RuleSubject, root: string): boolean {
   if (subject.kind !== 'paths') return false;
   const inside = (abs: string) => abs.startsWith(root + path.sep);
   return subject.paths.length > 0 && subject.paths.every((p) => inside(p.real) && inside(p.lexical));
+}
+
+/** Evaluates one call as the pipeline does: the tool's own check and its rule subject, then the stages. */
+export async function evaluateCall(
+  tool: CoreTool,
+  input: unknown,
+  ctx: ToolContext,
+  permission: { mode: PermissionMode; rules: RuleSet },
+): Promise<PermissionDecision> {
+  const [toolCheck, subject] = await Promise.all([tool.checkPermissions(input, ctx), tool.permissionSubject(input, ctx)]);
+  return evaluatePermission({ tool, input, toolCheck, subject, root: ctx.workspace.root, ...permission });
 }

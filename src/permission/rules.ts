@@ -184,6 +184,9 @@ function specifierApplies(rule: ParsedRule, toolName: string, subject: RuleSubje
 /** Does `glob` match `p` (a `/`-free-at-start relative or absolute path) or one of its ancestors? */
 function globCovers(glob: IgnoreGlob, p: string, isDir: boolean): boolean {
   if ((!glob.dirOnly || isDir) && glob.re.test(p)) return true;
+  // A directory is covered by a glob for everything inside it (`dir/**`): that glob matches
+  // the directory's path with an empty name appended.
+  if (isDir && glob.re.test(`${p}/`)) return true;
   // A glob that matches a directory covers everything below it (gitignore semantics).
   for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) {
     if (glob.re.test(p.slice(0, i))) return true;

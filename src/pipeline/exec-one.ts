@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Decision, ToolResult } from '../contract/schemas.js';
 import type { HookInput, HookRegistry } from '../hooks/registry.js';
-import { evaluatePermission, type PermissionDecision, type RuleSet } from '../permission/evaluate.js';
+import { evaluateCall, type PermissionDecision, type RuleSet } from '../permission/evaluate.js';
 import { readDenyRule } from '../permission/rules.js';
 import type { PermissionMode } from '../contract/schemas.js';
 import { PathRefusal, type Workspace } from '../sandbox/paths.js';
@@ -162,11 +162,7 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     },
   };
 
-  const evaluate = async (candidate: unknown): Promise<PermissionDecision> => {
-    const [check, subject] = await Promise.all([tool.checkPermissions(candidate, ctx), tool.permissionSubject(candidate, ctx)]);
-    const { mode, rules } = env.permissionContext();
-    return evaluatePermission({ tool, input: candidate, toolCheck: check, subject, root: env.workspace.root, mode, rules });
-  };
+  const evaluate = (candidate: unknown): Promise<PermissionDecision> => evaluateCall(tool, candidate, ctx, env.permissionContext());
   let source: InputSource = 'call';
   const record = (d: Pick<DecisionNote, 'behavior' | 'decided_by' | 'rules' | 'reason'> & { permission_id?: string }) =>
     env.recordDecision({
