@@ -44,7 +44,9 @@ export type PermissionMode = Static<typeof PermissionModeSchema>;
 const RuleString = Type.String({
   minLength: 1,
   maxLength: 1024,
-  description: 'A permission rule: `*`, a tool name, or `Tool(specifier)`',
+  description:
+    'A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` ' +
+    '(or Write, MultiEdit, LS, Glob, Grep), or `WebFetch(domain:<host>)`; see the README for the matching rules',
 });
 
 export const SessionRuleSchema = Type.Object(

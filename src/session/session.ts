@@ -131,6 +131,16 @@ export class SessionService {
     if (config.sandbox === 'off') {
       warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
     }
+    // A rule naming a tool the session does not have is legal (MCP tools come and go) but is
+    // most often a typo: say so instead of letting it match nothing silently.
+    const installed = new Set(registry.names());
+    for (const [field, texts] of [['allowed_tools', body.allowed_tools], ['disallowed_tools', body.disallowed_tools], ['ask_rules', body.ask_rules]] as const) {
+      for (const rule of parseRules(field, texts ?? []).rules) {
+        if (rule.kind === 'name' && rule.tool !== '*' && !rule.tool.startsWith('mcp__') && !installed.has(rule.tool)) {
+          warnings.push(`${field}: rule ${JSON.stringify(rule.text)} names no tool of this session`);
+        }
+      }
+    }
     const session: Session = {
       id,
       status: 'active',

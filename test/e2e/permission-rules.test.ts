@@ -261,3 +261,17 @@ describe('the decisions listing', () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe('rules naming no tool of the session', () => {
+  it('are kept (a tool may come later) but reported in the session warnings', async () => {
+    await start();
+    const res = await t!.api.post('/v1/sessions', { allowed_tools: ['Bsh', 'Read', 'mcp__srv__x', '*'], disallowed_tools: ['WebFetch'] });
+    expect(res.status).toBe(201);
+    expect(res.body.allowed_tools).toEqual(['Bsh', 'Read', 'mcp__srv__x', '*']);
+    const warnings = res.body.warnings.filter((w: string) => w.includes('names no tool'));
+    expect(warnings).toEqual([
+      'allowed_tools: rule "Bsh" names no tool of this session',
+      'disallowed_tools: rule "WebFetch" names no tool of this session',
+    ]);
+  });
+});
