@@ -1395,7 +1395,20 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
+// Rules are matched against every command of every call: keep patterns parsed (they are
+// immutable values; a rule set rarely has more than a few hundred).
+const parsedPatterns = new Map<string, ParsedPattern | string>();
 function parsePattern(pattern: string): ParsedPattern | string {
+  let p = parsedPatterns.get(pattern);
+  if (p === undefined) {
+    p = parsePatternUncached(pattern);
+    if (parsedPatterns.size >= 4096) parsedPatterns.delete(parsedPatterns.keys().next().value!);
+    parsedPatterns.set(pattern, p);
+  }
+  return p;
+}
+
+function parsePatternUncached(pattern: string): ParsedPattern | string {
   let s = pattern.trim();
   if (s === '') return 'empty pattern';
   if (s === '*' || s === ':*') return { assigns: [], words: [], prefix: true, all: true };
