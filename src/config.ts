@@ -32,6 +32,14 @@ export interface Config {
   bodyLimitBytes: number;
   /** Interval of the SSE `: ping` comment. API.md: at least every 15 s. */
   sseHeartbeatMs: number;
+  /** `sqlite` (durable, the default) or `memory` (NORMA_STORE). */
+  store: 'sqlite' | 'memory';
+  /** The SQLite file: `$NORMA_DATA_DIR/norma.db`. */
+  databaseFile: string;
+  /** Closed sessions' data is removed this long after they closed (NORMA_SESSION_RETENTION_S). */
+  sessionRetentionMs: number;
+  /** On SIGTERM, how long running calls may finish before they are cancelled (NORMA_SHUTDOWN_GRACE_S). */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -147,6 +155,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     return Number(raw);
   };
   const outputRetentionS = positiveInt('NORMA_OUTPUT_RETENTION_S', 7 * 24 * 3600);
+  const sessionRetentionS = positiveInt('NORMA_SESSION_RETENTION_S', 30 * 24 * 3600);
+  const shutdownGraceS = positiveInt('NORMA_SHUTDOWN_GRACE_S', 10);
+  const store = (get('NORMA_STORE') ?? 'sqlite') as Config['store'];
+  if (store !== 'sqlite' && store !== 'memory') {
+    problems.push(`NORMA_STORE must be "sqlite" or "memory", got ${JSON.stringify(store)}`);
+  }
   const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -166,5 +180,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     outputMaxBytesPerSession: outputMaxBytes,
     bodyLimitBytes: 10 * 1024 * 1024,
     sseHeartbeatMs: 15_000,
+    store,
+    databaseFile: path.join(dataDir, 'norma.db'),
+    sessionRetentionMs: sessionRetentionS * 1000,
+    shutdownGraceMs: shutdownGraceS * 1000,
   };
 }

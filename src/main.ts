@@ -1,6 +1,7 @@
 // Process entry: config → buildServer → listen → graceful shutdown.
 import { ConfigError, loadConfig } from './config.js';
 import { buildServer } from './server.js';
+import { StoreOpenError } from './store/sqlite.js';
 
 async function main(): Promise<void> {
   let config;
@@ -13,7 +14,16 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const server = await buildServer(config);
+  let server;
+  try {
+    server = await buildServer(config);
+  } catch (err) {
+    if (err instanceof StoreOpenError) {
+      process.stderr.write(`norma-server: ${err.message}\n`);
+      process.exit(3);
+    }
+    throw err;
+  }
   const address = await server.app.listen({ port: config.port, host: config.host });
   server.app.log.info({ url: address, auth: config.token ? 'bearer token' : 'none (loopback only)' }, `Norma Server listening on ${address}`);
 

@@ -31,6 +31,7 @@ import { grepBackend } from './tools/builtin/grep.js';
 import { findBwrap, selfTestSandbox, type SandboxPolicy, type SandboxStatus } from './sandbox/process.js';
 import { SessionService } from './session/session.js';
 import { MemoryStore } from './store/memory.js';
+import { SqliteStore } from './store/sqlite.js';
 import { OutputFiles } from './store/outputs.js';
 import type { Store } from './store/store.js';
 import { eventRoutes } from '../routes/events.js';
@@ -168,7 +169,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] });
   const clock = options.clock ?? systemClock;
   const newId = options.newId ?? defaultNewId;
-  const store = options.store ?? new MemoryStore();
+  // The database is opened first: an unusable one stops start-up (StoreOpenError names it).
+  const store = options.store ?? (config.store === 'memory' ? new MemoryStore() : new SqliteStore(config.databaseFile));
   const events = new EventLog(store, clock);
   const hooks = new HookRegistry();
   for (const h of options.hooks ?? []) hooks.register(h);
@@ -204,7 +206,12 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
 
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness['checks'] = [];
-    checks.push({ name: 'store', ok: true, required: true, detail: `${store.constructor.name} (in memory: data does not survive a restart)` });
+    checks.push({
+      name: 'store',
+      ok: true,
+      required: true,
+      detail: store.durable ? `SQLite ${config.databaseFile}` : `${store.constructor.name} (in memory: data does not survive a restart)`,
+    });
     try {
       await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });
       await fs.access(config.workspaceRoot, C.W_OK);
@@ -377,6 +384,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         await app.close();
       } finally {
         clearInterval(reaper);
+        if (!options.store) store.close();
       }
     })();
     return closing;

@@ -33,6 +33,10 @@ describe('loadConfig: defaults', () => {
       outputMaxBytesPerSession: 1024 * 1024 * 1024,
       bodyLimitBytes: 10 * 1024 * 1024,
       sseHeartbeatMs: 15_000,
+      store: 'sqlite',
+      databaseFile: path.join(CWD, '.norma', 'norma.db'),
+      sessionRetentionMs: 30 * 24 * 3600 * 1000,
+      shutdownGraceMs: 10_000,
     });
     expect(c.sseHeartbeatMs).toBeLessThanOrEqual(15_000);
   });
@@ -218,5 +222,15 @@ describe('loadConfig: spill retention', () => {
     expect(c.outputMaxBytesPerSession).toBe(1000);
     expect(() => loadConfig({ NORMA_OUTPUT_RETENTION_S: '0' }, '/srv')).toThrow(/NORMA_OUTPUT_RETENTION_S must be a positive integer/);
     expect(() => loadConfig({ NORMA_OUTPUT_MAX_BYTES: '1e9' }, '/srv')).toThrow(/NORMA_OUTPUT_MAX_BYTES must be a positive integer/);
+  });
+});
+
+describe('loadConfig: store, session retention and shutdown grace', () => {
+  it('reads them, refusing unknown stores and non-positive durations', () => {
+    const c = loadConfig({ NORMA_STORE: 'memory', NORMA_SESSION_RETENTION_S: '3600', NORMA_SHUTDOWN_GRACE_S: '2', NORMA_DATA_DIR: '/var/norma' }, '/srv');
+    expect(c).toMatchObject({ store: 'memory', sessionRetentionMs: 3_600_000, shutdownGraceMs: 2000, databaseFile: '/var/norma/norma.db' });
+    expect(() => loadConfig({ NORMA_STORE: 'postgres' }, '/srv')).toThrow(/NORMA_STORE must be "sqlite" or "memory", got "postgres"/);
+    expect(() => loadConfig({ NORMA_SESSION_RETENTION_S: '-1' }, '/srv')).toThrow(/NORMA_SESSION_RETENTION_S must be a positive integer/);
+    expect(() => loadConfig({ NORMA_SHUTDOWN_GRACE_S: 'soon' }, '/srv')).toThrow(/NORMA_SHUTDOWN_GRACE_S must be a positive integer/);
   });
 });

@@ -35,8 +35,14 @@ export class EventLog {
       time: this.clock().toISOString(),
     } as NormaEvent;
     if (!live) this.store.appendEvent(event);
-    const set = this.listeners.get(sessionId);
-    if (set) for (const listener of [...set]) listener(event);
+    // Inside a store transaction, listeners see the event once it has committed (never one
+    // that was rolled back); live-only events are not part of any transaction.
+    const deliver = () => {
+      const set = this.listeners.get(sessionId);
+      if (set) for (const listener of [...set]) listener(event);
+    };
+    if (live) deliver();
+    else this.store.afterCommit(deliver);
     return event;
   }
 

@@ -12,6 +12,59 @@ function newerFirst(a: SessionRecord, b: SessionRecord): number {
 }
 
 export class MemoryStore implements Store {
+  readonly durable = false;
+  private depth = 0;
+  private committed: (() => void)[] = [];
+
+  transaction<T>(fn: () => T): T {
+    // Nothing to roll back to in memory: a failed unit keeps what it wrote. Deferred work
+    // still waits for the outermost unit, and is dropped when it fails.
+    this.depth++;
+    let ok = false;
+    try {
+      const value = fn();
+      ok = true;
+      return value;
+    } finally {
+      if (--this.depth === 0) {
+        const run = this.committed.splice(0);
+        if (ok) for (const f of run) f();
+      }
+    }
+  }
+
+  afterCommit(fn: () => void): void {
+    if (this.depth === 0) fn();
+    else this.committed.push(fn);
+  }
+
+  deleteSession(id: string): void {
+    this.sessions.delete(id);
+    this.turns.delete(id);
+    this.permissions.delete(id);
+    this.events.delete(id);
+    this.outputs.delete(id);
+    this.decisions.delete(id);
+  }
+
+  closedSessionsBefore(before: string, limit: number): SessionRecord[] {
+    return [...this.sessions.values()]
+      .filter((r) => r.session.status === 'closed' && r.session.closed_at !== null && r.session.closed_at < before)
+      .sort((a, b) => (a.session.closed_at! < b.session.closed_at! ? -1 : 1))
+      .slice(0, limit)
+      .map(clone);
+  }
+
+  activeSessions(): SessionRecord[] {
+    return [...this.sessions.values()].filter((r) => r.session.status === 'active').map(clone);
+  }
+
+  turnEvents(sessionId: string, turnId: string, type: string): NormaEvent[] {
+    return (this.events.get(sessionId) ?? []).filter((e) => e.type === type && (e as { turn_id?: string }).turn_id === turnId).map(clone);
+  }
+
+  close(): void {}
+
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly turns = new Map<string, Map<string, Turn>>();
   private readonly permissions = new Map<string, Map<string, PermissionRequest>>();

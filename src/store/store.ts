@@ -26,6 +26,25 @@ export interface DecisionQuery {
 }
 
 export interface Store {
+  /** True when what is stored survives a restart (SQLite); false for the in-memory store. */
+  readonly durable: boolean;
+  /**
+   * Runs `fn` as one atomic unit: every write in it commits together or not at all (nested
+   * calls join the outer one). Event writes and the state change they describe go in one.
+   */
+  transaction<T>(fn: () => T): T;
+  /** Runs `fn` once the current transaction has committed (at once outside one; never after a rollback). */
+  afterCommit(fn: () => void): void;
+  /** Removes everything stored for a session (retention). */
+  deleteSession(id: string): void;
+  /** Closed sessions that closed before `before` (ISO time), oldest first, at most `limit`. */
+  closedSessionsBefore(before: string, limit: number): SessionRecord[];
+  /** Sessions still active (what a restart resumes). */
+  activeSessions(): SessionRecord[];
+  /** Durable events of one turn of a type, in order (restart recovery). */
+  turnEvents(sessionId: string, turnId: string, type: string): NormaEvent[];
+  close(): void;
+
   putSession(record: SessionRecord): void;
   getSession(id: string): SessionRecord | undefined;
   /** Newest first; ties broken by id, descending. */

@@ -1,0 +1,203 @@
+// The Store contract, run against both implementations, and what only the SQLite store does:
+// survive reopening, migrate, roll back, refuse a corrupt or too-new file with its path.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NormaEvent } from '../../src/contract/events.js';
+import type { Decision, PermissionRequest, Session, Turn } from '../../src/contract/schemas.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import { SCHEMA_VERSION, SqliteStore, StoreOpenError } from '../../src/store/sqlite.js';
+import type { SessionRecord, Store } from '../../src/store/store.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'norma-store-'));
+});
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function session(id: string, created_at: string, extra: Partial<Session> = {}): SessionRecord {
+  return {
+    session: { id, created_at, status: 'active', closed_at: null, rules: [], permission_mode: 'default', ...extra } as unknown as Session,
+    hooks: null,
+    modelApiKey: null,
+  };
+}
+const turn = (session_id: string, id: string, status = 'running'): Turn =>
+  ({ id, session_id, kind: 'direct', status, tool_uses: [], results: [], pending: [], created_at: '2026-01-01T00:00:00.000Z' }) as unknown as Turn;
+const event = (session_id: string, seq: number, type = 'turn.started', turn_id = 'turn_1'): NormaEvent =>
+  ({ type, session_id, seq, time: '2026-01-01T00:00:00.000Z', turn_id }) as unknown as NormaEvent;
+const perm = (session_id: string, id: string, status: PermissionRequest['status'] = 'pending'): PermissionRequest =>
+  ({ id, session_id, turn_id: 't', tool_use_id: 'u', tool: 'Write', input: {}, reason: 'r', suggestions: [], status, created_at: 'x' }) as PermissionRequest;
+const decision = (session_id: string, seq: number, turn_id = 'turn_1', tool_use_id = 'toolu_1'): Decision =>
+  ({ seq, session_id, turn_id, tool_use_id, tool: 'Write', behavior: 'allow', decided_by: 'mode', rules: [], mode: 'default', reason: 'r', input_digest: '0'.repeat(64), input_source: 'call', created_at: 'x' }) as Decision;
+
+const implementations: [string, () => Store][] = [
+  ['MemoryStore', () => new MemoryStore()],
+  ['SqliteStore', () => new SqliteStore(path.join(dir, 'norma.db'))],
+];
+
+describe.each(implementations)('%s: the Store contract', (_name, make) => {
+  let store: Store;
+  beforeEach(() => {
+    store = make();
+  });
+  afterEach(() => store.close());
+
+  it('keeps sessions newest first with keyset paging, and copies values in and out', () => {
+    store.putSession(session('ses_a', '2026-01-01T00:00:00.000Z'));
+    store.putSession(session('ses_b', '2026-01-02T00:00:00.000Z'));
+    store.putSession(session('ses_c', '2026-01-02T00:00:00.000Z'));
+    expect(store.listSessions({ limit: 10 }).map((r) => r.session.id)).toEqual(['ses_c', 'ses_b', 'ses_a']);
+    expect(store.listSessions({ limit: 10, after: { created_at: '2026-01-02T00:00:00.000Z', id: 'ses_c' } }).map((r) => r.session.id)).toEqual(['ses_b', 'ses_a']);
+    const got = store.getSession('ses_a')!;
+    got.session.status = 'closed';
+    expect(store.getSession('ses_a')!.session.status).toBe('active');
+    expect(store.getSession('ses_nope')).toBeUndefined();
+  });
+
+  it('keeps turns, permissions and outputs in insertion order; an update keeps the place', () => {
+    store.putTurn(turn('s', 'turn_b'));
+    store.putTurn(turn('s', 'turn_a'));
+    store.putTurn(turn('s', 'turn_b', 'completed'));
+    expect(store.listTurns('s').map((t) => `${t.id}:${t.status}`)).toEqual(['turn_b:completed', 'turn_a:running']);
+    store.putPermission(perm('s', 'perm_2'));
+    store.putPermission(perm('s', 'perm_1'));
+    store.putPermission(perm('s', 'perm_2', 'allowed'));
+    expect(store.listPermissions('s').map((p) => `${p.id}:${p.status}`)).toEqual(['perm_2:allowed', 'perm_1:pending']);
+    expect(store.listPermissions('s', 'pending').map((p) => p.id)).toEqual(['perm_1']);
+  });
+
+  it('appends events with consecutive seqs only, pages them, and finds a turn\'s events by type', () => {
+    store.appendEvent(event('s', 1));
+    store.appendEvent(event('s', 2, 'tool.started'));
+    store.appendEvent(event('s', 3, 'tool.started', 'turn_2'));
+    expect(() => store.appendEvent(event('s', 5))).toThrow();
+    expect(store.lastSeq('s')).toBe(3);
+    expect(store.lastSeq('other')).toBe(0);
+    expect(store.eventsAfter('s', 1, 1).map((e) => e.seq)).toEqual([2]);
+    expect(store.turnEvents('s', 'turn_1', 'tool.started').map((e) => e.seq)).toEqual([2]);
+  });
+
+  it('lists decisions by seq with filters', () => {
+    store.appendDecision(decision('s', 1));
+    store.appendDecision(decision('s', 2, 'turn_2', 'toolu_2'));
+    store.appendDecision(decision('s', 3, 'turn_2', 'toolu_3'));
+    expect(() => store.appendDecision(decision('s', 3))).toThrow();
+    expect(store.listDecisions('s', { afterSeq: 0, limit: 10, turnId: 'turn_2' }).map((d) => d.seq)).toEqual([2, 3]);
+    expect(store.listDecisions('s', { afterSeq: 2, limit: 10 }).map((d) => d.seq)).toEqual([3]);
+    expect(store.listDecisions('s', { afterSeq: 0, limit: 10, toolUseId: 'toolu_2' }).map((d) => d.seq)).toEqual([2]);
+  });
+
+  it('defers afterCommit work to the end of the outermost transaction, and drops it when the unit fails', () => {
+    const ran: string[] = [];
+    store.transaction(() => {
+      store.afterCommit(() => ran.push('a'));
+      store.transaction(() => store.afterCommit(() => ran.push('b')));
+      expect(ran).toEqual([]);
+    });
+    expect(ran).toEqual(['a', 'b']);
+    expect(() =>
+      store.transaction(() => {
+        store.afterCommit(() => ran.push('never'));
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    store.afterCommit(() => ran.push('now'));
+    expect(ran).toEqual(['a', 'b', 'now']);
+  });
+
+  it('lists active sessions and closed ones by closing time, and deletes everything of a session', () => {
+    store.putSession(session('ses_a', '2026-01-01T00:00:00.000Z', { status: 'closed', closed_at: '2026-01-03T00:00:00.000Z' }));
+    store.putSession(session('ses_b', '2026-01-01T00:00:00.000Z', { status: 'closed', closed_at: '2026-01-02T00:00:00.000Z' }));
+    store.putSession(session('ses_c', '2026-01-01T00:00:00.000Z'));
+    expect(store.activeSessions().map((r) => r.session.id)).toEqual(['ses_c']);
+    expect(store.closedSessionsBefore('2026-01-04T00:00:00.000Z', 10).map((r) => r.session.id)).toEqual(['ses_b', 'ses_a']);
+    expect(store.closedSessionsBefore('2026-01-02T12:00:00.000Z', 10).map((r) => r.session.id)).toEqual(['ses_b']);
+    store.putTurn(turn('ses_b', 'turn_1'));
+    store.appendEvent(event('ses_b', 1));
+    store.appendDecision(decision('ses_b', 1));
+    store.deleteSession('ses_b');
+    expect(store.getSession('ses_b')).toBeUndefined();
+    expect(store.listTurns('ses_b')).toEqual([]);
+    expect(store.lastSeq('ses_b')).toBe(0);
+    expect(store.lastDecisionSeq('ses_b')).toBe(0);
+  });
+});
+
+describe('SqliteStore', () => {
+  const file = () => path.join(dir, 'norma.db');
+
+  it('keeps everything across reopening (and the session\'s never-echoed parts)', () => {
+    const a = new SqliteStore(file());
+    a.putSession({ ...session('ses_a', '2026-01-01T00:00:00.000Z'), hooks: { PreToolUse: [] } as never, modelApiKey: 'sk-secret' });
+    a.putTurn(turn('ses_a', 'turn_1', 'awaiting_permission'));
+    a.putPermission(perm('ses_a', 'perm_1'));
+    for (let i = 1; i <= 3; i++) a.appendEvent(event('ses_a', i));
+    a.close();
+    const b = new SqliteStore(file());
+    expect(b.getSession('ses_a')).toMatchObject({ hooks: { PreToolUse: [] }, modelApiKey: 'sk-secret' });
+    expect(b.getTurn('ses_a', 'turn_1')!.status).toBe('awaiting_permission');
+    expect(b.listPermissions('ses_a', 'pending')).toHaveLength(1);
+    expect(b.lastSeq('ses_a')).toBe(3);
+    b.appendEvent(event('ses_a', 4));
+    expect(b.eventsAfter('ses_a', 0, 10).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    b.close();
+  });
+
+  it('rolls back every write of a failed transaction, and its seq counters with it', () => {
+    const s = new SqliteStore(file());
+    s.appendEvent(event('s', 1));
+    expect(() =>
+      s.transaction(() => {
+        s.appendEvent(event('s', 2));
+        s.putTurn(turn('s', 'turn_x'));
+        throw new Error('disk said no');
+      }),
+    ).toThrow('disk said no');
+    expect(s.lastSeq('s')).toBe(1);
+    expect(s.getTurn('s', 'turn_x')).toBeUndefined();
+    s.appendEvent(event('s', 2));
+    expect(s.lastSeq('s')).toBe(2);
+    s.close();
+  });
+
+  it('records its schema version and uses WAL', () => {
+    new SqliteStore(file()).close();
+    const db = new Database(file());
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('refuses a file that is not a database, naming the path and the cause', () => {
+    fs.writeFileSync(file(), 'this is not SQLite, just some text that is long enough to have a header'.repeat(100));
+    try {
+      new SqliteStore(file());
+      expect.unreachable('a corrupt file must not open');
+    } catch (err) {
+      expect(err).toBeInstanceOf(StoreOpenError);
+      expect((err as Error).message).toContain(file());
+      expect((err as Error).message).toMatch(/not a database/);
+    }
+  });
+
+  it('refuses a database written by a newer schema', () => {
+    new SqliteStore(file()).close();
+    const db = new Database(file());
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => new SqliteStore(file())).toThrow(/newer than this server understands/);
+  });
+
+  it('refuses a location it cannot create, naming the path', () => {
+    const blocker = path.join(dir, 'file');
+    fs.writeFileSync(blocker, 'x');
+    const bad = path.join(blocker, 'sub', 'norma.db');
+    expect(() => new SqliteStore(bad)).toThrow(StoreOpenError);
+    expect(() => new SqliteStore(bad)).toThrow(bad);
+  });
+});
