@@ -85,6 +85,26 @@ export const EVENT_SCHEMAS = [
   eventSchema('turn.cancelled', 'EventTurnCancelled', 'The turn was cancelled or interrupted by a denial', {
     turn: ref(TurnSchema),
   }),
+  eventSchema(
+    'turn.interrupted',
+    'EventTurnInterrupted',
+    'The server stopped under the turn (shutdown, crash): calls that were running or had not started got error results',
+    { turn: ref(TurnSchema) },
+  ),
+  eventSchema('turn.resumed', 'EventTurnResumed', 'After a restart, a turn paused on permission requests is live again; they can be answered', {
+    turn_id: Type.String(),
+    pending: Type.Array(Type.String(), { description: 'The permission requests it waits for' }),
+  }),
+  eventSchema(
+    'stream.end',
+    'EventStreamEnd',
+    'Sent by the server just before it ends this SSE stream (shutdown, or the client read too slowly); not stored. ' +
+      'Reconnect with Last-Event-ID (or ?after=) set to `resume_after` to continue without a gap.',
+    {
+      reason: Type.Union([Type.Literal('shutdown'), Type.Literal('overflow')]),
+      resume_after: Type.Integer({ minimum: 0, description: 'The last event id this stream delivered' }),
+    },
+  ),
 ] as const;
 
 export const EventSchema = Type.Union(
@@ -103,4 +123,4 @@ export type EventInput = EventUnion extends infer E
   : never;
 
 /** Events delivered live but not stored or replayed (API.md allows this for progress). */
-export const LIVE_ONLY_EVENTS: ReadonlySet<string> = new Set(['tool.progress', 'message.delta']);
+export const LIVE_ONLY_EVENTS: ReadonlySet<string> = new Set(['tool.progress', 'message.delta', 'stream.end']);

@@ -52,9 +52,11 @@ export class PermissionBroker {
       status: 'pending',
       created_at: clock().toISOString(),
     };
-    store.putPermission(record);
-    runner.addPending(record.id);
-    events.emit(sessionId, { type: 'permission.requested', turn_id: runner.id, permission: record });
+    store.transaction(() => {
+      store.putPermission(record);
+      runner.addPending(record.id);
+      events.emit(sessionId, { type: 'permission.requested', turn_id: runner.id, permission: record });
+    });
 
     return new Promise<ApprovalAnswer>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
@@ -177,9 +179,11 @@ export class PermissionBroker {
     this.waiters.delete(permissionId);
     waiter.cleanup();
     const resolved: PermissionRequest = { ...current, ...update, resolved_at: this.deps.clock().toISOString() };
-    this.deps.store.putPermission(resolved);
-    waiter.runner.removePending(permissionId);
-    this.deps.events.emit(sessionId, { type: 'permission.resolved', turn_id: resolved.turn_id, permission: resolved });
+    this.deps.store.transaction(() => {
+      this.deps.store.putPermission(resolved);
+      waiter.runner.removePending(permissionId);
+      this.deps.events.emit(sessionId, { type: 'permission.resolved', turn_id: resolved.turn_id, permission: resolved });
+    });
     waiter.resolve(answer);
     return resolved;
   }

@@ -165,8 +165,10 @@ export class SessionService {
       closed_at: null,
     };
     this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), tasks: this.backgroundTasks(id), shells: new PtyShells(this.deps.newId), permission: this.buildPermissionContext(session), permissionKey: permissionKey(session) });
-    this.saveSession({ session, hooks: null, modelApiKey: null });
-    events.emit(id, { type: 'session.created', session });
+    this.deps.store.transaction(() => {
+      this.saveSession({ session, hooks: null, modelApiKey: null });
+      events.emit(id, { type: 'session.created', session });
+    });
     await this.runLifecycleHooks('SessionStart', session, {});
     return session;
   }
@@ -312,8 +314,10 @@ export class SessionService {
   }
 
   private saveAndAnnounce(record: SessionRecord): Session {
-    this.saveSession(record);
-    this.deps.events.emit(record.session.id, { type: 'session.updated', session: record.session });
+    this.deps.store.transaction(() => {
+      this.saveSession(record);
+      this.deps.events.emit(record.session.id, { type: 'session.updated', session: record.session });
+    });
     return record.session;
   }
 
@@ -414,9 +418,7 @@ export class SessionService {
       pending: [],
       created_at: this.deps.clock().toISOString(),
     };
-    this.deps.store.putTurn(turn);
     record.session.active_turn_id = turn.id;
-    this.saveSession(record);
 
     const runner: TurnRunner = new TurnRunner(turn, {
       store: this.deps.store,
@@ -450,6 +452,12 @@ export class SessionService {
       },
     });
     rt.activeTurn = runner;
+    // The turn, the session's pointer to it and turn.started commit together.
+    this.deps.store.transaction(() => {
+      this.deps.store.putTurn(turn);
+      this.saveSession(record);
+      runner.announce();
+    });
     runner.start();
     return structuredClone(runner.turn);
   }

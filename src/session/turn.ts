@@ -20,6 +20,11 @@ export class TurnStop extends Error {
   }
 }
 
+/** How the results of calls a stop leaves unfinished begin. */
+function stopPrefix(reason: TurnStop): string {
+  return reason.by === 'shutdown' ? 'Interrupted' : 'Cancelled';
+}
+
 const FINAL: ReadonlySet<TurnStatus> = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
 
 export interface TurnRunnerDeps {
@@ -61,13 +66,17 @@ export class TurnRunner {
     return this.finished;
   }
 
-  start(): void {
+  /** Emits turn.started (the caller puts it in the transaction that stores the turn). */
+  announce(): void {
     this.deps.events.emit(this.turn.session_id, {
       type: 'turn.started',
       turn_id: this.turn.id,
       kind: this.turn.kind,
       tool_uses: this.turn.tool_uses,
     });
+  }
+
+  start(): void {
     this.finished = this.run();
   }
 
@@ -143,13 +152,16 @@ export class TurnRunner {
       const r = this.results.get(tu.id);
       return r ? [r] : [];
     });
-    this.persist();
-    this.deps.events.emit(this.turn.session_id, {
-      type: 'tool.completed',
-      turn_id: this.turn.id,
-      tool_use_id: call.id,
-      tool: call.name,
-      result,
+    // The result and its event commit together.
+    this.deps.store.transaction(() => {
+      this.persist();
+      this.deps.events.emit(this.turn.session_id, {
+        type: 'tool.completed',
+        turn_id: this.turn.id,
+        tool_use_id: call.id,
+        tool: call.name,
+        result,
+      });
     });
   }
 
@@ -177,14 +189,16 @@ export class TurnRunner {
    */
   stop(reason: TurnStop, status: 'cancelled' | 'failed' | 'interrupted', error: { code: string; message: string }): void {
     if (this.isFinal()) return;
-    this.controller.abort(reason);
-    for (const tu of this.turn.tool_uses) {
-      if (!this.results.has(tu.id)) {
-        this.recordResult({ id: tu.id, name: tu.name, input: tu.input }, errorResult(tu.id, `Cancelled: ${reason.message}.`));
+    this.deps.store.transaction(() => {
+      this.controller.abort(reason);
+      for (const tu of this.turn.tool_uses) {
+        if (!this.results.has(tu.id)) {
+          this.recordResult({ id: tu.id, name: tu.name, input: tu.input }, errorResult(tu.id, `${stopPrefix(reason)}: ${reason.message}.`));
+        }
       }
-    }
-    this.turn.error = error;
-    this.finish(status);
+      this.turn.error = error;
+      this.finish(status);
+    });
   }
 
   private finish(status: 'completed' | 'failed' | 'cancelled' | 'interrupted'): void {
@@ -192,9 +206,12 @@ export class TurnRunner {
     this.turn.pending = [];
     this.turn.status = status;
     this.turn.ended_at = this.deps.clock().toISOString();
-    this.persist();
-    const type = status === 'completed' ? 'turn.completed' : status === 'failed' ? 'turn.failed' : 'turn.cancelled';
-    this.deps.events.emit(this.turn.session_id, { type, turn: structuredClone(this.turn) });
+    const type =
+      status === 'completed' ? 'turn.completed' : status === 'failed' ? 'turn.failed' : status === 'interrupted' ? 'turn.interrupted' : 'turn.cancelled';
+    this.deps.store.transaction(() => {
+      this.persist();
+      this.deps.events.emit(this.turn.session_id, { type, turn: structuredClone(this.turn) });
+    });
     this.notifySettle();
     this.deps.onFinished(this);
   }
