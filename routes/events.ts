@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
-import { EventSchema } from '../src/contract/events.js';
+import { EventSchema, LIVE_ONLY_EVENTS } from '../src/contract/events.js';
 import { ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
 import { SessionParams, commonProblems, problems } from './common.js';
@@ -63,13 +63,26 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       res.write(': connected\n\n');
 
       let closed = false;
+      let lastDelivered = after;
       const finish = () => {
         if (closed) return;
         closed = true;
         clearInterval(heartbeat);
+        ctx.shutdown.removeEventListener('abort', onShutdown);
         subscription?.close();
         res.end();
       };
+      // The server is going away, or this client reads too slowly: say where to resume, then end.
+      const endWith = (reason: 'shutdown' | 'overflow') => {
+        if (closed) return;
+        const event = { type: 'stream.end', session_id: sessionId, seq: lastDelivered, time: new Date().toISOString(), reason, resume_after: lastDelivered };
+        res.write(`event: stream.end\ndata: ${JSON.stringify(event)}\n\n`);
+        finish();
+        // A client that stopped reading altogether does not keep the connection (and its buffer).
+        if (reason === 'overflow') setTimeout(() => res.destroy(), 10_000).unref();
+      };
+      const onShutdown = () => endWith('shutdown');
+      ctx.shutdown.addEventListener('abort', onShutdown);
       const heartbeat = setInterval(() => res.write(': ping\n\n'), ctx.config.sseHeartbeatMs);
       req.raw.on('close', finish);
       res.on('close', finish);
@@ -78,12 +91,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       let subscription: { close(): void } | undefined;
       subscription = ctx.events.subscribe(sessionId, after, (event) => {
         if (closed) return;
-        const idLine = event.type === 'tool.progress' ? '' : `id: ${event.seq}\n`;
+        const live = LIVE_ONLY_EVENTS.has(event.type);
+        const idLine = live ? '' : `id: ${event.seq}\n`;
         res.write(`${idLine}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        if (!live) lastDelivered = event.seq;
         if (res.writableLength > MAX_SUBSCRIBER_BUFFER_BYTES) {
-          req.log.warn({ session_id: sessionId }, 'SSE subscriber too slow; closing its stream (it resumes from its last id)');
-          res.destroy();
-          finish();
+          // Nothing more is queued for it: its unsent output is bounded by the limit plus this notice.
+          req.log.warn({ session_id: sessionId }, 'SSE subscriber too slow; ending its stream (it resumes from its last id)');
+          endWith('overflow');
           return;
         }
         // session.closed is a session's final event: end the stream once it is written.

@@ -204,6 +204,10 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     hooks,
   });
 
+  // What a previous process left: paused turns wait again, interrupted ones are answered.
+  const recovered = await sessions.recover();
+  if (recovered.sessions > 0) logger.info(recovered, 'recovered sessions from the store');
+
   const readiness = async (): Promise<Readiness> => {
     const checks: Readiness['checks'] = [];
     checks.push({
@@ -237,7 +241,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     return { status: ready ? 'ready' : 'unready', checks };
   };
 
-  const ctx: AppContext = { config, sessions, events, readiness, sweepOutputs: () => outputs.sweep() };
+  const shutdown = new AbortController();
+  const ctx: AppContext = { config, sessions, events, readiness, sweepOutputs: () => outputs.sweep(), shutdown: shutdown.signal };
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -374,7 +379,10 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      await sessions.closeAll('server shutdown');
+      // No new turns; running calls get the grace period; paused turns stay paused in a
+      // durable store (a restart resumes them); SSE streams end with stream.end.
+      await sessions.shutdown(config.shutdownGraceMs);
+      shutdown.abort();
       // server.close() only drops connections idle at that instant; a keep-alive connection
       // whose response finishes a moment later would hold the process for the keep-alive
       // timeout. Keep dropping unused ones until the server has closed.

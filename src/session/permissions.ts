@@ -38,9 +38,11 @@ export class PermissionBroker {
     timeoutS: number | null,
     signal: AbortSignal,
     reevaluate?: Reevaluate,
+    /** A request a previous process opened for this call and input: wait on it again. */
+    earlier?: PermissionRequest,
   ): Promise<ApprovalAnswer> {
     const { store, events, clock, newId } = this.deps;
-    const record: PermissionRequest = {
+    const record: PermissionRequest = earlier ?? {
       id: newId('perm'),
       session_id: sessionId,
       turn_id: runner.id,
@@ -52,11 +54,17 @@ export class PermissionBroker {
       status: 'pending',
       created_at: clock().toISOString(),
     };
-    store.transaction(() => {
-      store.putPermission(record);
+    if (earlier) {
       runner.addPending(record.id);
-      events.emit(sessionId, { type: 'permission.requested', turn_id: runner.id, permission: record });
-    });
+    } else {
+      store.transaction(() => {
+        store.putPermission(record);
+        runner.addPending(record.id);
+        events.emit(sessionId, { type: 'permission.requested', turn_id: runner.id, permission: record });
+      });
+    }
+    // The timeout counts from the request's creation, across restarts.
+    const remainingMs = timeoutS === null ? null : Math.max(0, timeoutS * 1000 - (clock().getTime() - Date.parse(record.created_at)));
 
     return new Promise<ApprovalAnswer>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
@@ -76,14 +84,14 @@ export class PermissionBroker {
       this.waiters.set(record.id, { sessionId, runner, reevaluate, resolve, cleanup });
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      if (timeoutS !== null) {
+      if (timeoutS !== null && remainingMs !== null) {
         timer = setTimeout(() => {
           this.settle(sessionId, record.id, {
             status: 'denied',
             resolved_by: 'timeout',
             message: `no answer within permission_timeout_s (${timeoutS} s)`,
           }, { behavior: 'deny', message: `no answer within ${timeoutS} s`, by: 'timeout', permissionId: record.id });
-        }, timeoutS * 1000);
+        }, remainingMs);
         timer.unref();
       }
     });
@@ -165,6 +173,23 @@ export class PermissionBroker {
         }
       }),
     );
+  }
+
+  /** Stops waiting on every request without resolving it (shutdown: they stay pending in the store). */
+  detachAll(): void {
+    for (const w of this.waiters.values()) w.cleanup();
+    this.waiters.clear();
+  }
+
+  /** Resolves a stored pending request nobody waits on any more (after a restart) as cancelled. */
+  abandon(record: PermissionRequest, why: string): void {
+    const current = this.deps.store.getPermission(record.session_id, record.id);
+    if (!current || current.status !== 'pending' || this.waiters.has(record.id)) return;
+    const resolved: PermissionRequest = { ...current, status: 'cancelled', resolved_by: 'cancel', message: why, resolved_at: this.deps.clock().toISOString() };
+    this.deps.store.transaction(() => {
+      this.deps.store.putPermission(resolved);
+      this.deps.events.emit(record.session_id, { type: 'permission.resolved', turn_id: resolved.turn_id, permission: resolved });
+    });
   }
 
   private settle(

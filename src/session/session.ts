@@ -18,13 +18,14 @@ import type {
   TurnCreate,
 } from '../contract/schemas.js';
 import { DomainError, notFound } from '../errors.js';
+import { errorResult } from '../pipeline/exec-one.js';
 import type { EventLog } from '../events/log.js';
 import { HookRegistry, type HookInput } from '../hooks/registry.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { RuleSet } from '../permission/evaluate.js';
 import { parseRules, type ParsedRule } from '../permission/rules.js';
 import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
-import type { DecisionNote, PermissionContext } from '../pipeline/exec-one.js';
+import { inputDigest, type DecisionNote, type PermissionContext } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
 import { Workspace } from '../sandbox/paths.js';
 import type { SandboxPolicy, SandboxStatus } from '../sandbox/process.js';
@@ -72,6 +73,8 @@ const MAX_LIST_LIMIT = 200;
 export class SessionService {
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly closing = new Map<string, Promise<void>>();
+  /** Set by shutdown(): no new turn starts. */
+  private stopping = false;
   private readonly broker: PermissionBroker;
   private workspaceRootReal: string | undefined;
 
@@ -164,13 +167,164 @@ export class SessionService {
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    this.runtimes.set(id, { registry, workspace, activeTurn: null, readState: new FileReadState(), tasks: this.backgroundTasks(id), shells: new PtyShells(this.deps.newId), permission: this.buildPermissionContext(session), permissionKey: permissionKey(session) });
+    this.runtimes.set(id, this.newRuntime(session, registry, workspace));
     this.deps.store.transaction(() => {
       this.saveSession({ session, hooks: null, modelApiKey: null });
       events.emit(id, { type: 'session.created', session });
     });
     await this.runLifecycleHooks('SessionStart', session, {});
     return session;
+  }
+
+  private newRuntime(session: Session, registry: ToolRegistry, workspace: Workspace): SessionRuntime {
+    return {
+      registry,
+      workspace,
+      activeTurn: null,
+      readState: new FileReadState(),
+      tasks: this.backgroundTasks(session.id),
+      shells: new PtyShells(this.deps.newId),
+      permission: this.buildPermissionContext(session),
+      permissionKey: permissionKey(session),
+    };
+  }
+
+  // ---- restart -------------------------------------------------------------------------
+
+  /**
+   * Brings back what a previous process left in a durable store. Every active session gets its
+   * runtime again. Its open turn, if any: calls that had started and have no result get an
+   * "interrupted" result (they may have partly run); if calls still wait on permission requests,
+   * the turn stays `awaiting_permission` and goes on when they are answered (`turn.resumed`);
+   * otherwise the turn ends `interrupted` and every call without a result gets one.
+   */
+  async recover(): Promise<{ sessions: number; resumed: number; interrupted: number }> {
+    const out = { sessions: 0, resumed: 0, interrupted: 0 };
+    if (!this.deps.store.durable) return out;
+    const sandbox = await this.deps.sandboxStatus();
+    for (const record of this.deps.store.activeSessions()) {
+      const s = record.session;
+      let workspace: Workspace;
+      try {
+        workspace = await Workspace.open(s.workspace);
+      } catch (err) {
+        this.deps.logger.warn({ session_id: s.id, err }, 'session workspace unusable after restart; closing the session');
+        this.endOpenTurn(record, 'The server restarted and the session workspace is gone.', 'server_restart');
+        const current = this.record(s.id);
+        current.session.status = 'closed';
+        current.session.closed_at = this.deps.clock().toISOString();
+        this.deps.store.transaction(() => {
+          this.saveSession(current);
+          this.deps.events.emit(s.id, { type: 'session.closed', reason: `workspace unusable after restart: ${(err as Error).message}` });
+        });
+        continue;
+      }
+      const registry = new ToolRegistry();
+      const missing: string[] = [];
+      for (const name of s.tools) {
+        const one = selectTools([name], { processSandbox: sandbox });
+        if (one.ok) for (const tool of one.tools) registry.register(tool);
+        else missing.push(name);
+      }
+      if (missing.length > 0) {
+        const current = this.record(s.id);
+        current.session.warnings = [...current.session.warnings, `after a restart these tools could not be installed again: ${missing.join(', ')}`];
+        this.saveSession(current);
+      }
+      const rt = this.newRuntime(this.record(s.id).session, registry, workspace);
+      this.runtimes.set(s.id, rt);
+      out.sessions++;
+
+      const turnId = s.active_turn_id;
+      const turn = turnId ? this.deps.store.getTurn(s.id, turnId) : undefined;
+      if (turn && (turn.status === 'running' || turn.status === 'awaiting_permission')) {
+        const resumed = this.resumeTurn(s.id, rt, turn);
+        if (resumed) out.resumed++;
+        else out.interrupted++;
+      }
+      await this.runLifecycleHooks('SessionStart', this.record(s.id).session, { reason: 'resume' });
+    }
+    return out;
+  }
+
+  /** Recovery of one open turn; true when it waits on permission requests again. */
+  private resumeTurn(sessionId: string, rt: SessionRuntime, turn: Turn): boolean {
+    const { store } = this.deps;
+    const done = new Set(turn.results.map((r) => r.tool_use_id));
+    const started = new Set(store.turnEvents(sessionId, turn.id, 'tool.started').map((e) => (e as { tool_use_id: string }).tool_use_id));
+    const pending = store.listPermissions(sessionId, 'pending').filter((p) => p.turn_id === turn.id && !done.has(p.tool_use_id));
+    const waiting = new Map(pending.map((p) => [p.tool_use_id, p]));
+    const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
+    for (const tu of turn.tool_uses) {
+      if (results.has(tu.id) || waiting.has(tu.id)) continue;
+      if (started.has(tu.id)) {
+        results.set(tu.id, errorResult(tu.id, 'Interrupted: the server restarted while this call was running; it may have partly run.'));
+      } else if (waiting.size === 0) {
+        results.set(tu.id, errorResult(tu.id, 'Not run: the server restarted before this call started.'));
+      }
+    }
+    const ordered = turn.tool_uses.flatMap((tu) => (results.has(tu.id) ? [results.get(tu.id)!] : []));
+    const added = ordered.filter((r) => !done.has(r.tool_use_id));
+
+    if (waiting.size === 0) {
+      const now = this.deps.clock().toISOString();
+      const ended: Turn = {
+        ...turn,
+        results: ordered,
+        pending: [],
+        status: 'interrupted',
+        error: { code: 'server_restart', message: 'The server stopped while the turn was running; unfinished calls got error results.' },
+        ended_at: now,
+      };
+      store.transaction(() => {
+        store.putTurn(ended);
+        for (const r of added) {
+          const tu = turn.tool_uses.find((t) => t.id === r.tool_use_id)!;
+          this.deps.events.emit(sessionId, { type: 'tool.completed', turn_id: turn.id, tool_use_id: tu.id, tool: tu.name, result: r });
+        }
+        this.deps.events.emit(sessionId, { type: 'turn.interrupted', turn: structuredClone(ended) });
+        const current = this.record(sessionId);
+        current.session.active_turn_id = null;
+        this.saveSession(current);
+      });
+      return false;
+    }
+
+    const paused: Turn = { ...turn, results: ordered, pending: [...waiting.values()].map((p) => p.id), status: 'awaiting_permission' };
+    const runner = this.makeRunner(sessionId, rt, paused, waiting);
+    rt.activeTurn = runner;
+    store.transaction(() => {
+      store.putTurn(paused);
+      for (const r of added) {
+        const tu = turn.tool_uses.find((t) => t.id === r.tool_use_id)!;
+        this.deps.events.emit(sessionId, { type: 'tool.completed', turn_id: turn.id, tool_use_id: tu.id, tool: tu.name, result: r });
+      }
+      runner.resume();
+    });
+    return true;
+  }
+
+  /** Ends a session's open turn without resuming it (its session cannot go on). */
+  private endOpenTurn(record: SessionRecord, message: string, code: string): void {
+    const turnId = record.session.active_turn_id;
+    const turn = turnId ? this.deps.store.getTurn(record.session.id, turnId) : undefined;
+    if (!turn || (turn.status !== 'running' && turn.status !== 'awaiting_permission')) return;
+    const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
+    const ended: Turn = {
+      ...turn,
+      results: turn.tool_uses.map((tu) => results.get(tu.id) ?? errorResult(tu.id, `Interrupted: ${message}`)),
+      pending: [],
+      status: 'interrupted',
+      error: { code, message },
+      ended_at: this.deps.clock().toISOString(),
+    };
+    this.deps.store.transaction(() => {
+      for (const p of this.deps.store.listPermissions(record.session.id, 'pending')) {
+        if (p.turn_id === turn.id) this.broker.abandon(p, message);
+      }
+      this.deps.store.putTurn(ended);
+      this.deps.events.emit(record.session.id, { type: 'turn.interrupted', turn: structuredClone(ended) });
+    });
   }
 
   /** A session's background tasks, logging under the data directory and announcing themselves as events. */
@@ -353,6 +507,37 @@ export class SessionService {
     this.deps.events.emit(id, { type: 'session.closed', reason });
   }
 
+  /**
+   * Graceful shutdown. No turn starts any more; running calls may finish within `graceMs`,
+   * then turns still running are stopped (`interrupted`). With a durable store sessions stay
+   * active and a turn waiting only on permission requests stays `awaiting_permission`: the next
+   * process resumes it. SessionEnd hooks fire (SessionStart fires again, reason "resume", on
+   * restart). With the in-memory store nothing survives, so every session is closed.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.stopping = true;
+    if (!this.deps.store.durable) return this.closeAll('server shutdown');
+    const runners = [...this.runtimes.values()].flatMap((rt) => (rt.activeTurn ? [rt.activeTurn] : []));
+    const deadline = Date.now() + graceMs;
+    await Promise.all(runners.map((r) => r.waitQuiet(deadline - Date.now())));
+    for (const r of runners) {
+      if (r.isFinal() || (r.runningCalls === 0 && r.turn.status === 'awaiting_permission')) continue;
+      r.stop(new TurnStop('the server shut down while the call was running', 'shutdown'), 'interrupted', {
+        code: 'server_shutdown',
+        message: 'The server shut down while the turn was running; unfinished calls got error results.',
+      });
+    }
+    // Requests still pending stay pending in the store; nothing in this process waits on them.
+    this.broker.detachAll();
+    for (const [id, rt] of this.runtimes) {
+      rt.shells.closeAll();
+      await rt.tasks.closeAll();
+      const record = this.deps.store.getSession(id);
+      if (record) await this.runLifecycleHooks('SessionEnd', record.session, { reason: 'server shutdown' });
+    }
+    this.runtimes.clear();
+  }
+
   /** Closes every active session (graceful shutdown): SessionEnd fires for each. */
   async closeAll(reason: string): Promise<void> {
     const ids = new Set([...this.runtimes.keys(), ...this.closing.keys()]);
@@ -396,6 +581,7 @@ export class SessionService {
       throw new DomainError('not_implemented', 'prompt turns are not supported by this server version; post a direct turn with `tool_uses`');
     }
     if (body.tool_uses === undefined) throw new DomainError('invalid', 'a turn needs `tool_uses` (direct) or `prompt`');
+    if (this.stopping) throw new DomainError('unavailable', 'the server is shutting down; post the turn again once it is back');
     if (rt.activeTurn) {
       throw new DomainError('conflict', `session ${sessionId} already runs turn ${rt.activeTurn.id} (${rt.activeTurn.turn.status}); one turn runs at a time`);
     }
@@ -420,6 +606,25 @@ export class SessionService {
     };
     record.session.active_turn_id = turn.id;
 
+    const runner = this.makeRunner(sessionId, rt, turn, new Map());
+    rt.activeTurn = runner;
+    // The turn, the session's pointer to it and turn.started commit together.
+    this.deps.store.transaction(() => {
+      this.deps.store.putTurn(turn);
+      this.saveSession(record);
+      runner.announce();
+    });
+    runner.start();
+    return structuredClone(runner.turn);
+  }
+
+  /**
+   * The runner of a turn. `resumable` maps tool_use ids to permission requests left pending by
+   * an earlier process: when the call asks again about the same input, it waits on that request
+   * instead of opening a new one.
+   */
+  private makeRunner(sessionId: string, rt: SessionRuntime, turn: Turn, resumable: Map<string, PermissionRequest>): TurnRunner {
+    const session = this.record(sessionId).session;
     const runner: TurnRunner = new TurnRunner(turn, {
       store: this.deps.store,
       events: this.deps.events,
@@ -432,14 +637,21 @@ export class SessionService {
         hooks: this.deps.hooks,
         workspace: rt.workspace,
         readState: rt.readState,
-        sandbox: { ...this.deps.sandbox, network: record.session.sandbox_network },
+        sandbox: { ...this.deps.sandbox, network: session.sandbox_network },
         tasks: rt.tasks,
         shells: rt.shells,
-        capChars: record.session.output_cap_chars,
+        capChars: session.output_cap_chars,
         spill: (p) => this.deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
         permissionContext: () => rt.permission,
-        awaitApproval: (request, signal, reevaluate) =>
-          this.broker.awaitApproval(sessionId, runner, request, this.get(sessionId).permission_timeout_s, signal, reevaluate),
+        awaitApproval: (request, signal, reevaluate) => {
+          const timeoutS = this.get(sessionId).permission_timeout_s;
+          const earlier = resumable.get(request.toolUseId);
+          if (earlier && inputDigest(earlier.input) === inputDigest(request.input)) {
+            resumable.delete(request.toolUseId);
+            return this.broker.awaitApproval(sessionId, runner, request, timeoutS, signal, reevaluate, earlier);
+          }
+          return this.broker.awaitApproval(sessionId, runner, request, timeoutS, signal, reevaluate);
+        },
         recordDecision: (note) => this.recordDecision(sessionId, turn.id, note),
       },
       onFinished: (r) => {
@@ -449,17 +661,12 @@ export class SessionService {
           current.session.active_turn_id = null;
           this.saveSession(current);
         }
+        // A request an earlier process left that no call came back to is not waited for any more.
+        for (const earlier of resumable.values()) this.broker.abandon(earlier, 'after the restart the call no longer asked about this input');
+        resumable.clear();
       },
     });
-    rt.activeTurn = runner;
-    // The turn, the session's pointer to it and turn.started commit together.
-    this.deps.store.transaction(() => {
-      this.deps.store.putTurn(turn);
-      this.saveSession(record);
-      runner.announce();
-    });
-    runner.start();
-    return structuredClone(runner.turn);
+    return runner;
   }
 
   private buildPermissionContext(s: Session): PermissionContext {

@@ -44,10 +44,22 @@ export class TurnRunner {
   private readonly settleWaiters = new Set<() => void>();
   private finished!: Promise<void>;
 
+  /** Calls between tool.started and their result. */
+  private readonly running = new Set<string>();
+
   constructor(
     readonly turn: Turn,
     private readonly deps: TurnRunnerDeps,
-  ) {}
+  ) {
+    // A resumed turn keeps what it already has: results, and the requests it waits for.
+    for (const r of turn.results) this.results.set(r.tool_use_id, r);
+    for (const p of turn.pending) this.pending.add(p);
+  }
+
+  /** How many calls are running right now (started, no result yet). */
+  get runningCalls(): number {
+    return this.running.size;
+  }
 
   get id(): string {
     return this.turn.id;
@@ -80,19 +92,27 @@ export class TurnRunner {
     this.finished = this.run();
   }
 
+  /** After a restart: announces the paused turn as live again, then runs its unfinished calls. */
+  resume(): void {
+    this.deps.events.emit(this.turn.session_id, { type: 'turn.resumed', turn_id: this.turn.id, pending: [...this.pending] });
+    this.start();
+  }
+
   private env(): PipelineEnv {
     return {
       ...this.deps.env,
       turnId: this.turn.id,
       signal: this.controller.signal,
-      onStarted: (call, input) =>
+      onStarted: (call, input) => {
+        this.running.add(call.id);
         this.deps.events.emit(this.turn.session_id, {
           type: 'tool.started',
           turn_id: this.turn.id,
           tool_use_id: call.id,
           tool: call.name,
           input,
-        }),
+        });
+      },
       onProgress: (call, chunk) =>
         this.deps.events.emit(this.turn.session_id, {
           type: 'tool.progress',
@@ -124,6 +144,7 @@ export class TurnRunner {
         if (this.isFinal()) return;
         await Promise.all(
           group.map(async ({ call }) => {
+            if (this.results.has(call.id)) return; // answered before a restart
             const outcome = await execOne(call, env);
             this.recordResult(call, outcome.result);
             if (outcome.interrupt) {
@@ -148,6 +169,7 @@ export class TurnRunner {
   private recordResult(call: ToolCall, result: ToolResult): void {
     if (this.results.has(call.id) || this.isFinal()) return;
     this.results.set(call.id, result);
+    this.running.delete(call.id);
     this.turn.results = this.turn.tool_uses.flatMap((tu) => {
       const r = this.results.get(tu.id);
       return r ? [r] : [];
@@ -163,6 +185,7 @@ export class TurnRunner {
         result,
       });
     });
+    this.notifySettle();
   }
 
   addPending(permissionId: string): void {
@@ -222,6 +245,24 @@ export class TurnRunner {
 
   private notifySettle(): void {
     for (const w of [...this.settleWaiters]) w();
+  }
+
+  /** Resolves once no call of the turn is running and none is about to (final, or only waiting for people), or after `ms`. */
+  waitQuiet(ms: number): Promise<void> {
+    const quiet = () => this.isFinal() || (this.turn.status === 'awaiting_permission' && this.running.size === 0);
+    if (quiet() || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.settleWaiters.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (quiet()) done();
+      };
+      const timer = setTimeout(done, ms);
+      this.settleWaiters.add(check);
+    });
   }
 
   /** Resolves once the turn is final or waiting for a person, or after `ms`. */

@@ -17,9 +17,14 @@ export interface TestServer {
 
 export async function startServer(
   env: Record<string, string> = {},
-  options: ServerOptions & { configure?: (c: Config) => void } = {},
+  options: ServerOptions & {
+    configure?: (c: Config) => void;
+    /** Serve from this data directory (a restart of an earlier server); it is kept on close. */
+    dataDir?: string;
+  } = {},
 ): Promise<TestServer> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-test-'));
+  const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'norma-test-')));
+  const ownsDir = options.dataDir === undefined;
   const config = loadConfig({ NORMA_DATA_DIR: dataDir, PORT: '0', NORMA_LOG_LEVEL: 'silent', ...env });
   options.configure?.(config);
   const server = await buildServer(config, options);
@@ -33,7 +38,7 @@ export async function startServer(
     api,
     close: async () => {
       await server.close();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      if (ownsDir) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }

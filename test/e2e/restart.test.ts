@@ -1,0 +1,141 @@
+// Durability within one test process: a graceful shutdown and a new server on the same data
+// directory. (test/e2e/crash.test.ts kills a real process with SIGKILL.)
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSse, type SseStream } from '../helpers/sse.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let dataDir: string;
+let servers: TestServer[] = [];
+let streams: SseStream[] = [];
+
+async function boot(env: Record<string, string> = {}): Promise<TestServer> {
+  const t = await startServer({ NORMA_SHUTDOWN_GRACE_S: '2', ...env }, { dataDir });
+  servers.push(t);
+  return t;
+}
+async function events(t: TestServer, sessionId: string, lastEventId?: string) {
+  const s = await openSse(`${t.url}/v1/sessions/${sessionId}/events`, lastEventId !== undefined ? { lastEventId } : {});
+  streams.push(s);
+  return s;
+}
+
+afterEach(async () => {
+  for (const s of streams) s.close();
+  streams = [];
+  for (const t of servers) await t.close();
+  servers = [];
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+describe('a graceful restart', () => {
+  it('keeps a paused turn paused; after the restart the answer continues it from that call', async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-restart-'));
+    const a = await boot();
+    const s = (await a.api.post('/v1/sessions', {})).body;
+    const sse = await events(a, s.id);
+    const turn = (
+      await a.api.post(`/v1/sessions/${s.id}/turns?wait=30`, {
+        tool_uses: [
+          { id: 'toolu_r', name: 'Write', input: { file_path: 'before.txt', content: 'x' } },
+          { id: 'toolu_w', name: 'Write', input: { file_path: 'after.txt', content: 'resumed\n' } },
+        ],
+      })
+    ).body;
+    expect(turn.status).toBe('awaiting_permission');
+    const first = (await a.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items[0];
+    await a.api.post(`/v1/sessions/${s.id}/permissions/${first.id}`, { behavior: 'deny', message: 'not this one' });
+    await sse.waitFor((e) => e.event === 'permission.requested' && e.data.permission.tool_use_id === 'toolu_w');
+    const asked = (await a.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items[0];
+
+    await a.close();
+    // The stream ended with a notice saying where to resume.
+    const end = await sse.waitFor((e) => e.event === 'stream.end');
+    expect(end.data).toMatchObject({ reason: 'shutdown', resume_after: Number(sse.events.filter((e) => e.id !== undefined).at(-1)!.id) });
+
+    const b = await boot();
+    const again = await b.api.get(`/v1/sessions/${s.id}/turns/${turn.id}`);
+    expect(again.body).toMatchObject({ status: 'awaiting_permission', pending: [asked.id] });
+    expect(again.body.results).toHaveLength(1);
+    const pending = (await b.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items;
+    expect(pending.map((p: { id: string }) => p.id)).toEqual([asked.id]);
+
+    const resumedSse = await events(b, s.id, String(end.data.resume_after));
+    await resumedSse.waitFor((e) => e.event === 'turn.resumed');
+    const answer = await b.api.post(`/v1/sessions/${s.id}/permissions/${asked.id}`, { behavior: 'allow' });
+    expect(answer.status).toBe(200);
+    const done = await resumedSse.waitFor((e) => e.event === 'turn.completed');
+    expect(done.data.turn.results.map((r: { tool_use_id: string; is_error: boolean }) => `${r.tool_use_id}:${r.is_error}`)).toEqual([
+      'toolu_r:true',
+      'toolu_w:false',
+    ]);
+    expect(await fs.readFile(path.join(s.workspace, 'after.txt'), 'utf8')).toBe('resumed\n');
+    // No second permission.requested for the same call: the answer went to the stored request.
+    const all = await events(b, s.id, '0');
+    await all.waitFor((e) => e.event === 'turn.completed');
+    expect(all.events.filter((e) => e.event === 'permission.requested').map((e) => e.data.permission.tool_use_id)).toEqual(['toolu_r', 'toolu_w']);
+    const seqs = all.events.map((e) => Number(e.id));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(resumedSse.events.map((e) => Number(e.id))).toEqual(seqs.slice(end.data.resume_after));
+  });
+
+  it('a running call gets the grace period; one still running after it is interrupted and the turn says so', async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-restart-'));
+    const a = await boot({ NORMA_SHUTDOWN_GRACE_S: '1' });
+    const s = (await a.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+    const sse = await events(a, s.id);
+    const turn = (
+      await a.api.post(`/v1/sessions/${s.id}/turns`, {
+        tool_uses: [
+          { id: 'toolu_sleep', name: 'Bash', input: { command: 'sleep 30' } },
+          { id: 'toolu_next', name: 'Write', input: { file_path: 'never.txt', content: 'x' } },
+        ],
+      })
+    ).body;
+    await sse.waitFor((e) => e.event === 'tool.started');
+    const t0 = Date.now();
+    await a.close();
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const ended = await sse.waitFor((e) => e.event === 'turn.interrupted');
+    expect(ended.data.turn.results.map((r: { is_error: boolean; content: { text: string }[] }) => [r.is_error, r.content[0]!.text.split(':')[0]])).toEqual([
+      [true, 'Interrupted'],
+      [true, 'Interrupted'],
+    ]);
+
+    const b = await boot();
+    const got = await b.api.get(`/v1/sessions/${s.id}/turns/${turn.id}`);
+    expect(got.body).toMatchObject({ status: 'interrupted', error: { code: 'server_shutdown' } });
+    expect((await b.api.get(`/v1/sessions/${s.id}`)).body).toMatchObject({ status: 'active', active_turn_id: null });
+    const next = await b.api.post(`/v1/sessions/${s.id}/turns?wait=30`, { tool_uses: [{ name: 'Write', input: { file_path: 'later.txt', content: 'ok' } }] });
+    expect(next.body.status).toBe('completed');
+    await expect(fs.access(path.join(s.workspace, 'never.txt'))).rejects.toThrow();
+  });
+
+  it('refuses new turns while shutting down, and keeps decisions, rules and outputs', async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-restart-'));
+    const a = await boot();
+    const s = (await a.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', output_cap_chars: 100 })).body;
+    await a.api.patch(`/v1/sessions/${s.id}`, { add_rules: [{ rule: 'Edit(./docs/**)', behavior: 'allow' }] });
+    await fs.writeFile(path.join(s.workspace, 'big.txt'), 'y'.repeat(5000));
+    const r = await a.api.post(`/v1/sessions/${s.id}/turns?wait=30`, { tool_uses: [{ name: 'Read', input: { file_path: 'big.txt' } }] });
+    const truncation = r.body.results[0].truncation;
+    const outputId = truncation.output_id;
+    const closing = a.close();
+    // Shutdown has begun (synchronously): the service refuses new turns from now on.
+    expect(() => a.server.ctx.sessions.startTurn(s.id, { tool_uses: [{ name: 'LS', input: { path: '.' } }] })).toThrow(
+      expect.objectContaining({ kind: 'unavailable', message: expect.stringContaining('shutting down') }),
+    );
+    await closing;
+
+    const b = await boot();
+    const again = (await b.api.get(`/v1/sessions/${s.id}`)).body;
+    expect(again.rules).toMatchObject([{ rule: 'Edit(./docs/**)', behavior: 'allow', source: 'patch' }]);
+    expect((await b.api.get(`/v1/sessions/${s.id}/decisions`)).body.items).toHaveLength(1);
+    const out = await b.api.get(`/v1/sessions/${s.id}/outputs/${outputId}`);
+    expect(out.status).toBe(200);
+    expect([...(out.body as string)].length).toBe(truncation.total_chars);
+    expect(out.headers.get('etag')).toBe(`"${truncation.sha256}"`);
+  });
+});
