@@ -19,11 +19,13 @@ export const problems = {
   413: problem('Request body too large'),
   415: problem('Unsupported content type (send application/json)'),
   416: problem('The requested range is outside the resource'),
+  507: problem('Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact'),
+  503: problem('Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored'),
   500: problem('Internal error (details are in the server log, never in the response)'),
   501: problem('Not supported by this server version'),
 } as const;
 
-export const commonProblems = { 400: problems[400], 401: problems[401], 500: problems[500] };
+export const commonProblems = { 400: problems[400], 401: problems[401], 500: problems[500], 503: problems[503], 507: problems[507] };
 export const bodyProblems = { ...commonProblems, 413: problems[413], 415: problems[415] };
 
 export const SessionParams = Type.Object({ session_id: Id('Session id') }, { additionalProperties: false });

@@ -8,8 +8,8 @@ import { ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
 import { SessionParams, commonProblems, problems } from './common.js';
 
-/** A subscriber whose unsent output grows past this is cut off; it resumes from its last id. */
-export const MAX_SUBSCRIBER_BUFFER_BYTES = 8 * 1024 * 1024;
+/** During a replay, wait for the socket to drain once this much is queued. */
+const REPLAY_HIGH_WATER = 1024 * 1024;
 
 export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
@@ -89,13 +89,28 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       res.on('error', finish);
 
       let subscription: { close(): void } | undefined;
-      subscription = ctx.events.subscribe(sessionId, after, (event) => {
+      // Replay waits for the socket to drain whenever a lot is queued; only live events count
+      // against the slow-subscriber limit.
+      const room = (): Promise<void> | null =>
+        res.writableLength < REPLAY_HIGH_WATER || closed
+          ? null
+          : new Promise<void>((resolve) => {
+              const done = () => {
+                res.off('drain', done);
+                res.off('close', done);
+                resolve();
+              };
+              res.on('drain', done);
+              res.on('close', done);
+            });
+      let replaying = true;
+      subscription = ctx.events.subscribePaced(sessionId, after, (event) => {
         if (closed) return;
         const live = LIVE_ONLY_EVENTS.has(event.type);
         const idLine = live ? '' : `id: ${event.seq}\n`;
         res.write(`${idLine}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
         if (!live) lastDelivered = event.seq;
-        if (res.writableLength > MAX_SUBSCRIBER_BUFFER_BYTES) {
+        if (!replaying && res.writableLength > ctx.config.sseMaxBufferBytes) {
           // Nothing more is queued for it: its unsent output is bounded by the limit plus this notice.
           req.log.warn({ session_id: sessionId }, 'SSE subscriber too slow; ending its stream (it resumes from its last id)');
           endWith('overflow');
@@ -103,7 +118,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         }
         // session.closed is a session's final event: end the stream once it is written.
         if (event.type === 'session.closed') setImmediate(finish);
-      });
+      }, room, () => (replaying = false));
       // Delivery may have ended the stream during the replay, before `subscription` was set.
       if (closed) subscription.close();
       // A closed session whose final event the client already has: nothing more will come.

@@ -10,6 +10,7 @@ import {
   ToolListSchema,
   ref,
 } from '../src/contract/schemas.js';
+import { SessionExportSchema } from '../src/contract/events.js';
 import { SessionParams, bodyProblems, commonProblems, problems } from './common.js';
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -114,5 +115,42 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (req) => ctx.sessions.tools(req.params.session_id),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/export',
+    {
+      schema: {
+        operationId: 'exportSession',
+        tags: ['sessions'],
+        summary: 'The whole session as one JSON document, for audit',
+        description:
+          'Session, turns (tool_uses with their paired results), permission requests, permission decisions, spill-file ' +
+          'records and every durable event in order. Streamed: the size is bounded by the session, not by server memory.',
+        params: SessionParams,
+        response: { 200: ref(SessionExportSchema, 'The export'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req, reply) => {
+      const head = ctx.sessions.exportHead(req.params.session_id); // 404 before anything is sent
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-disposition': `attachment; filename="${req.params.session_id}.json"`,
+        'x-request-id': String(req.id),
+      });
+      const write = (chunk: string) => (res.write(chunk) ? Promise.resolve() : new Promise<void>((r) => res.once('drain', () => r())));
+      const json = JSON.stringify(head);
+      await write(`${json.slice(0, -1)},"events":[`);
+      let first = true;
+      for (const page of ctx.sessions.exportEvents(req.params.session_id)) {
+        if (res.destroyed) return;
+        const body = page.map((e) => JSON.stringify(e)).join(',');
+        await write(first ? body : `,${body}`);
+        first = false;
+      }
+      res.end(']}');
+    },
   );
 };

@@ -11,6 +11,8 @@ export interface AppContext {
   readiness(): Promise<Readiness>;
   /** Runs the spill retention sweep now (it also runs on a timer). */
   sweepOutputs(): Promise<{ expired: number; orphanDirs: number }>;
+  /** Runs the session retention sweep now (it also runs on a timer). */
+  sweepSessions(): Promise<number>;
   /** Aborted when the server begins to shut down: SSE streams end with a `stream.end` event. */
   shutdown: AbortSignal;
 }

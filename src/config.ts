@@ -32,6 +32,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Interval of the SSE `: ping` comment. API.md: at least every 15 s. */
   sseHeartbeatMs: number;
+  /** An SSE subscriber whose unsent output passes this is ended with `stream.end` (it resumes). */
+  sseMaxBufferBytes: number;
   /** `sqlite` (durable, the default) or `memory` (NORMA_STORE). */
   store: 'sqlite' | 'memory';
   /** The SQLite file: `$NORMA_DATA_DIR/norma.db`. */
@@ -180,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     outputMaxBytesPerSession: outputMaxBytes,
     bodyLimitBytes: 10 * 1024 * 1024,
     sseHeartbeatMs: 15_000,
+    sseMaxBufferBytes: 8 * 1024 * 1024,
     store,
     databaseFile: path.join(dataDir, 'norma.db'),
     sessionRetentionMs: sessionRetentionS * 1000,

@@ -1,4 +1,5 @@
 // buildServer(config): the composition root, the only place that wires parts together.
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs/promises';
 import { constants as C } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +20,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
-import { EVENT_SCHEMAS, EventSchema } from './contract/events.js';
+import { EVENT_SCHEMAS, EventSchema, SessionExportSchema } from './contract/events.js';
 import * as schemas from './contract/schemas.js';
 import type { Problem, Readiness } from './contract/schemas.js';
 import { DomainError, type DomainErrorKind } from './errors.js';
@@ -94,6 +95,7 @@ const SHARED_SCHEMAS = [
   schemas.ReadinessSchema,
   ...EVENT_SCHEMAS,
   EventSchema,
+  SessionExportSchema,
 ];
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
@@ -121,6 +123,7 @@ const TITLES: Record<number, string> = {
   500: 'Internal Server Error',
   501: 'Not Implemented',
   503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 };
 
 /** Stable problem type URIs clients can switch on (RFC 9457 §3.1.1). */
@@ -137,6 +140,7 @@ const PROBLEM_TYPES: Record<number, string> = {
   500: 'urn:norma:problem:internal-error',
   501: 'urn:norma:problem:not-implemented',
   503: 'urn:norma:problem:unavailable',
+  507: 'urn:norma:problem:insufficient-storage',
 };
 
 function problemType(status: number): string {
@@ -242,7 +246,16 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   };
 
   const shutdown = new AbortController();
-  const ctx: AppContext = { config, sessions, events, readiness, sweepOutputs: () => outputs.sweep(), shutdown: shutdown.signal };
+  setMaxListeners(0, shutdown.signal); // one listener per open SSE stream
+  const ctx: AppContext = {
+    config,
+    sessions,
+    events,
+    readiness,
+    sweepOutputs: () => outputs.sweep(),
+    sweepSessions: () => sessions.sweepClosedSessions(),
+    shutdown: shutdown.signal,
+  };
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -333,6 +346,17 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
       return sendProblem(reply, req, err.statusCode, err.message);
     }
+    // The store refused a write: its transaction rolled back, so nothing of this request was
+    // stored and everything committed before is intact.
+    const sqlite = typeof err.code === 'string' && err.code.startsWith('SQLITE_') ? err.code : undefined;
+    if (sqlite === 'SQLITE_FULL') {
+      req.log.error({ err }, 'store full');
+      return sendProblem(reply, req, 507, 'the server\'s storage is full: nothing of this request was stored (what was stored before is intact); retry once space is freed');
+    }
+    if (sqlite !== undefined) {
+      req.log.error({ err }, 'store unavailable');
+      return sendProblem(reply, req, 503, `the store cannot be used right now (${sqlite}): nothing of this request was stored; retry later`);
+    }
     req.log.error({ err }, 'unhandled error');
     return sendProblem(reply, req, 500, `internal error; quote request id ${req.id} when reporting it`);
   });
@@ -346,11 +370,17 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
 
   // Retention: one sweep at start (orphans of a previous process), then periodically.
   const sweep = () =>
-    outputs.sweep().then(
-      (r) => (r.expired > 0 || r.orphanDirs > 0) && logger.info(r, 'spill retention sweep'),
-      (err) => logger.warn({ err }, 'spill retention sweep failed'),
-    );
-  const sweepTimer = setInterval(sweep, Math.min(config.outputRetentionMs, 10 * 60_000));
+    Promise.all([
+      outputs.sweep().then(
+        (r) => (r.expired > 0 || r.orphanDirs > 0) && logger.info(r, 'spill retention sweep'),
+        (err) => logger.warn({ err }, 'spill retention sweep failed'),
+      ),
+      sessions.sweepClosedSessions().then(
+        (n) => n > 0 && logger.info({ removed: n }, 'session retention sweep'),
+        (err) => logger.warn({ err }, 'session retention sweep failed'),
+      ),
+    ]);
+  const sweepTimer = setInterval(sweep, Math.min(config.outputRetentionMs, config.sessionRetentionMs, 10 * 60_000));
   sweepTimer.unref();
   app.addHook('onReady', async () => {
     await sweep();

@@ -33,6 +33,7 @@ describe('loadConfig: defaults', () => {
       outputMaxBytesPerSession: 1024 * 1024 * 1024,
       bodyLimitBytes: 10 * 1024 * 1024,
       sseHeartbeatMs: 15_000,
+      sseMaxBufferBytes: 8 * 1024 * 1024,
       store: 'sqlite',
       databaseFile: path.join(CWD, '.norma', 'norma.db'),
       sessionRetentionMs: 30 * 24 * 3600 * 1000,

@@ -1,6 +1,8 @@
 // SSE event payloads (API.md "Events"). Each type is a named OpenAPI component; `Event` is their union.
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import {
+  DecisionSchema,
+  OutputSchema,
   PermissionRequestSchema,
   SessionSchema,
   ToolResultSchema,
@@ -110,6 +112,21 @@ export const EVENT_SCHEMAS = [
 export const EventSchema = Type.Union(
   EVENT_SCHEMAS.map((s) => ref(s)),
   { $id: 'Event', description: 'Any SSE event; `type` tells which' },
+);
+
+export const SessionExportSchema = Type.Object(
+  {
+    format: Type.Literal('norma.session-export'),
+    version: Type.Literal(1),
+    exported_at: Type.String({ format: 'date-time' }),
+    session: ref(SessionSchema),
+    turns: Type.Array(ref(TurnSchema), { description: 'Oldest first, each with its tool_uses and paired results' }),
+    permissions: Type.Array(ref(PermissionRequestSchema)),
+    decisions: Type.Array(ref(DecisionSchema)),
+    outputs: Type.Array(ref(OutputSchema), { description: 'Spill-file records (download the files with the outputs route)' }),
+    events: Type.Array(ref(EventSchema), { description: 'Every durable event, in seq order' }),
+  },
+  { $id: 'SessionExport', description: 'Everything the server knows about one session, for audit' },
 );
 
 type EventUnion = Static<(typeof EVENT_SCHEMAS)[number]>;

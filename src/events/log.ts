@@ -56,6 +56,53 @@ export class EventLog {
    * delivered by the replay are skipped, so there is no gap and no duplicate even when
    * events are emitted while the replay runs.
    */
+  /**
+   * Like subscribe, but the replay waits for the consumer: whenever `room()` says the consumer
+   * is full (a promise; null while there is room), the replay awaits it and then reads on from
+   * the store, so replaying a long history never piles up in memory. After the read that
+   * reaches the end of the log the live subscription attaches with no await in between, so
+   * there is no gap; `onLive` is called then.
+   */
+  subscribePaced(
+    sessionId: string,
+    afterSeq: number,
+    deliver: EventListener,
+    room: () => Promise<void> | null,
+    onLive: () => void = () => undefined,
+  ): Subscription {
+    let closed = false;
+    let live: Subscription | undefined;
+    void (async () => {
+      let delivered = afterSeq;
+      for (;;) {
+        if (closed) return;
+        const page = this.store.eventsAfter(sessionId, delivered, REPLAY_PAGE);
+        let wait: Promise<void> | null = null;
+        for (const event of page) {
+          if (closed) return;
+          deliver(event);
+          delivered = event.seq;
+          wait = room();
+          if (wait) break;
+        }
+        if (wait) {
+          await wait;
+          continue;
+        }
+        if (page.length < REPLAY_PAGE) break;
+      }
+      if (closed) return;
+      live = this.subscribe(sessionId, delivered, deliver);
+      onLive();
+    })();
+    return {
+      close: () => {
+        closed = true;
+        live?.close();
+      },
+    };
+  }
+
   subscribe(sessionId: string, afterSeq: number, deliver: EventListener): Subscription {
     let replaying = true;
     let delivered = afterSeq;

@@ -189,6 +189,67 @@ export class SessionService {
     };
   }
 
+  // ---- export --------------------------------------------------------------------------
+
+  /** The parts of a session export other than its events (those are streamed page by page). */
+  exportHead(id: string) {
+    const { session } = this.record(id);
+    const decisions: Decision[] = [];
+    for (let after = 0; ; ) {
+      const page = this.deps.store.listDecisions(id, { afterSeq: after, limit: 1000 });
+      decisions.push(...page);
+      if (page.length < 1000) break;
+      after = page.at(-1)!.seq;
+    }
+    return {
+      format: 'norma.session-export' as const,
+      version: 1 as const,
+      exported_at: this.deps.clock().toISOString(),
+      session,
+      turns: this.deps.store.listTurns(id),
+      permissions: this.deps.store.listPermissions(id),
+      decisions,
+      outputs: this.deps.store.listOutputs(id),
+    };
+  }
+
+  /** The session's durable events in seq order, a page at a time. */
+  *exportEvents(id: string, pageSize = 1000) {
+    for (let after = 0; ; ) {
+      const page = this.deps.store.eventsAfter(id, after, pageSize);
+      if (page.length > 0) yield page;
+      if (page.length < pageSize) return;
+      after = page.at(-1)!.seq;
+    }
+  }
+
+  // ---- retention -----------------------------------------------------------------------
+
+  /**
+   * Removes sessions closed longer than NORMA_SESSION_RETENTION_S ago: their records, events,
+   * decisions, spill files and task logs, and their workspace when the server made it (and it
+   * lies inside the workspace root). Open sessions are never touched.
+   */
+  async sweepClosedSessions(): Promise<number> {
+    const before = new Date(this.deps.clock().getTime() - this.deps.config.sessionRetentionMs).toISOString();
+    let removed = 0;
+    for (;;) {
+      const batch = this.deps.store.closedSessionsBefore(before, 50);
+      if (batch.length === 0) return removed;
+      for (const { session } of batch) {
+        await this.deps.outputs.removeSession(session.id);
+        await fs.rm(path.join(this.deps.config.dataDir, 'tasks', session.id), { recursive: true, force: true });
+        if (session.workspace_owned) {
+          const root = await this.workspaceRoot();
+          const dir = path.resolve(session.workspace);
+          if (dir.startsWith(root + path.sep) && path.dirname(dir) === root) await fs.rm(dir, { recursive: true, force: true });
+        }
+        this.deps.store.deleteSession(session.id);
+        removed++;
+      }
+    }
+  }
+
   // ---- restart -------------------------------------------------------------------------
 
   /**
@@ -241,6 +302,11 @@ export class SessionService {
         const resumed = this.resumeTurn(s.id, rt, turn);
         if (resumed) out.resumed++;
         else out.interrupted++;
+      } else if (turnId) {
+        // The turn ended but its end was not recorded on the session (the store failed then).
+        const current = this.record(s.id);
+        current.session.active_turn_id = null;
+        this.saveSession(current);
       }
       await this.runLifecycleHooks('SessionStart', this.record(s.id).session, { reason: 'resume' });
     }
@@ -656,10 +722,15 @@ export class SessionService {
       },
       onFinished: (r) => {
         if (rt.activeTurn === r) rt.activeTurn = null;
-        const current = this.deps.store.getSession(sessionId);
-        if (current && current.session.active_turn_id === r.id) {
-          current.session.active_turn_id = null;
-          this.saveSession(current);
+        try {
+          const current = this.deps.store.getSession(sessionId);
+          if (current && current.session.active_turn_id === r.id) {
+            current.session.active_turn_id = null;
+            this.saveSession(current);
+          }
+        } catch (err) {
+          // The next start-up reconciles the stored pointer with the turn's state.
+          this.deps.logger.error({ err, session_id: sessionId, turn_id: r.id }, 'could not record the end of the turn');
         }
         // A request an earlier process left that no call came back to is not waited for any more.
         for (const earlier of resumable.values()) this.broker.abandon(earlier, 'after the restart the call no longer asked about this input');

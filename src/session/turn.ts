@@ -159,10 +159,21 @@ export class TurnRunner {
       if (!this.isFinal()) this.finish('completed');
     } catch (err) {
       this.deps.logger.error({ err, session_id: this.turn.session_id, turn_id: this.turn.id }, 'turn failed unexpectedly');
-      this.stop(new TurnStop('the turn failed', 'cancel'), 'failed', {
-        code: 'internal_error',
-        message: 'The turn failed because of an internal error; unfinished calls were not run. See the server log.',
-      });
+      try {
+        this.stop(new TurnStop('the turn failed', 'cancel'), 'failed', {
+          code: 'internal_error',
+          message: 'The turn failed because of an internal error; unfinished calls were not run. See the server log.',
+        });
+      } catch (again) {
+        // The store itself fails (a full disk): nothing more can be recorded now. Free the
+        // session in this process; the stored turn is still open and the next start-up
+        // answers its unfinished calls as interrupted.
+        this.deps.logger.error({ err: again, session_id: this.turn.session_id, turn_id: this.turn.id }, 'could not record the failed turn');
+        this.controller.abort(new TurnStop('the turn failed', 'cancel'));
+        this.turn.status = 'failed';
+        this.notifySettle();
+        this.deps.onFinished(this);
+      }
     }
   }
 

@@ -52,6 +52,11 @@ export class OutputFiles {
     return path.join(this.sessionDir(sessionId), `${outputId}.txt`);
   }
 
+  /** Removes every spill file of a session (session retention). */
+  async removeSession(sessionId: string): Promise<void> {
+    await fs.rm(this.sessionDir(sessionId), { recursive: true, force: true });
+  }
+
   /** Starts a spill file for one block. */
   async begin(p: SpillProvenance): Promise<SpillSink> {
     const dir = this.sessionDir(p.sessionId);

@@ -38,10 +38,18 @@ const MIGRATIONS: readonly string[] = [
     session_id TEXT NOT NULL,
     id TEXT NOT NULL,
     ord INTEGER NOT NULL,
-    data TEXT NOT NULL,
+    head TEXT NOT NULL,
+    tool_uses TEXT NOT NULL,
     PRIMARY KEY (session_id, id)
   );
   CREATE INDEX turns_by_order ON turns (session_id, ord);
+  CREATE TABLE turn_results (
+    session_id TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn_id, idx)
+  ) WITHOUT ROWID;
   CREATE TABLE permissions (
     session_id TEXT NOT NULL,
     id TEXT NOT NULL,
@@ -90,6 +98,8 @@ export class SqliteStore implements Store {
   /** Per-session counters, read once from the database; cleared when a transaction rolls back. */
   private readonly lastSeqs = new Map<string, number>();
   private readonly lastDecisions = new Map<string, number>();
+  /** For turns being written: which results (by tool_use index) are stored already. */
+  private readonly storedResults = new Map<string, Set<number>>();
   private committed: (() => void)[] = [];
   private depth = 0;
 
@@ -162,6 +172,7 @@ export class SqliteStore implements Store {
       this.committed = [];
       this.lastSeqs.clear();
       this.lastDecisions.clear();
+      this.storedResults.clear();
       throw err;
     } finally {
       this.depth = 0;
@@ -214,7 +225,7 @@ export class SqliteStore implements Store {
 
   deleteSession(id: string): void {
     this.write(() => {
-      for (const table of ['sessions', 'turns', 'permissions', 'outputs', 'events', 'decisions']) {
+      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'outputs', 'events', 'decisions']) {
         this.stmt(`DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = ?`).run(id);
       }
     });
@@ -238,7 +249,7 @@ export class SqliteStore implements Store {
 
   // ── turns, permissions, outputs: documents in insertion order ──────────────────────────
 
-  private putOrdered(table: 'turns' | 'permissions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
+  private putOrdered(table: 'permissions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
     this.write(() => {
       const json = JSON.stringify(value);
       const updated =
@@ -264,16 +275,61 @@ export class SqliteStore implements Store {
     return (this.stmt(`SELECT data FROM ${table} WHERE session_id = ? ORDER BY ord`).all(sessionId) as Row[]).map((r) => JSON.parse(r.data) as T);
   }
 
+  // A turn is written on every result and status change. Its tool_uses never change and its
+  // results only grow, so they are stored once each: writing a turn costs what changed, not
+  // the size of everything it has produced so far.
   putTurn(turn: Turn): void {
-    this.putOrdered('turns', turn.session_id, turn.id, turn);
+    const { results, tool_uses, ...head } = turn;
+    const key = `${turn.session_id}\u0000${turn.id}`;
+    this.write(() => {
+      const headJson = JSON.stringify(head);
+      const updated = this.stmt('UPDATE turns SET head = ? WHERE session_id = ? AND id = ?').run(headJson, turn.session_id, turn.id);
+      if (updated.changes === 0) {
+        const ord = (this.stmt('SELECT COALESCE(MAX(ord), 0) + 1 AS n FROM turns WHERE session_id = ?').get(turn.session_id) as { n: number }).n;
+        this.stmt('INSERT INTO turns (session_id, id, ord, head, tool_uses) VALUES (?, ?, ?, ?, ?)').run(
+          turn.session_id,
+          turn.id,
+          ord,
+          headJson,
+          JSON.stringify(tool_uses),
+        );
+      }
+      let stored = this.storedResults.get(key);
+      if (!stored) {
+        const rows = this.stmt('SELECT idx FROM turn_results WHERE session_id = ? AND turn_id = ?').all(turn.session_id, turn.id) as { idx: number }[];
+        stored = new Set(rows.map((r) => r.idx));
+        this.storedResults.set(key, stored);
+      }
+      if (results.length > stored.size) {
+        const index = new Map(tool_uses.map((tu, i) => [tu.id, i]));
+        for (const r of results) {
+          const idx = index.get(r.tool_use_id);
+          if (idx === undefined || stored.has(idx)) continue;
+          this.stmt('INSERT OR REPLACE INTO turn_results (session_id, turn_id, idx, data) VALUES (?, ?, ?, ?)').run(turn.session_id, turn.id, idx, JSON.stringify(r));
+          stored.add(idx);
+        }
+      }
+    });
+    if (turn.status !== 'running' && turn.status !== 'awaiting_permission') this.storedResults.delete(key);
+  }
+
+  private toTurn(sessionId: string, row: { id: string; head: string; tool_uses: string }): Turn {
+    const results = (this.stmt('SELECT data FROM turn_results WHERE session_id = ? AND turn_id = ? ORDER BY idx').all(sessionId, row.id) as Row[]).map((r) =>
+      JSON.parse(r.data),
+    );
+    return { ...JSON.parse(row.head), tool_uses: JSON.parse(row.tool_uses), results } as Turn;
   }
 
   getTurn(sessionId: string, turnId: string): Turn | undefined {
-    return this.getOne('turns', sessionId, turnId);
+    const row = this.stmt('SELECT id, head, tool_uses FROM turns WHERE session_id = ? AND id = ?').get(sessionId, turnId) as
+      | { id: string; head: string; tool_uses: string }
+      | undefined;
+    return row ? this.toTurn(sessionId, row) : undefined;
   }
 
   listTurns(sessionId: string): Turn[] {
-    return this.listOrdered('turns', sessionId);
+    const rows = this.stmt('SELECT id, head, tool_uses FROM turns WHERE session_id = ? ORDER BY ord').all(sessionId) as { id: string; head: string; tool_uses: string }[];
+    return rows.map((row) => this.toTurn(sessionId, row));
   }
 
   putPermission(request: PermissionRequest): void {
