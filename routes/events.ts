@@ -8,6 +8,17 @@ import { ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
 import { SessionParams, commonProblems, problems } from './common.js';
 
+// A live event is one object delivered to every subscriber of the session: serialise it once.
+const serializedEvents = new WeakMap<object, string>();
+function serialized(event: object): string {
+  let text = serializedEvents.get(event);
+  if (text === undefined) {
+    text = JSON.stringify(event);
+    serializedEvents.set(event, text);
+  }
+  return text;
+}
+
 /** During a replay, wait for the socket to drain once this much is queued. */
 const REPLAY_HIGH_WATER = 1024 * 1024;
 
@@ -108,7 +119,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         if (closed) return;
         const live = LIVE_ONLY_EVENTS.has(event.type);
         const idLine = live ? '' : `id: ${event.seq}\n`;
-        res.write(`${idLine}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        res.write(`${idLine}event: ${event.type}\ndata: ${serialized(event)}\n\n`);
         if (!live) lastDelivered = event.seq;
         if (!replaying && res.writableLength > ctx.config.sseMaxBufferBytes) {
           // Nothing more is queued for it: its unsent output is bounded by the limit plus this notice.

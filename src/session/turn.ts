@@ -1,6 +1,7 @@
 // A turn's state machine: running ⇄ awaiting_permission → completed | failed | cancelled.
 // The runner owns the invariant that every tool_use gets exactly one tool_result, whatever
 // happens: the first result recorded for an id wins, and any exit path fills the rest.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { ToolResult, Turn, TurnStatus } from '../contract/schemas.js';
 import type { EventLog } from '../events/log.js';
@@ -51,6 +52,8 @@ export class TurnRunner {
     readonly turn: Turn,
     private readonly deps: TurnRunnerDeps,
   ) {
+    // Every call of a parallel group (up to 256) listens to the turn's signal.
+    setMaxListeners(0, this.controller.signal);
     // A resumed turn keeps what it already has: results, and the requests it waits for.
     for (const r of turn.results) this.results.set(r.tool_use_id, r);
     for (const p of turn.pending) this.pending.add(p);
