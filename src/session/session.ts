@@ -289,8 +289,11 @@ export class SessionService {
       }
       if (missing.length > 0) {
         const current = this.record(s.id);
-        current.session.warnings = [...current.session.warnings, `after a restart these tools could not be installed again: ${missing.join(', ')}`];
-        this.saveSession(current);
+        const warning = `after a restart these tools could not be installed again: ${missing.join(', ')}`;
+        if (!current.session.warnings.includes(warning)) {
+          current.session.warnings = [...current.session.warnings, warning];
+          this.saveSession(current);
+        }
       }
       const rt = this.newRuntime(this.record(s.id).session, registry, workspace);
       this.runtimes.set(s.id, rt);

@@ -43,6 +43,23 @@ describe('process entry', () => {
     expect(p.err()).toContain('NORMA_SANDBOX must be "bwrap" or "off", got "docker"');
   });
 
+  it('refuses to start on a corrupt database, naming the file and the cause', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-main-'));
+    dirs.push(dataDir);
+    await fs.writeFile(path.join(dataDir, 'norma.db'), 'not a database at all; '.repeat(200));
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', NORMA_DATA_DIR: dataDir, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code).toBe(3);
+    expect(stderr).toContain(`cannot use the database ${path.join(dataDir, 'norma.db')}`);
+    expect(stderr).toMatch(/not a database/);
+  });
+
   it('logs the URL it listens on, serves, and exits 0 on SIGTERM', async () => {
     const p = await launch({});
     const deadline = Date.now() + 15_000;

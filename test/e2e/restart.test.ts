@@ -138,4 +138,35 @@ describe('a graceful restart', () => {
     expect([...(out.body as string)].length).toBe(truncation.total_chars);
     expect(out.headers.get('etag')).toBe(`"${truncation.sha256}"`);
   });
+
+  it('with NORMA_STORE=memory nothing survives, and readiness says so', async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-restart-'));
+    const a = await boot({ NORMA_STORE: 'memory' });
+    const ready = (await a.api.get('/readyz')).body;
+    expect(ready.checks.find((c: { name: string }) => c.name === 'store').detail).toContain('does not survive a restart');
+    const s = (await a.api.post('/v1/sessions', {})).body;
+    await a.close();
+    const b = await boot({ NORMA_STORE: 'memory' });
+    expect((await b.api.get(`/v1/sessions/${s.id}`)).status).toBe(404);
+    const durable = await boot();
+    expect((await durable.api.get('/readyz')).body.checks.find((c: { name: string }) => c.name === 'store').detail).toBe(
+      `SQLite ${path.join(dataDir, 'norma.db')}`,
+    );
+  });
+
+  it('permission_timeout_s counts across the restart: a request that expired meanwhile is denied at once', async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-restart-'));
+    const a = await boot();
+    const s = (await a.api.post('/v1/sessions', { permission_timeout_s: 1 })).body;
+    const turn = (await a.api.post(`/v1/sessions/${s.id}/turns?wait=30`, { tool_uses: [{ id: 'toolu_1', name: 'Write', input: { file_path: 'x.txt', content: 'x' } }] })).body;
+    expect(turn.status).toBe('awaiting_permission');
+    await a.close();
+    await new Promise((r) => setTimeout(r, 1200));
+    const b = await boot();
+    const done = (await b.api.get(`/v1/sessions/${s.id}/turns/${turn.id}?wait=30`)).body;
+    expect(done.status).toBe('completed');
+    expect(done.results[0]).toMatchObject({ is_error: true, content: [{ text: 'Permission denied by the user: no answer within 1 s' }] });
+    const perm = (await b.api.get(`/v1/sessions/${s.id}/permissions`)).body.items[0];
+    expect(perm).toMatchObject({ status: 'denied', resolved_by: 'timeout' });
+  });
 });
