@@ -37,3 +37,16 @@ export const PermissionParams = Type.Object(
   { session_id: Id('Session id'), permission_id: Id('Permission request id') },
   { additionalProperties: false },
 );
+
+/** Resolves when a response's socket can take more data again, or the client went away. */
+export function drainedOrClosed(res: import('node:http').ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

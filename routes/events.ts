@@ -6,7 +6,7 @@ import type { AppContext } from '../src/app-context.js';
 import { EventSchema, LIVE_ONLY_EVENTS } from '../src/contract/events.js';
 import { ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
-import { SessionParams, commonProblems, problems } from './common.js';
+import { SessionParams, commonProblems, drainedOrClosed, problems } from './common.js';
 
 // A live event is one object delivered to every subscriber of the session: serialise it once.
 const serializedEvents = new WeakMap<object, string>();
@@ -102,18 +102,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       let subscription: { close(): void } | undefined;
       // Replay waits for the socket to drain whenever a lot is queued; only live events count
       // against the slow-subscriber limit.
-      const room = (): Promise<void> | null =>
-        res.writableLength < REPLAY_HIGH_WATER || closed
-          ? null
-          : new Promise<void>((resolve) => {
-              const done = () => {
-                res.off('drain', done);
-                res.off('close', done);
-                resolve();
-              };
-              res.on('drain', done);
-              res.on('close', done);
-            });
+      const room = (): Promise<void> | null => (res.writableLength < REPLAY_HIGH_WATER || closed ? null : drainedOrClosed(res));
       let replaying = true;
       subscription = ctx.events.subscribePaced(sessionId, after, (event) => {
         if (closed) return;

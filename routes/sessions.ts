@@ -11,7 +11,7 @@ import {
   ref,
 } from '../src/contract/schemas.js';
 import { SessionExportSchema } from '../src/contract/events.js';
-import { SessionParams, bodyProblems, commonProblems, problems } from './common.js';
+import { SessionParams, bodyProblems, commonProblems, drainedOrClosed, problems } from './common.js';
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
@@ -140,7 +140,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         'content-disposition': `attachment; filename="${req.params.session_id}.json"`,
         'x-request-id': String(req.id),
       });
-      const write = (chunk: string) => (res.write(chunk) ? Promise.resolve() : new Promise<void>((r) => res.once('drain', () => r())));
+      // Waits for the client to take what was written; a client that goes away ends the export.
+      const write = (chunk: string) => (res.write(chunk) ? Promise.resolve() : drainedOrClosed(res));
       const json = JSON.stringify(head);
       await write(`${json.slice(0, -1)},"events":[`);
       let first = true;
