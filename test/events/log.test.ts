@@ -77,3 +77,50 @@ describe('EventLog', () => {
     expect(() => store.appendEvent({ type: 'session.closed', reason: 'x', session_id: 's', seq: 2, time: 't' })).toThrow(/out of order/);
   });
 });
+
+describe('EventLog.subscribePaced', () => {
+  it('waits whenever the consumer is full, keeps reading from the store, then goes live without gap or duplicate', async () => {
+    const log = new EventLog(new MemoryStore(), clock);
+    for (let i = 0; i < 1200; i++) log.emit('s', closed(String(i)));
+    const got: number[] = [];
+    let release: (() => void) | undefined;
+    let waits = 0;
+    const sub = log.subscribePaced(
+      's',
+      0,
+      (e) => got.push(e.seq),
+      // Full after every 100 events; the test lets it go on, emitting more meanwhile.
+      () => (got.length % 100 === 0 ? new Promise<void>((r) => ((release = r), waits++)) : null),
+    );
+    let extra = 0;
+    while (got.length < 1250) {
+      await new Promise((r) => setImmediate(r));
+      if (extra < 50) log.emit('s', closed(`live ${extra++}`));
+      release?.();
+      release = undefined;
+    }
+    sub.close();
+    expect(waits).toBeGreaterThanOrEqual(12);
+    expect(got).toEqual(Array.from({ length: 1250 }, (_, i) => i + 1));
+    log.emit('s', closed('after close'));
+    await new Promise((r) => setImmediate(r));
+    expect(got).toHaveLength(1250);
+  });
+
+  it('reports when it goes live, and a close during the replay stops it', async () => {
+    const log = new EventLog(new MemoryStore(), clock);
+    for (let i = 0; i < 3; i++) log.emit('s', closed(String(i)));
+    const order: string[] = [];
+    log.subscribePaced('s', 1, (e) => order.push(`e${e.seq}`), () => null, () => order.push('live'));
+    await new Promise((r) => setImmediate(r));
+    log.emit('s', closed('x'));
+    expect(order).toEqual(['e2', 'e3', 'live', 'e4']);
+
+    const got: number[] = [];
+    const sub = log.subscribePaced('s', 0, (e) => got.push(e.seq), () => new Promise<void>(() => undefined));
+    sub.close();
+    await new Promise((r) => setImmediate(r));
+    log.emit('s', closed('y'));
+    expect(got).toEqual([1]);
+  });
+});
