@@ -245,12 +245,13 @@ export class TurnRunner {
     this.turn.ended_at = this.deps.clock().toISOString();
     const type =
       status === 'completed' ? 'turn.completed' : status === 'failed' ? 'turn.failed' : status === 'interrupted' ? 'turn.interrupted' : 'turn.cancelled';
+    // The final state, its event and the session's release of the turn commit together.
     this.deps.store.transaction(() => {
       this.persist();
       this.deps.events.emit(this.turn.session_id, { type, turn: structuredClone(this.turn) });
+      this.deps.onFinished(this);
     });
     this.notifySettle();
-    this.deps.onFinished(this);
   }
 
   private persist(): void {
