@@ -4,6 +4,9 @@
 // as a block (fail-closed), never a crash.
 import type { Static } from '@sinclair/typebox';
 import type { HookEventName, SessionHooksSchema } from '../contract/schemas.js';
+import { inputDigest } from '../digest.js';
+import { firstLenientMatch, type ParsedRule } from '../permission/rules.js';
+import type { RuleSubject } from '../permission/subject.js';
 
 export type SessionHooks = Static<typeof SessionHooksSchema>;
 
@@ -22,12 +25,24 @@ export interface HookInput {
 }
 
 export interface HookOutput {
-  /** PreToolUse: stop the call with this reason. */
+  /** Stop the call with `reason` (PreToolUse; the same as `decision: "deny"`). */
   block?: boolean;
   reason?: string;
+  /** PreToolUse: deny stops the call, ask puts it before a person, allow changes nothing. */
+  decision?: 'allow' | 'deny' | 'ask';
   /** PreToolUse: run with this input instead (validated and evaluated again). */
   updatedInput?: unknown;
+  /** Context for the model: appended to the call's tool_result. */
+  additionalContext?: string;
+  /** `false` stops the turn after this point, with `stopReason`. */
+  continue?: boolean;
+  stopReason?: string;
+  /** PostToolUse: the text the model sees instead of the tool's output (the spill file stays). */
+  updatedOutput?: string;
 }
+
+/** A hook that reports a problem but does not block (a command hook's exit code other than 0 or 2, invalid JSON). */
+export class HookNonBlockingError extends Error {}
 
 export type HookCallback = (input: HookInput, signal: AbortSignal) => HookOutput | void | Promise<HookOutput | void>;
 
@@ -35,9 +50,15 @@ export interface HookRegistration {
   event: HookEventName;
   /** `*`/absent = every tool; `A|B` = exact names; otherwise an anchored regular expression. */
   matcher?: string;
+  /** Runs only for calls this permission rule matches (e.g. `Bash(git push *)`). */
+  if?: ParsedRule;
   callback: HookCallback;
   name?: string;
   timeoutMs?: number;
+  /** `in-process` (operator code), `command`, `http`. */
+  kind?: 'in-process' | 'command' | 'http';
+  /** A failing PreToolUse hook blocks the call unless this is set (fail-closed by default). */
+  failOpen?: boolean;
 }
 
 export interface HookFailure {
@@ -45,14 +66,43 @@ export interface HookFailure {
   error: string;
 }
 
+/** One hook run, for the audit trail and the `hook.completed` / `hook.failed` events. */
+export interface HookRunRecord {
+  hook: string;
+  kind: 'in-process' | 'command' | 'http';
+  event: HookEventName;
+  duration_ms: number;
+  outcome: 'ok' | 'blocked' | 'error' | 'failed';
+  decision?: 'allow' | 'deny' | 'ask';
+  /** SHA-256 of the canonical JSON of the input the hook asked to run with. */
+  rewrite_digest?: string;
+  error?: string;
+}
+
 export interface HookRunResult {
   blocked?: { hook: string; reason: string };
+  /** The strongest decision any hook gave (deny beats ask beats allow), with its reason. */
+  decision?: { behavior: 'allow' | 'ask'; hook: string; reason: string };
   updatedInput?: unknown;
+  additionalContext: string[];
+  stop?: { hook: string; reason: string };
+  updatedOutput?: string;
   failures: HookFailure[];
+}
+
+export interface RunOptions {
+  /** PreToolUse: the first block ends the chain, and a failing hook blocks (unless failOpen). */
+  stopOnBlock: boolean;
+  /** What `if` rules are matched against. */
+  subject?: RuleSubject;
+  root?: string;
+  /** Called after each hook with its record. */
+  onRun?: (record: HookRunRecord) => void;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 
+/** Compiles a matcher; a bad regular expression throws a SyntaxError naming it. */
 export function compileMatcher(matcher: string | undefined): (toolName: string) => boolean {
   if (matcher === undefined || matcher === '' || matcher === '*') return () => true;
   if (/^[A-Za-z0-9_|-]+$/.test(matcher)) {
@@ -79,37 +129,74 @@ export class HookRegistry {
     });
   }
 
+  /** A registry with this one's hooks first, then `more` (operator hooks before session hooks). */
+  with(more: readonly HookRegistration[]): HookRegistry {
+    const r = new HookRegistry();
+    for (const h of this.hooks) r.hooks.push(h);
+    for (const h of more) r.register(h);
+    return r;
+  }
+
   has(event: HookEventName): boolean {
     return this.hooks.some((h) => h.event === event);
   }
 
   /**
    * Runs the hooks of one event in registration order. With `stopOnBlock` (PreToolUse) the
-   * first block ends the chain; a failing hook then counts as a block (fail-closed).
+   * first block ends the chain; a failing hook then counts as a block (fail-closed) unless it
+   * is fail-open. A non-blocking error is reported and the chain goes on.
    */
-  async run(event: HookEventName, eventInput: HookInput, opts: { stopOnBlock: boolean }): Promise<HookRunResult> {
+  async run(event: HookEventName, eventInput: HookInput, opts: RunOptions): Promise<HookRunResult> {
     const input: HookInput = { ...eventInput, hook_event_name: event };
-    const result: HookRunResult = { failures: [] };
+    const result: HookRunResult = { failures: [], additionalContext: [] };
     for (const hook of this.hooks) {
       if (hook.event !== event) continue;
       if (input.tool_name !== undefined && !hook.matches(input.tool_name)) continue;
+      if (hook.if && input.tool_name !== undefined) {
+        const ctx = { toolName: input.tool_name, subject: opts.subject ?? { kind: 'none' as const }, root: opts.root ?? '/' };
+        if (!firstLenientMatch([hook.if], 'ask', ctx)) continue;
+      }
+      const started = performance.now();
+      const base = { hook: hook.label, kind: hook.kind ?? 'in-process', event } as const;
+      const done = (r: Omit<HookRunRecord, 'hook' | 'kind' | 'event' | 'duration_ms'>) =>
+        opts.onRun?.({ ...base, duration_ms: Math.round(performance.now() - started), ...r });
       let output: HookOutput | void;
       try {
         output = await runWithTimeout(hook, input);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         result.failures.push({ hook: hook.label, error });
-        if (opts.stopOnBlock) {
+        if (err instanceof HookNonBlockingError) {
+          done({ outcome: 'error', error });
+          continue;
+        }
+        done({ outcome: 'failed', error });
+        if (opts.stopOnBlock && !hook.failOpen) {
           result.blocked = { hook: hook.label, reason: `hook ${hook.label} failed (${error}); the call is blocked` };
           return result;
         }
         continue;
       }
-      if (!output) continue;
-      if (output.updatedInput !== undefined && output.updatedInput !== null) result.updatedInput = output.updatedInput;
-      if (output.block && opts.stopOnBlock) {
-        result.blocked = { hook: hook.label, reason: output.reason ?? `blocked by hook ${hook.label}` };
+      const o = output ?? {};
+      const decision = o.block ? 'deny' : o.decision;
+      const rewrite = o.updatedInput !== undefined && o.updatedInput !== null ? o.updatedInput : undefined;
+      done({
+        outcome: decision === 'deny' && opts.stopOnBlock ? 'blocked' : 'ok',
+        ...(decision ? { decision } : {}),
+        ...(rewrite !== undefined ? { rewrite_digest: inputDigest(rewrite) } : {}),
+      });
+      if (rewrite !== undefined) result.updatedInput = rewrite;
+      if (o.additionalContext) result.additionalContext.push(o.additionalContext);
+      if (o.updatedOutput !== undefined) result.updatedOutput = o.updatedOutput;
+      if (o.continue === false && !result.stop) result.stop = { hook: hook.label, reason: o.stopReason ?? o.reason ?? `stopped by hook ${hook.label}` };
+      if (decision === 'deny' && opts.stopOnBlock) {
+        result.blocked = { hook: hook.label, reason: o.reason ?? `blocked by hook ${hook.label}` };
         return result;
+      }
+      if (decision === 'ask' || (decision === 'allow' && !result.decision)) {
+        if (result.decision?.behavior !== 'ask') {
+          result.decision = { behavior: decision, hook: hook.label, reason: o.reason ?? `hook ${hook.label} ${decision === 'ask' ? 'asks for approval' : 'allows the call'}` };
+        }
       }
     }
     return result;

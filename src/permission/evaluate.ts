@@ -21,7 +21,7 @@ export interface RuleSet {
   ask: readonly ParsedRule[];
 }
 
-export type DecidedBy = 'rule' | 'mode' | 'tool' | 'read_only' | 'protected_path';
+export type DecidedBy = 'rule' | 'mode' | 'tool' | 'read_only' | 'protected_path' | 'hook';
 
 export interface PermissionDecision {
   behavior: 'allow' | 'deny' | 'ask';

@@ -2,9 +2,9 @@
 // lookup → validate → permission (→ ask) → PreToolUse → call → cap → PostToolUse.
 // Every input rewrite (tool check, approval, hook) is validated and evaluated again before
 // the call (SPEC §9.2): a rewrite never widens what was allowed.
-import { createHash } from 'node:crypto';
+import { inputDigest } from '../digest.js';
 import type { Decision, ToolResult } from '../contract/schemas.js';
-import type { HookInput, HookRegistry } from '../hooks/registry.js';
+import type { HookInput, HookRegistry, HookRunRecord } from '../hooks/registry.js';
 import { evaluateCall, type PermissionDecision, type RuleSet } from '../permission/evaluate.js';
 import { readDenyRule } from '../permission/rules.js';
 import type { PermissionMode } from '../contract/schemas.js';
@@ -83,6 +83,8 @@ export interface PipelineEnv {
   awaitApproval(request: ApprovalRequest, signal: AbortSignal, reevaluate?: Reevaluate): Promise<ApprovalAnswer>;
   /** The audit trail: every permission decision about every call. */
   recordDecision(note: DecisionNote): void;
+  /** Every hook run of this call (for the hook audit events). */
+  onHookRun?(record: HookRunRecord, toolUseId: string): void;
   onStarted(call: ToolCall, input: unknown): void;
   onProgress(call: ToolCall, chunk: string): void;
   /** The turn's signal: cancellation stops waiting and running. */
@@ -93,6 +95,8 @@ export interface ExecOutcome {
   result: ToolResult;
   /** The person denied with `interrupt`: the rest of the turn stops. */
   interrupt: boolean;
+  /** A hook answered `continue: false`: the rest of the turn stops with this reason. */
+  stopTurn?: { hook: string; reason: string };
 }
 
 export function errorResult(toolUseId: string, text: string): ToolResult {
@@ -100,16 +104,7 @@ export function errorResult(toolUseId: string, text: string): ToolResult {
 }
 
 /** Canonical JSON (sorted keys) → SHA-256: identifies an exact input an approval covered. */
-export function inputDigest(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value as object).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-}
+export { inputDigest };
 
 class Stop {
   constructor(readonly outcome: ExecOutcome) {}
@@ -177,11 +172,22 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
   // 3–4. Permission and PreToolUse, looping while rewrites happen.
   const approved = new Set<string>();
   let hooksRan = false;
+  /** A PreToolUse hook asked for a person: the current input needs an approval whatever the rules say. */
+  let hookAsk: { hook: string; reason: string } | undefined;
+  const context: string[] = [];
+  const hookOpts = async (candidate: unknown) => ({
+    subject: await tool.permissionSubject(candidate, ctx),
+    root: env.workspace.root,
+    onRun: (r: HookRunRecord) => env.onHookRun?.(r, call.id),
+  });
   for (let round = 0; ; round++) {
     if (env.signal.aborted) throw cancelled();
     if (round >= MAX_REWRITE_ROUNDS) throw fail(`${tool.name}: the input was rewritten more than ${MAX_REWRITE_ROUNDS} times; the call is refused.`);
 
-    const decision = await evaluate(input);
+    let decision = await evaluate(input);
+    if (hookAsk && decision.behavior === 'allow') {
+      decision = { ...decision, behavior: 'ask', decidedBy: 'hook', rules: [], reason: `${hookAsk.reason} (PreToolUse hook ${hookAsk.hook})`, suggestions: [] };
+    }
     const approvedBefore = decision.behavior === 'ask' && approved.has(inputDigest(input));
     record(
       approvedBefore
@@ -234,16 +240,24 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
 
     if (!hooksRan) {
       hooksRan = true;
-      const pre = await env.hooks.run('PreToolUse', hookInput(env, call, tool, input), { stopOnBlock: true });
+      const pre = await env.hooks.run('PreToolUse', hookInput(env, call, tool, input), { stopOnBlock: true, ...(await hookOpts(input)) });
       if (pre.blocked) {
         record({ behavior: 'deny', decided_by: 'hook', rules: [], reason: pre.blocked.reason });
         throw fail(`Blocked by PreToolUse hook: ${pre.blocked.reason}`);
       }
+      if (pre.stop) {
+        record({ behavior: 'deny', decided_by: 'hook', rules: [], reason: `the turn was stopped: ${pre.stop.reason}` });
+        throw new Stop({ result: errorResult(call.id, `Stopped by PreToolUse hook: ${pre.stop.reason}`), interrupt: false, stopTurn: pre.stop });
+      }
+      context.push(...pre.additionalContext);
+      if (pre.decision?.behavior === 'ask') hookAsk = { hook: pre.decision.hook, reason: pre.decision.reason };
       if (pre.updatedInput !== undefined && inputDigest(pre.updatedInput) !== inputDigest(input)) {
         input = validated(pre.updatedInput, 'rewritten input (from a PreToolUse hook)');
         source = 'hook';
         continue; // the rewrite is evaluated like a new call; an ask shows the rewritten input
       }
+      // The hook wants a person to decide on this input: evaluate again with that in force.
+      if (hookAsk && !approved.has(inputDigest(input))) continue;
     }
     break;
   }
@@ -261,8 +275,8 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
         ? err.message
         : `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
     const result = errorResult(call.id, message);
-    await env.hooks.run('PostToolUseFailure', { ...hookInput(env, call, tool, input), error: message }, { stopOnBlock: false });
-    return { result, interrupt: false };
+    const post = await env.hooks.run('PostToolUseFailure', { ...hookInput(env, call, tool, input), error: message }, { stopOnBlock: false, ...(await hookOpts(input)) });
+    return finishWith(result, [...context, ...post.additionalContext], post.stop);
   }
 
   // 6. Cap.
@@ -282,12 +296,20 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
   };
 
   // 7. PostToolUse (PostToolUseFailure when the tool reported an error).
-  await env.hooks.run(
+  const post = await env.hooks.run(
     result.is_error ? 'PostToolUseFailure' : 'PostToolUse',
     { ...hookInput(env, call, tool, input), tool_response: result },
-    { stopOnBlock: false },
+    { stopOnBlock: false, ...(await hookOpts(input)) },
   );
-  return { result, interrupt: false };
+  // A hook may replace what the model sees; the structured truncation (and its spill file) stays.
+  if (post.updatedOutput !== undefined) result.content = [{ type: 'text', text: post.updatedOutput }];
+  return finishWith(result, [...context, ...post.additionalContext], post.stop);
+}
+
+/** Appends hooks' additional context for the model, and carries a hook's stop of the turn. */
+function finishWith(result: ToolResult, context: string[], stop: { hook: string; reason: string } | undefined): ExecOutcome {
+  for (const text of context) result.content.push({ type: 'text', text });
+  return { result, interrupt: false, ...(stop ? { stopTurn: stop } : {}) };
 }
 
 function openSpillFor(env: PipelineEnv, call: ToolCall, tool: CoreTool): OpenSpill {

@@ -38,6 +38,8 @@ export interface ProcessSpec {
    * terminal: node-pty already made it a new session on a pty nobody else uses.
    */
   newSession?: boolean;
+  /** Give the process a stdin pipe (command hooks read their JSON input there); else /dev/null. */
+  stdin?: boolean;
 }
 
 /** Directories mounted read-only inside the sandbox, when they exist. */
@@ -117,7 +119,7 @@ export function spawnInSandbox(policy: SandboxPolicy, spec: ProcessSpec): ChildP
     // --info-fd reports the sandbox's init pid (outside numbering): killing it tears down the
     // pid namespace even if bwrap itself is already gone.
     const child = spawn(policy.bwrapPath, ['--info-fd', '3', ...bwrapArgs({ ...spec, network: spec.network ?? policy.network ?? false })], {
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
     let info = '';
@@ -134,7 +136,7 @@ export function spawnInSandbox(policy: SandboxPolicy, spec: ProcessSpec): ChildP
   return spawn(program!, rest, {
     cwd: spec.workspace,
     env: { ...baseEnvironment(spec.workspace), ...(spec.env ?? {}) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     detached: true,
   });
 }

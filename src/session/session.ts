@@ -20,7 +20,8 @@ import type {
 import { DomainError, notFound } from '../errors.js';
 import { errorResult } from '../pipeline/exec-one.js';
 import type { EventLog } from '../events/log.js';
-import { HookRegistry, type HookInput } from '../hooks/registry.js';
+import { compileSessionHooks } from '../hooks/config.js';
+import { HookRegistry, type HookInput, type HookRunRecord } from '../hooks/registry.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { RuleSet } from '../permission/evaluate.js';
 import { parseRules, type ParsedRule } from '../permission/rules.js';
@@ -66,6 +67,8 @@ interface SessionRuntime {
   permission: PermissionContext;
   /** The mode and rule texts `permission` was built from: a change re-evaluates pending asks. */
   permissionKey: string;
+  /** The operator's hooks, then the session's own. */
+  hooks: HookRegistry;
 }
 
 const MAX_LIST_LIMIT = 200;
@@ -96,15 +99,10 @@ export class SessionService {
     problems.push(...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems);
     problems.push(...parseRules('ask_rules', body.ask_rules ?? []).problems);
     const hookEvents = Object.keys(body.hooks ?? {}).filter((e) => (body.hooks as Record<string, unknown[]>)[e]!.length > 0);
+    const sandboxForHooks = { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail };
     if (hookEvents.length > 0) {
-      if (!config.sessionHooks) {
-        problems.push('hooks: per-session hooks are disabled by the operator (NORMA_SESSION_HOOKS=off)');
-      } else {
-        problems.push(
-          `hooks: command and http hooks (configured for ${hookEvents.join(', ')}) are not supported by this server version; ` +
-            'only operator-registered in-process hooks run',
-        );
-      }
+      if (!config.sessionHooks) problems.push('hooks: per-session hooks are disabled by the operator (NORMA_SESSION_HOOKS=off)');
+      else problems.push(...compileSessionHooks(body.hooks, sandboxForHooks, config.workspaceRoot).problems);
     }
     if (body.model !== undefined) {
       problems.push('model: prompt turns are not supported by this server version, so a session model cannot be configured yet');
@@ -127,6 +125,7 @@ export class SessionService {
       await fs.mkdir(workspaceDir, { mode: 0o700 });
     }
     const workspace = await Workspace.open(workspaceDir!);
+    const sessionHooks = hookEvents.length > 0 ? compileSessionHooks(body.hooks, sandboxForHooks, workspace.root) : undefined;
     const registry = new ToolRegistry();
     for (const tool of (selection as { tools: import('../tools/tool.js').CoreTool[] }).tools) registry.register(tool);
 
@@ -158,7 +157,7 @@ export class SessionService {
       output_cap_chars: body.output_cap_chars ?? DEFAULT_OUTPUT_CAP_CHARS,
       permission_timeout_s: body.permission_timeout_s ?? null,
       sandbox: config.sandbox,
-      hook_events: [],
+      hook_events: sessionHooks?.events ?? [],
       model: null,
       system_prompt: body.system_prompt ?? null,
       sandbox_network: body.sandbox_network ?? false,
@@ -167,17 +166,19 @@ export class SessionService {
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    this.runtimes.set(id, this.newRuntime(session, registry, workspace));
+    const runtime = this.newRuntime(session, registry, workspace, this.deps.hooks.with(sessionHooks?.registrations ?? []));
+    this.runtimes.set(id, runtime);
     this.deps.store.transaction(() => {
-      this.saveSession({ session, hooks: null, modelApiKey: null });
+      this.saveSession({ session, hooks: sessionHooks ? body.hooks! : null, modelApiKey: null });
       events.emit(id, { type: 'session.created', session });
     });
-    await this.runLifecycleHooks('SessionStart', session, {});
+    await this.runLifecycleHooks('SessionStart', session, {}, runtime.hooks);
     return session;
   }
 
-  private newRuntime(session: Session, registry: ToolRegistry, workspace: Workspace): SessionRuntime {
+  private newRuntime(session: Session, registry: ToolRegistry, workspace: Workspace, hooks: HookRegistry): SessionRuntime {
     return {
+      hooks,
       registry,
       workspace,
       activeTurn: null,
@@ -187,6 +188,23 @@ export class SessionService {
       permission: this.buildPermissionContext(session),
       permissionKey: permissionKey(session),
     };
+  }
+
+  /** Every hook run becomes an event (`hook.completed` or `hook.failed`): the hooks' audit trail. */
+  private emitHookRun(sessionId: string, r: HookRunRecord, turnId?: string, toolUseId?: string): void {
+    const where = { ...(turnId ? { turn_id: turnId } : {}), ...(toolUseId ? { tool_use_id: toolUseId } : {}) };
+    const common = { hook: r.hook, kind: r.kind, event: r.event, ...where, duration_ms: r.duration_ms };
+    if (r.outcome === 'error' || r.outcome === 'failed') {
+      this.deps.events.emit(sessionId, { type: 'hook.failed', ...common, outcome: r.outcome, error: r.error ?? 'failed' });
+    } else {
+      this.deps.events.emit(sessionId, {
+        type: 'hook.completed',
+        ...common,
+        outcome: r.outcome,
+        ...(r.decision ? { decision: r.decision } : {}),
+        ...(r.rewrite_digest ? { rewrite_digest: r.rewrite_digest } : {}),
+      });
+    }
   }
 
   // ---- export --------------------------------------------------------------------------
@@ -295,7 +313,8 @@ export class SessionService {
           this.saveSession(current);
         }
       }
-      const rt = this.newRuntime(this.record(s.id).session, registry, workspace);
+      const compiled = compileSessionHooks(record.hooks ?? undefined, { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail }, workspace.root);
+      const rt = this.newRuntime(this.record(s.id).session, registry, workspace, this.deps.hooks.with(compiled.registrations));
       this.runtimes.set(s.id, rt);
       out.sessions++;
 
@@ -311,7 +330,7 @@ export class SessionService {
         current.session.active_turn_id = null;
         this.saveSession(current);
       }
-      await this.runLifecycleHooks('SessionStart', this.record(s.id).session, { reason: 'resume' });
+      await this.runLifecycleHooks('SessionStart', this.record(s.id).session, { reason: 'resume' }, rt.hooks);
     }
     return out;
   }
@@ -572,7 +591,7 @@ export class SessionService {
     current.session.active_turn_id = null;
     current.session.closed_at = this.deps.clock().toISOString();
     this.saveSession(current);
-    await this.runLifecycleHooks('SessionEnd', current.session, { reason });
+    await this.runLifecycleHooks('SessionEnd', current.session, { reason }, rt?.hooks);
     this.deps.events.emit(id, { type: 'session.closed', reason });
   }
 
@@ -602,7 +621,7 @@ export class SessionService {
       rt.shells.closeAll();
       await rt.tasks.closeAll();
       const record = this.deps.store.getSession(id);
-      if (record) await this.runLifecycleHooks('SessionEnd', record.session, { reason: 'server shutdown' });
+      if (record) await this.runLifecycleHooks('SessionEnd', record.session, { reason: 'server shutdown' }, rt.hooks);
     }
     this.runtimes.clear();
   }
@@ -624,8 +643,13 @@ export class SessionService {
     return registry.exposed();
   }
 
-  private async runLifecycleHooks(event: 'SessionStart' | 'SessionEnd', session: Session, extra: Partial<HookInput>): Promise<void> {
-    const result = await this.deps.hooks.run(
+  private async runLifecycleHooks(
+    event: 'SessionStart' | 'SessionEnd',
+    session: Session,
+    extra: Partial<HookInput>,
+    hooks: HookRegistry = this.deps.hooks,
+  ): Promise<void> {
+    const result = await hooks.run(
       event,
       {
         hook_event_name: event,
@@ -634,7 +658,7 @@ export class SessionService {
         permission_mode: session.permission_mode,
         ...extra,
       },
-      { stopOnBlock: false },
+      { stopOnBlock: false, onRun: (r) => this.emitHookRun(session.id, r) },
     );
     for (const f of result.failures) this.deps.logger.warn({ session_id: session.id, hook: f.hook, error: f.error }, `${event} hook failed`);
   }
@@ -703,7 +727,8 @@ export class SessionService {
         sessionId,
         registry: rt.registry,
         validator: this.deps.validator,
-        hooks: this.deps.hooks,
+        hooks: rt.hooks,
+        onHookRun: (r, call) => this.emitHookRun(sessionId, r, turn.id, call),
         workspace: rt.workspace,
         readState: rt.readState,
         sandbox: { ...this.deps.sandbox, network: session.sandbox_network },

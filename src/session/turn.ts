@@ -150,6 +150,12 @@ export class TurnRunner {
             if (this.results.has(call.id)) return; // answered before a restart
             const outcome = await execOne(call, env);
             this.recordResult(call, outcome.result);
+            if (outcome.stopTurn) {
+              this.stop(new TurnStop(`hook ${outcome.stopTurn.hook} stopped the turn: ${outcome.stopTurn.reason}`, 'interrupt'), 'cancelled', {
+                code: 'stopped_by_hook',
+                message: `A hook stopped the turn after ${call.name} (${call.id}): ${outcome.stopTurn.reason}`,
+              });
+            }
             if (outcome.interrupt) {
               this.stop(new TurnStop(`the user denied ${call.name} and interrupted the turn`, 'interrupt'), 'cancelled', {
                 code: 'interrupted',

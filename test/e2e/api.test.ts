@@ -65,7 +65,7 @@ describe('sessions', () => {
       tools: ['Read', 'Frobnicate', 'WebFetch'],
       allowed_tools: ['Read(', 'ok'],
       disallowed_tools: ['bad name'],
-      hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }] },
+      hooks: { PreToolUse: [{ matcher: 'Bash(', hooks: [{ type: 'command', command: 'no-such-program --flag' }] }] },
     });
     expectProblem(res, 400);
     const messages = res.body.errors.map((e: { message: string }) => e.message);
@@ -75,7 +75,8 @@ describe('sessions', () => {
         expect.stringContaining('"WebFetch" cannot be installed'),
         expect.stringContaining('allowed_tools: invalid rule "Read("'),
         expect.stringContaining('disallowed_tools: invalid rule "bad name"'),
-        expect.stringContaining('hooks: command and http hooks'),
+        expect.stringContaining('hooks.PreToolUse[0].matcher: invalid regular expression "Bash("'),
+        expect.stringContaining('hooks.PreToolUse[0].hooks[0].command: command not found: no-such-program'),
       ]),
     );
     expect((await t.api.get('/v1/sessions?limit=200')).body.items.length).toBe(before);

@@ -1,0 +1,107 @@
+// Per-session hooks (`hooks` on session creation): checked all at once, every problem named by
+// its place (`hooks.PreToolUse[0].hooks[1].command: …`), then compiled into registrations that
+// run after the operator's own hooks.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HookEventName } from '../contract/schemas.js';
+import { parseRule, type ParsedRule } from '../permission/rules.js';
+import { analyzeCommand } from '../permission/shell.js';
+import type { SandboxPolicy } from '../sandbox/process.js';
+import { commandHook } from './command.js';
+import { compileMatcher, DEFAULT_HOOK_TIMEOUT_MS, type HookRegistration, type SessionHooks } from './registry.js';
+
+/** Events whose hooks see a tool call (matchers and `if` apply to them). */
+export const TOOL_EVENTS: ReadonlySet<HookEventName> = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+
+/** Directories on the sandbox's PATH, and builtins bash runs without a program. */
+const SANDBOX_PATH = ['/usr/local/bin', '/usr/bin', '/bin', '/usr/local/sbin', '/usr/sbin', '/sbin'];
+const BUILTINS = new Set(['echo', 'printf', 'exit', 'true', 'false', 'test', '[', ':', 'read', 'cd', 'set', 'if', 'for', 'while', 'case']);
+
+function commandProblem(command: string): string | null {
+  const a = analyzeCommand(command);
+  if (!a.ok || a.commands.length === 0) return null; // a script the analyser cannot follow is still a valid script
+  const first = a.commands[0]!;
+  const program = first.argv[0];
+  if (program === undefined || first.dynamic[0]) return null;
+  if (BUILTINS.has(program)) return null;
+  if (program.startsWith('/')) {
+    try {
+      fs.accessSync(program, fs.constants.X_OK);
+      return null;
+    } catch {
+      return `command not found: ${program} does not exist or is not executable`;
+    }
+  }
+  if (program.includes('/')) return null; // relative to the workspace: checked when it runs
+  return SANDBOX_PATH.some((d) => fs.existsSync(path.join(d, program))) ? null : `command not found: ${program} (looked in ${SANDBOX_PATH.join(':')})`;
+}
+
+export interface CompiledSessionHooks {
+  registrations: HookRegistration[];
+  problems: string[];
+  events: HookEventName[];
+}
+
+/**
+ * Checks and compiles a session's hooks. `workspace` may be unknown yet (validation before the
+ * workspace exists): the registrations are then compiled again once it does.
+ */
+export function compileSessionHooks(hooks: SessionHooks | undefined, sandbox: { policy: SandboxPolicy; usable: boolean; detail: string }, workspace: string): CompiledSessionHooks {
+  const registrations: HookRegistration[] = [];
+  const problems: string[] = [];
+  const events = new Set<HookEventName>();
+  for (const [event, groups] of Object.entries(hooks ?? {}) as [HookEventName, NonNullable<SessionHooks[HookEventName]>][]) {
+    groups.forEach((group, gi) => {
+      const where = `hooks.${event}[${gi}]`;
+      let matcherOk = true;
+      if (group.matcher !== undefined && group.matcher !== '' && group.matcher !== '*') {
+        if (!TOOL_EVENTS.has(event)) {
+          problems.push(`${where}.matcher: ${event} hooks see no tool call; a matcher applies to PreToolUse, PostToolUse and PostToolUseFailure only`);
+          matcherOk = false;
+        } else {
+          try {
+            compileMatcher(group.matcher);
+          } catch (err) {
+            problems.push(`${where}.matcher: invalid regular expression ${JSON.stringify(group.matcher)}: ${(err as Error).message}`);
+            matcherOk = false;
+          }
+        }
+      }
+      let rule: ParsedRule | undefined;
+      if (group.if !== undefined) {
+        const parsed = parseRule(group.if);
+        if (!TOOL_EVENTS.has(event)) problems.push(`${where}.if: ${event} hooks see no tool call; "if" applies to tool events only`);
+        else if (!parsed.ok) problems.push(`${where}.if: invalid rule ${JSON.stringify(group.if)}: ${parsed.error}`);
+        else rule = parsed.rule;
+      }
+      group.hooks.forEach((hook, hi) => {
+        const at = `${where}.hooks[${hi}]`;
+        if (hook.type === 'http') {
+          problems.push(`${at}: http hooks are not supported by this server version yet (they need the egress guard); use a command hook`);
+          return;
+        }
+        if (!sandbox.usable && sandbox.policy.mode === 'bwrap') {
+          problems.push(`${at}: command hooks run in the process sandbox, which is unusable (${sandbox.detail})`);
+          return;
+        }
+        const problem = commandProblem(hook.command);
+        if (problem) {
+          problems.push(`${at}.command: ${problem}`);
+          return;
+        }
+        if (!matcherOk) return;
+        events.add(event);
+        registrations.push({
+          event,
+          ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
+          ...(rule ? { if: rule } : {}),
+          name: at,
+          kind: 'command',
+          timeoutMs: (hook.timeout_s ?? DEFAULT_HOOK_TIMEOUT_MS / 1000) * 1000,
+          callback: commandHook(hook.command, sandbox.policy, workspace),
+        });
+      });
+    });
+  }
+  return { registrations, problems, events: [...events] };
+}
