@@ -169,4 +169,26 @@ describe('a graceful restart', () => {
     const perm = (await b.api.get(`/v1/sessions/${s.id}/permissions`)).body.items[0];
     expect(perm).toMatchObject({ status: 'denied', resolved_by: 'timeout' });
   });
+
+  it('a session\'s own hooks run again after a restart, and SessionStart says "resume"', async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-restart-'));
+    const a = await boot();
+    const log = 'cat >> hooks.log; echo >> hooks.log'; // one JSON input per line
+    const s = (
+      await a.api.post('/v1/sessions', {
+        permission_mode: 'bypassPermissions',
+        hooks: { SessionStart: [{ hooks: [{ type: 'command', command: log }] }], PreToolUse: [{ hooks: [{ type: 'command', command: log }] }] },
+      })
+    ).body;
+    await a.close();
+    const b = await boot();
+    const done = await b.api.post(`/v1/sessions/${s.id}/turns?wait=30`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] });
+    expect(done.body.status).toBe('completed');
+    const inputs = (await fs.readFile(path.join(s.workspace, 'hooks.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(inputs.map((i) => [i.hook_event_name, i.reason ?? null, i.session_id])).toEqual([
+      ['SessionStart', null, s.id],
+      ['SessionStart', 'resume', s.id],
+      ['PreToolUse', null, s.id],
+    ]);
+  });
 });

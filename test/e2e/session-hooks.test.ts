@@ -1,0 +1,227 @@
+// Per-session command hooks over HTTP, run in the real process sandbox: exit-status semantics,
+// the JSON fields they may print, timeouts, matchers and `if`, lifecycle events, and the
+// hook.completed / hook.failed audit events.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSse, type SseStream } from '../helpers/sse.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let t: TestServer | undefined;
+let streams: SseStream[] = [];
+afterEach(async () => {
+  for (const s of streams) s.close();
+  streams = [];
+  await t?.close();
+  t = undefined;
+});
+
+type Hooks = Record<string, { matcher?: string; if?: string; hooks: { type: 'command'; command: string; timeout_s?: number }[] }[]>;
+
+async function session(hooks: Hooks, extra: object = {}) {
+  t ??= await startServer();
+  const res = await t.api.post('/v1/sessions', { hooks, ...extra });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string; workspace: string; hook_events: string[] };
+}
+
+async function turn(sessionId: string, toolUses: object[]) {
+  const res = await t!.api.post(`/v1/sessions/${sessionId}/turns?wait=60`, { tool_uses: toolUses });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+async function allEvents(sessionId: string) {
+  const s = await openSse(`${t!.url}/v1/sessions/${sessionId}/events`, { lastEventId: '0' });
+  streams.push(s);
+  await new Promise((r) => setTimeout(r, 150));
+  return s.events;
+}
+
+const text = (r: { content: { text: string }[] }) => r.content.map((c) => c.text).join('\n');
+const write = (file_path: string, content = 'x') => ({ name: 'Write', input: { file_path, content } });
+
+describe('command hooks: exit status', () => {
+  it('exit 2 blocks the call with stderr as the reason; the decision and the event say which hook', async () => {
+    const s = await session({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'echo "no writes today" >&2; exit 2' }] }] }, { permission_mode: 'bypassPermissions' });
+    expect(s.hook_events).toEqual(['PreToolUse']);
+    const done = await turn(s.id, [write('a.txt')]);
+    expect(text(done.results[0])).toBe('Blocked by PreToolUse hook: no writes today');
+    await expect(fs.access(path.join(s.workspace, 'a.txt'))).rejects.toThrow();
+    const decisions = (await t!.api.get(`/v1/sessions/${s.id}/decisions`)).body.items;
+    expect(decisions.at(-1)).toMatchObject({ behavior: 'deny', decided_by: 'hook', reason: 'no writes today' });
+    const ev = (await allEvents(s.id)).find((e) => e.event === 'hook.completed');
+    expect(ev?.data).toMatchObject({ hook: 'hooks.PreToolUse[0].hooks[0]', kind: 'command', event: 'PreToolUse', outcome: 'blocked', decision: 'deny', tool_use_id: done.tool_uses[0].id });
+  });
+
+  it('another non-zero status, or output that is not JSON, is reported without blocking', async () => {
+    const s = await session(
+      {
+        PreToolUse: [
+          { hooks: [{ type: 'command', command: 'echo broken >&2; exit 1' }] },
+          { hooks: [{ type: 'command', command: 'echo "this is not json"' }] },
+        ],
+      },
+      { permission_mode: 'bypassPermissions' },
+    );
+    const done = await turn(s.id, [write('a.txt', 'kept')]);
+    expect(done.results[0].is_error).toBe(false);
+    expect(await fs.readFile(path.join(s.workspace, 'a.txt'), 'utf8')).toBe('kept');
+    const failed = (await allEvents(s.id)).filter((e) => e.event === 'hook.failed').map((e) => e.data);
+    expect(failed).toMatchObject([
+      { hook: 'hooks.PreToolUse[0].hooks[0]', outcome: 'error', error: 'exited with status 1: broken' },
+      { hook: 'hooks.PreToolUse[1].hooks[0]', outcome: 'error', error: expect.stringContaining('not a JSON object') },
+    ]);
+  });
+
+  it('a hook that sleeps past its timeout is killed and blocks the call (fail-closed)', async () => {
+    const s = await session({ PreToolUse: [{ hooks: [{ type: 'command', command: 'sleep 30', timeout_s: 0.5 }] }] }, { permission_mode: 'bypassPermissions' });
+    const t0 = Date.now();
+    const done = await turn(s.id, [write('a.txt')]);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(text(done.results[0])).toBe('Blocked by PreToolUse hook: hook hooks.PreToolUse[0].hooks[0] failed (timed out after 500 ms); the call is blocked');
+    const failed = (await allEvents(s.id)).find((e) => e.event === 'hook.failed');
+    expect(failed?.data).toMatchObject({ outcome: 'failed', error: 'timed out after 500 ms' });
+  });
+});
+
+describe('command hooks: what they print', () => {
+  it('get the event as JSON on stdin, in the workspace', async () => {
+    const s = await session({ PreToolUse: [{ hooks: [{ type: 'command', command: 'cat > hook-input.json' }] }] }, { permission_mode: 'bypassPermissions' });
+    const done = await turn(s.id, [{ id: 'toolu_in', name: 'LS', input: { path: '.' } }]);
+    expect(done.results[0].is_error).toBe(false);
+    const got = JSON.parse(await fs.readFile(path.join(s.workspace, 'hook-input.json'), 'utf8'));
+    expect(got).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      session_id: s.id,
+      turn_id: done.id,
+      cwd: s.workspace,
+      permission_mode: 'bypassPermissions',
+      tool_name: 'LS',
+      tool_input: { path: '.' },
+      tool_use_id: 'toolu_in',
+    });
+  });
+
+  it('a rewrite out of what the rules allowed is asked again, showing the rewritten input', async () => {
+    const rewrite = `echo '{"hookSpecificOutput":{"updatedInput":{"file_path":"secrets/a.txt","content":"x"}}}'`;
+    const s = await session({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: rewrite }] }] }, { allowed_tools: ['Edit(./notes/**)'] });
+    const sse = await openSse(`${t!.url}/v1/sessions/${s.id}/events`);
+    streams.push(sse);
+    await t!.api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [write('notes/a.txt')] });
+    const asked = (await sse.waitFor((e) => e.event === 'permission.requested')).data.permission;
+    expect(asked.input).toEqual({ file_path: 'secrets/a.txt', content: 'x' });
+    await t!.api.post(`/v1/sessions/${s.id}/permissions/${asked.id}`, { behavior: 'deny' });
+    const done = await sse.waitFor((e) => e.event === 'turn.completed');
+    expect(text(done.data.turn.results[0])).toBe('Permission denied by the user.');
+    const rewritten = sse.events.find((e) => e.event === 'hook.completed');
+    expect(rewritten?.data.rewrite_digest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('permissionDecision "ask" puts a call before a person even in bypassPermissions; "allow" changes nothing', async () => {
+    const s = await session(
+      {
+        PreToolUse: [
+          { matcher: 'Write', hooks: [{ type: 'command', command: `echo '{"permissionDecision":"ask","reason":"writes are reviewed"}'` }] },
+          { matcher: 'LS', hooks: [{ type: 'command', command: `echo '{"decision":"allow"}'` }] },
+        ],
+      },
+      { permission_mode: 'bypassPermissions' },
+    );
+    const paused = await turn(s.id, [{ name: 'LS', input: { path: '.' } }, write('a.txt')]);
+    expect(paused.status).toBe('awaiting_permission');
+    expect(paused.results).toHaveLength(1);
+    const perm = (await t!.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items[0];
+    expect(perm.reason).toContain('writes are reviewed');
+    await t!.api.post(`/v1/sessions/${s.id}/permissions/${perm.id}`, { behavior: 'allow' });
+    const done = (await t!.api.get(`/v1/sessions/${s.id}/turns/${paused.id}?wait=30`)).body;
+    expect(done.results.map((r: { is_error: boolean }) => r.is_error)).toEqual([false, false]);
+    const decisions = (await t!.api.get(`/v1/sessions/${s.id}/decisions`)).body.items;
+    expect(decisions.some((d: { decided_by: string; behavior: string }) => d.decided_by === 'hook' && d.behavior === 'ask')).toBe(true);
+  });
+
+  it('PostToolUse can replace what the model sees and add context; the truncation record stays', async () => {
+    const s = await session(
+      { PostToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: `echo '{"updatedOutput":"[redacted]","additionalContext":"the file was redacted by policy"}'` }] }] },
+      { output_cap_chars: 100 },
+    );
+    await fs.writeFile(path.join(s.workspace, 'secret.txt'), 'token=hunter2\n'.repeat(50));
+    const done = await turn(s.id, [{ name: 'Read', input: { file_path: 'secret.txt' } }]);
+    expect(done.results[0].content).toEqual([
+      { type: 'text', text: '[redacted]' },
+      { type: 'text', text: 'the file was redacted by policy' },
+    ]);
+    expect(done.results[0].truncation).toMatchObject({ total_chars: expect.any(Number) });
+  });
+
+  it('continue:false stops the turn: later calls are not run and the turn says why', async () => {
+    const s = await session(
+      { PostToolUse: [{ matcher: 'LS', hooks: [{ type: 'command', command: `echo '{"continue":false,"stopReason":"enough listing"}'` }] }] },
+      { permission_mode: 'bypassPermissions' },
+    );
+    const done = await turn(s.id, [{ name: 'LS', input: { path: '.' } }, write('never.txt')]);
+    expect(done).toMatchObject({ status: 'cancelled', error: { code: 'stopped_by_hook' } });
+    expect(done.error.message).toContain('enough listing');
+    expect(done.results[0].is_error).toBe(false);
+    expect(text(done.results[1])).toMatch(/^Cancelled: hook hooks\.PostToolUse\[0\]\.hooks\[0\] stopped the turn: enough listing/);
+    await expect(fs.access(path.join(s.workspace, 'never.txt'))).rejects.toThrow();
+  });
+});
+
+describe('selecting calls and lifecycle events', () => {
+  it('matchers (names, regular expressions) and "if" rules decide which calls a hook sees', async () => {
+    const mark = (name: string) => ({ type: 'command' as const, command: `echo ${name} >> hook-log.txt` });
+    const s = await session(
+      {
+        PreToolUse: [
+          { matcher: 'Write|Edit', hooks: [mark('names')] },
+          { matcher: 'L.', hooks: [mark('regex')] },
+          { matcher: 'Write', if: 'Edit(secrets/**)', hooks: [mark('if')] },
+        ],
+      },
+      { permission_mode: 'bypassPermissions' },
+    );
+    await turn(s.id, [write('a.txt'), write('secrets/b.txt'), { name: 'LS', input: { path: '.' } }, { name: 'Glob', input: { pattern: '*' } }]);
+    const log = (await fs.readFile(path.join(s.workspace, 'hook-log.txt'), 'utf8')).trim().split('\n');
+    expect(log).toEqual(['names', 'names', 'if', 'regex']);
+  });
+
+  it('SessionStart and SessionEnd command hooks fire once each, on create and on close', async () => {
+    const s = await session({
+      // Each writes the event name it read from its JSON input, and its reason if any.
+      SessionStart: [{ hooks: [{ type: 'command', command: `echo "$(sed -n 's/.*"hook_event_name":"\\([A-Za-z]*\\)".*/\\1/p')" >> life.txt` }] }],
+      SessionEnd: [{ hooks: [{ type: 'command', command: `echo "$(sed -n 's/.*"hook_event_name":"\\([A-Za-z]*\\)".*"reason":"\\([^"]*\\)".*/\\1 \\2/p')" >> life.txt` }] }],
+    });
+    expect((await t!.api.delete(`/v1/sessions/${s.id}`)).status).toBe(204);
+    expect((await t!.api.delete(`/v1/sessions/${s.id}`)).status).toBe(204);
+    expect((await fs.readFile(path.join(s.workspace, 'life.txt'), 'utf8')).trim().split('\n')).toEqual(['SessionStart', 'SessionEnd closed by the client']);
+  });
+});
+
+describe('hook configuration errors', () => {
+  it('are a 400 naming each hook and problem; nothing is created', async () => {
+    t = await startServer();
+    const res = await t.api.post('/v1/sessions', {
+      hooks: {
+        PreToolUse: [{ if: 'Bash(', hooks: [{ type: 'command', command: '/no/such/hook.sh' }] }],
+        SessionStart: [{ matcher: 'Write', hooks: [{ type: 'http', url: 'https://example.com/hook' }] }],
+      },
+    });
+    expect(res.status).toBe(400);
+    const detail: string = res.body.detail;
+    expect(detail).toContain('hooks.PreToolUse[0].if: invalid rule "Bash("');
+    expect(detail).toContain('hooks.PreToolUse[0].hooks[0].command: command not found: /no/such/hook.sh');
+    expect(detail).toContain('hooks.SessionStart[0].matcher: SessionStart hooks see no tool call');
+    expect(detail).toContain('hooks.SessionStart[0].hooks[0]: http hooks are not supported');
+    const unknown = await t.api.post('/v1/sessions', { hooks: { BeforeEverything: [] } });
+    expect(unknown.status).toBe(400);
+    expect((await t.api.get('/v1/sessions')).body.items).toEqual([]);
+  });
+
+  it('NORMA_SESSION_HOOKS=off refuses them', async () => {
+    t = await startServer({ NORMA_SESSION_HOOKS: 'off' });
+    const res = await t.api.post('/v1/sessions', { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }] } });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain('NORMA_SESSION_HOOKS=off');
+  });
+});
