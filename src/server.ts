@@ -33,6 +33,7 @@ import { findBwrap, selfTestSandbox, type SandboxPolicy, type SandboxStatus } fr
 import { SessionService } from './session/session.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
+import type { Resolver } from './sandbox/egress.js';
 import { OutputFiles } from './store/outputs.js';
 import type { Store } from './store/store.js';
 import { eventRoutes } from '../routes/events.js';
@@ -52,6 +53,8 @@ export interface ServerOptions {
   hooks?: HookRegistration[];
   /** The process sandbox to use (default: NORMA_SANDBOX with bwrap found on PATH). */
   processSandbox?: SandboxPolicy;
+  /** DNS resolution for egress checks (default: the system resolver). */
+  resolve?: Resolver;
 }
 
 export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -195,6 +198,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       detail: `the sandbox self-test failed: ${err.message}`,
     })));
   const sessions = new SessionService({
+    ...(options.resolve ? { resolve: options.resolve } : {}),
     sandbox: sandboxPolicy,
     sandboxStatus,
     outputs,

@@ -7,7 +7,9 @@ import type { HookEventName } from '../contract/schemas.js';
 import { parseRule, type ParsedRule } from '../permission/rules.js';
 import { analyzeCommand } from '../permission/shell.js';
 import type { SandboxPolicy } from '../sandbox/process.js';
+import type { EgressPolicy } from '../sandbox/egress.js';
 import { commandHook } from './command.js';
+import { httpHook } from './http.js';
 import { compileMatcher, DEFAULT_HOOK_TIMEOUT_MS, type HookRegistration, type SessionHooks } from './registry.js';
 
 /** Events whose hooks see a tool call (matchers and `if` apply to them). */
@@ -36,6 +38,19 @@ function commandProblem(command: string): string | null {
   return SANDBOX_PATH.some((d) => fs.existsSync(path.join(d, program))) ? null : `command not found: ${program} (looked in ${SANDBOX_PATH.join(':')})`;
 }
 
+/** What can be told about a hook URL without sending anything (its address is checked at each call). */
+function urlProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `${JSON.stringify(raw)} is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} URLs are not allowed (only http and https)`;
+  if (url.username !== '' || url.password !== '') return 'URLs with credentials (user:password@) are not allowed';
+  return null;
+}
+
 export interface CompiledSessionHooks {
   registrations: HookRegistration[];
   problems: string[];
@@ -46,7 +61,12 @@ export interface CompiledSessionHooks {
  * Checks and compiles a session's hooks. `workspace` may be unknown yet (validation before the
  * workspace exists): the registrations are then compiled again once it does.
  */
-export function compileSessionHooks(hooks: SessionHooks | undefined, sandbox: { policy: SandboxPolicy; usable: boolean; detail: string }, workspace: string): CompiledSessionHooks {
+export function compileSessionHooks(
+  hooks: SessionHooks | undefined,
+  sandbox: { policy: SandboxPolicy; usable: boolean; detail: string },
+  workspace: string,
+  egress: EgressPolicy,
+): CompiledSessionHooks {
   const registrations: HookRegistration[] = [];
   const problems: string[] = [];
   const events = new Set<HookEventName>();
@@ -76,8 +96,24 @@ export function compileSessionHooks(hooks: SessionHooks | undefined, sandbox: { 
       }
       group.hooks.forEach((hook, hi) => {
         const at = `${where}.hooks[${hi}]`;
+        const timeoutMs = (hook.timeout_s ?? DEFAULT_HOOK_TIMEOUT_MS / 1000) * 1000;
         if (hook.type === 'http') {
-          problems.push(`${at}: http hooks are not supported by this server version yet (they need the egress guard); use a command hook`);
+          const problem = urlProblem(hook.url);
+          if (problem) {
+            problems.push(`${at}.url: ${problem}`);
+            return;
+          }
+          if (!matcherOk) return;
+          events.add(event);
+          registrations.push({
+            event,
+            ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
+            ...(rule ? { if: rule } : {}),
+            name: at,
+            kind: 'http',
+            timeoutMs,
+            callback: httpHook(hook.url, hook.secret, egress, timeoutMs),
+          });
           return;
         }
         if (!sandbox.usable && sandbox.policy.mode === 'bwrap') {
@@ -97,7 +133,7 @@ export function compileSessionHooks(hooks: SessionHooks | undefined, sandbox: { 
           ...(rule ? { if: rule } : {}),
           name: at,
           kind: 'command',
-          timeoutMs: (hook.timeout_s ?? DEFAULT_HOOK_TIMEOUT_MS / 1000) * 1000,
+          timeoutMs,
           callback: commandHook(hook.command, sandbox.policy, workspace),
         });
       });

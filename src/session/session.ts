@@ -21,6 +21,7 @@ import { DomainError, notFound } from '../errors.js';
 import { errorResult } from '../pipeline/exec-one.js';
 import type { EventLog } from '../events/log.js';
 import { compileSessionHooks } from '../hooks/config.js';
+import type { EgressPolicy, Resolver } from '../sandbox/egress.js';
 import { HookRegistry, type HookInput, type HookRunRecord } from '../hooks/registry.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { RuleSet } from '../permission/evaluate.js';
@@ -54,6 +55,8 @@ export interface SessionServiceDeps {
   sandbox: SandboxPolicy;
   /** The sandbox's self-test, run once on first need. */
   sandboxStatus: () => Promise<SandboxStatus>;
+  /** DNS resolution for egress checks (tests inject one); default: the system resolver. */
+  resolve?: Resolver;
 }
 
 interface SessionRuntime {
@@ -102,7 +105,7 @@ export class SessionService {
     const sandboxForHooks = { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail };
     if (hookEvents.length > 0) {
       if (!config.sessionHooks) problems.push('hooks: per-session hooks are disabled by the operator (NORMA_SESSION_HOOKS=off)');
-      else problems.push(...compileSessionHooks(body.hooks, sandboxForHooks, config.workspaceRoot).problems);
+      else problems.push(...compileSessionHooks(body.hooks, sandboxForHooks, config.workspaceRoot, this.egress()).problems);
     }
     if (body.model !== undefined) {
       problems.push('model: prompt turns are not supported by this server version, so a session model cannot be configured yet');
@@ -125,7 +128,7 @@ export class SessionService {
       await fs.mkdir(workspaceDir, { mode: 0o700 });
     }
     const workspace = await Workspace.open(workspaceDir!);
-    const sessionHooks = hookEvents.length > 0 ? compileSessionHooks(body.hooks, sandboxForHooks, workspace.root) : undefined;
+    const sessionHooks = hookEvents.length > 0 ? compileSessionHooks(body.hooks, sandboxForHooks, workspace.root, this.egress()) : undefined;
     const registry = new ToolRegistry();
     for (const tool of (selection as { tools: import('../tools/tool.js').CoreTool[] }).tools) registry.register(tool);
 
@@ -268,6 +271,11 @@ export class SessionService {
     }
   }
 
+  /** The egress policy outbound requests made for sessions go through. */
+  private egress(): EgressPolicy {
+    return { allow: this.deps.config.egressAllow, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) };
+  }
+
   // ---- restart -------------------------------------------------------------------------
 
   /**
@@ -313,7 +321,7 @@ export class SessionService {
           this.saveSession(current);
         }
       }
-      const compiled = compileSessionHooks(record.hooks ?? undefined, { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail }, workspace.root);
+      const compiled = compileSessionHooks(record.hooks ?? undefined, { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail }, workspace.root, this.egress());
       const rt = this.newRuntime(this.record(s.id).session, registry, workspace, this.deps.hooks.with(compiled.registrations));
       this.runtimes.set(s.id, rt);
       out.sessions++;

@@ -1,22 +1,31 @@
 // Per-session command hooks over HTTP, run in the real process sandbox: exit-status semantics,
 // the JSON fields they may print, timeouts, matchers and `if`, lifecycle events, and the
 // hook.completed / hook.failed audit events.
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
+import { signBody } from '../../src/hooks/http.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer | undefined;
 let streams: SseStream[] = [];
+let servers: http.Server[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+  servers = [];
   await t?.close();
   t = undefined;
 });
 
-type Hooks = Record<string, { matcher?: string; if?: string; hooks: { type: 'command'; command: string; timeout_s?: number }[] }[]>;
+type Hooks = Record<string, { matcher?: string; if?: string; hooks: ({ type: 'command'; command: string; timeout_s?: number } | { type: 'http'; url: string; timeout_s?: number; secret?: string })[] }[]>;
 
 async function session(hooks: Hooks, extra: object = {}) {
   t ??= await startServer();
@@ -204,7 +213,7 @@ describe('hook configuration errors', () => {
     const res = await t.api.post('/v1/sessions', {
       hooks: {
         PreToolUse: [{ if: 'Bash(', hooks: [{ type: 'command', command: '/no/such/hook.sh' }] }],
-        SessionStart: [{ matcher: 'Write', hooks: [{ type: 'http', url: 'https://example.com/hook' }] }],
+        SessionStart: [{ matcher: 'Write', hooks: [{ type: 'http', url: 'gopher://example.com/hook' }] }],
       },
     });
     expect(res.status).toBe(400);
@@ -212,7 +221,7 @@ describe('hook configuration errors', () => {
     expect(detail).toContain('hooks.PreToolUse[0].if: invalid rule "Bash("');
     expect(detail).toContain('hooks.PreToolUse[0].hooks[0].command: command not found: /no/such/hook.sh');
     expect(detail).toContain('hooks.SessionStart[0].matcher: SessionStart hooks see no tool call');
-    expect(detail).toContain('hooks.SessionStart[0].hooks[0]: http hooks are not supported');
+    expect(detail).toContain('hooks.SessionStart[0].hooks[0].url: gopher: URLs are not allowed');
     const unknown = await t.api.post('/v1/sessions', { hooks: { BeforeEverything: [] } });
     expect(unknown.status).toBe(400);
     expect((await t.api.get('/v1/sessions')).body.items).toEqual([]);
@@ -223,5 +232,87 @@ describe('hook configuration errors', () => {
     const res = await t.api.post('/v1/sessions', { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }] } });
     expect(res.status).toBe(400);
     expect(res.body.detail).toContain('NORMA_SESSION_HOOKS=off');
+  });
+});
+
+describe('http hooks', () => {
+  // A hook endpoint on 127.0.0.2: reachable only because the operator allowlists that address.
+  async function endpoint(answer: (body: any, headers: http.IncomingHttpHeaders) => { status?: number; body?: string; delayMs?: number }) {
+    const seen: { body: any; headers: http.IncomingHttpHeaders; raw: string }[] = [];
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (d) => (raw += d));
+      req.on('end', () => {
+        const body = JSON.parse(raw);
+        seen.push({ body, headers: req.headers, raw });
+        const a = answer(body, req.headers);
+        setTimeout(() => {
+          res.writeHead(a.status ?? 200, { 'content-type': 'application/json' });
+          res.end(a.body ?? '');
+        }, a.delayMs ?? 0);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.2', r));
+    servers.push(server);
+    return { url: `http://127.0.0.2:${(server.address() as { port: number }).port}/hook`, seen };
+  }
+
+  it('POSTs the event, signed, and a deny it answers blocks the call', async () => {
+    const ep = await endpoint(() => ({ body: JSON.stringify({ decision: 'deny', reason: 'the policy service says no' }) }));
+    t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.2' });
+    const s = await session({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'http', url: ep.url, secret: 'a-shared-secret' }] }] }, { permission_mode: 'bypassPermissions' });
+    const done = await turn(s.id, [write('a.txt')]);
+    expect(text(done.results[0])).toBe('Blocked by PreToolUse hook: the policy service says no');
+    expect(ep.seen).toHaveLength(1);
+    const { body, headers, raw } = ep.seen[0]!;
+    expect(body).toMatchObject({ hook_event_name: 'PreToolUse', session_id: s.id, tool_name: 'Write', tool_input: { file_path: 'a.txt', content: 'x' } });
+    const ts = headers['x-norma-timestamp'] as string;
+    const expected = `sha256=${createHmac('sha256', 'a-shared-secret').update(`${ts}.${raw}`).digest('hex')}`;
+    expect(headers['x-norma-signature']).toBe(expected);
+    expect(signBody('a-shared-secret', ts, raw)).toBe(expected);
+    // The secret is never echoed back.
+    expect(JSON.stringify((await t.api.get(`/v1/sessions/${s.id}`)).body)).not.toContain('a-shared-secret');
+  });
+
+  it('a target the egress guard refuses fails closed, naming the rule; a non-2xx answer does not block', async () => {
+    const ok = await endpoint(() => ({ status: 500, body: 'oops' }));
+    t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.2' });
+    const s = await session(
+      {
+        PreToolUse: [
+          { matcher: 'LS', hooks: [{ type: 'http', url: ok.url }] },
+          { matcher: 'Write', hooks: [{ type: 'http', url: 'http://127.0.0.1:9/hook' }] },
+        ],
+      },
+      { permission_mode: 'bypassPermissions' },
+    );
+    const done = await turn(s.id, [{ name: 'LS', input: { path: '.' } }, write('a.txt')]);
+    expect(done.results[0].is_error).toBe(false);
+    expect(text(done.results[1])).toContain('refused by the egress guard: 127.0.0.1: loopback addresses are not allowed');
+    const failed = (await allEvents(s.id)).filter((e) => e.event === 'hook.failed').map((e) => e.data);
+    expect(failed).toMatchObject([
+      { kind: 'http', outcome: 'error', error: 'answered HTTP 500: oops' },
+      { kind: 'http', outcome: 'failed' },
+    ]);
+  });
+
+  it('a slow endpoint is cut at the hook timeout', async () => {
+    const slow = await endpoint(() => ({ delayMs: 5000, body: '{}' }));
+    t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.2' });
+    const s = await session({ PreToolUse: [{ hooks: [{ type: 'http', url: slow.url, timeout_s: 0.3 }] }] }, { permission_mode: 'bypassPermissions' });
+    const t0 = Date.now();
+    const done = await turn(s.id, [{ name: 'LS', input: { path: '.' } }]);
+    expect(Date.now() - t0).toBeLessThan(4000);
+    expect(text(done.results[0])).toContain('timed out after 300 ms');
+  });
+
+  it('a URL that is not http(s) or carries credentials is refused at creation', async () => {
+    t = await startServer();
+    const res = await t.api.post('/v1/sessions', {
+      hooks: { PostToolUse: [{ hooks: [{ type: 'http', url: 'file:///etc/passwd' }, { type: 'http', url: 'https://user:pw@example.com/x' }] }] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain('hooks.PostToolUse[0].hooks[0].url: file: URLs are not allowed');
+    expect(res.body.detail).toContain('hooks.PostToolUse[0].hooks[1].url: URLs with credentials');
   });
 });
