@@ -97,32 +97,23 @@ export function compileSessionHooks(
       group.hooks.forEach((hook, hi) => {
         const at = `${where}.hooks[${hi}]`;
         const timeoutMs = (hook.timeout_s ?? DEFAULT_HOOK_TIMEOUT_MS / 1000) * 1000;
+        let problem: string | null;
+        let kind: 'command' | 'http';
+        let callback;
         if (hook.type === 'http') {
-          const problem = urlProblem(hook.url);
-          if (problem) {
-            problems.push(`${at}.url: ${problem}`);
-            return;
-          }
-          if (!matcherOk) return;
-          events.add(event);
-          registrations.push({
-            event,
-            ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
-            ...(rule ? { if: rule } : {}),
-            name: at,
-            kind: 'http',
-            timeoutMs,
-            callback: httpHook(hook.url, hook.secret, egress, timeoutMs),
-          });
-          return;
+          problem = urlProblem(hook.url);
+          if (problem) problem = `${at}.url: ${problem}`;
+          kind = 'http';
+          callback = () => httpHook(hook.url, hook.secret, egress, timeoutMs);
+        } else {
+          problem = !sandbox.usable && sandbox.policy.mode === 'bwrap' ? `${at}: command hooks run in the process sandbox, which is unusable (${sandbox.detail})` : null;
+          const missing = problem ? null : commandProblem(hook.command);
+          if (missing) problem = `${at}.command: ${missing}`;
+          kind = 'command';
+          callback = () => commandHook(hook.command, sandbox.policy, workspace);
         }
-        if (!sandbox.usable && sandbox.policy.mode === 'bwrap') {
-          problems.push(`${at}: command hooks run in the process sandbox, which is unusable (${sandbox.detail})`);
-          return;
-        }
-        const problem = commandProblem(hook.command);
         if (problem) {
-          problems.push(`${at}.command: ${problem}`);
+          problems.push(problem);
           return;
         }
         if (!matcherOk) return;
@@ -132,9 +123,9 @@ export function compileSessionHooks(
           ...(group.matcher !== undefined ? { matcher: group.matcher } : {}),
           ...(rule ? { if: rule } : {}),
           name: at,
-          kind: 'command',
+          kind,
           timeoutMs,
-          callback: commandHook(hook.command, sandbox.policy, workspace),
+          callback: callback(),
         });
       });
     });
