@@ -67,6 +67,11 @@ const HookCommand = Type.Object(
     type: Type.Literal('command'),
     command: Type.String({ minLength: 1, maxLength: 8192 }),
     timeout_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })),
+    on_failure: Type.Optional(
+      Type.Union([Type.Literal('block'), Type.Literal('continue')], {
+        description: 'PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -76,6 +81,11 @@ const HookHttp = Type.Object(
     url: Type.String({ format: 'uri', maxLength: 2048 }),
     timeout_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })),
     secret: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, writeOnly: true })),
+    on_failure: Type.Optional(
+      Type.Union([Type.Literal('block'), Type.Literal('continue')], {
+        description: 'PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -125,6 +125,7 @@ export function compileSessionHooks(
           name: at,
           kind,
           timeoutMs,
+          ...(hook.on_failure === 'continue' ? { failOpen: true } : {}),
           callback: callback(),
         });
       });

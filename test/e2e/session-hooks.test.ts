@@ -25,7 +25,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-type Hooks = Record<string, { matcher?: string; if?: string; hooks: ({ type: 'command'; command: string; timeout_s?: number } | { type: 'http'; url: string; timeout_s?: number; secret?: string })[] }[]>;
+type Hooks = Record<string, { matcher?: string; if?: string; hooks: ({ type: 'command'; command: string; timeout_s?: number; on_failure?: 'block' | 'continue' } | { type: 'http'; url: string; timeout_s?: number; secret?: string })[] }[]>;
 
 async function session(hooks: Hooks, extra: object = {}) {
   t ??= await startServer();
@@ -81,6 +81,14 @@ describe('command hooks: exit status', () => {
       { hook: 'hooks.PreToolUse[0].hooks[0]', outcome: 'error', error: 'exited with status 1: broken' },
       { hook: 'hooks.PreToolUse[1].hooks[0]', outcome: 'error', error: expect.stringContaining('not a JSON object') },
     ]);
+  });
+
+  it('with on_failure "continue", a hook that fails does not block the call', async () => {
+    const s = await session({ PreToolUse: [{ hooks: [{ type: 'command', command: 'sleep 30', timeout_s: 0.3, on_failure: 'continue' }] }] }, { permission_mode: 'bypassPermissions' });
+    const done = await turn(s.id, [write('a.txt', 'went on')]);
+    expect(done.results[0].is_error).toBe(false);
+    expect(await fs.readFile(path.join(s.workspace, 'a.txt'), 'utf8')).toBe('went on');
+    expect((await allEvents(s.id)).find((e) => e.event === 'hook.failed')?.data).toMatchObject({ outcome: 'failed', error: 'timed out after 300 ms' });
   });
 
   it('a hook that sleeps past its timeout is killed and blocks the call (fail-closed)', async () => {
