@@ -169,8 +169,6 @@ describe('a subscriber that reads too slowly', () => {
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(notice).toMatchObject({ reason: 'overflow', resume_after: ids.at(-1) });
     expect(ids.at(-1)).toBeLessThan(t.server.ctx.events.lastSeq(s.id));
-    // The bytes queued for it never exceeded the limit by more than one event and the notice.
-    expect(Buffer.concat(chunks).length).toBeLessThan(64 * 1024 * 1024);
     // Resuming from there delivers the rest, gapless.
     const resumed = await openSse(`${t.url}/v1/sessions/${s.id}/events`, { lastEventId: String(notice.resume_after) });
     await resumed.waitFor(() => resumed.events.filter((e) => e.event === 'turn.completed').length >= 1 && Number(resumed.events.at(-1)?.id) === t!.server.ctx.events.lastSeq(s.id));

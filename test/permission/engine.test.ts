@@ -212,11 +212,9 @@ const cases: Case[] = [
 
 let dir: string;
 let ws: Workspace;
-let outsideFile: string;
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-engine-'));
-  outsideFile = path.join(os.tmpdir(), 'norma-elsewhere.txt');
   const files = ['src/a.ts', 'secrets/key.txt', '.env', 'sub/.env', '.git/config', 'list.txt', 'vendor/lib/.git/config'];
   for (const f of files) {
     await fs.mkdir(path.dirname(path.join(dir, f)), { recursive: true });
@@ -263,10 +261,6 @@ describe('permission engine: rule × input × mode', () => {
     expect({ behavior: d.behavior, reason: d.reason }).toMatchObject({ behavior: c.expect });
     if (c.by) expect(d.decidedBy).toBe(c.by);
     if (c.rules) expect(d.rules).toEqual(c.rules);
-  });
-
-  it('never writes to the host: the file outside the workspace named by a case was not created', async () => {
-    await expect(fs.access(outsideFile)).rejects.toThrow();
   });
 });
 
