@@ -17,6 +17,8 @@ export interface Config {
   logLevel: LogLevel;
   sandbox: SandboxMode;
   sessionHooks: boolean;
+  /** A JSON file of operator hooks (the shape of a session's `hooks`) run for every session (NORMA_HOOKS_FILE). */
+  hooksFile: string | undefined;
   egressAllow: string[];
   model: {
     provider: ModelProviderName | undefined;
@@ -176,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel,
     sandbox,
     sessionHooks: rawHooks === 'on',
+    hooksFile: get('NORMA_HOOKS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_HOOKS_FILE')!) : undefined,
     egressAllow,
     model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY') },
     outputRetentionMs: outputRetentionS * 1000,

@@ -22,6 +22,10 @@ async function main(): Promise<void> {
       process.stderr.write(`norma-server: ${err.message}\n`);
       process.exit(3);
     }
+    if (err instanceof ConfigError) {
+      process.stderr.write(`norma-server: ${err.message}\n`);
+      process.exit(2);
+    }
     throw err;
   }
   const address = await server.app.listen({ port: config.port, host: config.host });

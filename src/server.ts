@@ -34,6 +34,10 @@ import { SessionService } from './session/session.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Resolver } from './sandbox/egress.js';
+import { Value } from '@sinclair/typebox/value';
+import { ConfigError } from './config.js';
+import { compileSessionHooks } from './hooks/config.js';
+import type { SessionHooks } from './hooks/registry.js';
 import { OutputFiles } from './store/outputs.js';
 import type { Store } from './store/store.js';
 import { eventRoutes } from '../routes/events.js';
@@ -170,6 +174,34 @@ function tokenMatches(expected: string, header: string | undefined): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** NORMA_HOOKS_FILE: operator hooks for every session; any problem stops start-up, naming the hook. */
+async function loadHooksFile(
+  config: Config,
+  policy: SandboxPolicy,
+  sandboxStatus: () => Promise<SandboxStatus>,
+  resolve: Resolver | undefined,
+): Promise<SessionHooks> {
+  const file = config.hooksFile!;
+  let json: unknown;
+  try {
+    json = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError([`NORMA_HOOKS_FILE ${file}: ${(err as Error).message}`]);
+  }
+  if (!Value.Check(schemas.SessionHooksSchema, json)) {
+    const problems = [...Value.Errors(schemas.SessionHooksSchema, json)].map((e) => `NORMA_HOOKS_FILE ${file}: ${e.path || '(root)'} ${e.message}`);
+    throw new ConfigError(problems.slice(0, 20));
+  }
+  const hooks = json as SessionHooks;
+  const status = await sandboxStatus();
+  const { problems } = compileSessionHooks(hooks, { policy, usable: status.usable, detail: status.detail }, config.workspaceRoot, {
+    allow: config.egressAllow,
+    ...(resolve ? { resolve } : {}),
+  }, 'NORMA_HOOKS_FILE');
+  if (problems.length > 0) throw new ConfigError(problems);
+  return hooks;
+}
+
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
   const logger =
     options.logger ??
@@ -197,8 +229,16 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       usable: false,
       detail: `the sandbox self-test failed: ${err.message}`,
     })));
+  let operatorHooks: SessionHooks | undefined;
+  try {
+    operatorHooks = config.hooksFile ? await loadHooksFile(config, sandboxPolicy, sandboxStatus, options.resolve) : undefined;
+  } catch (err) {
+    if (!options.store) store.close(); // start-up stops: release the database
+    throw err;
+  }
   const sessions = new SessionService({
     ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(operatorHooks ? { operatorHooks } : {}),
     sandbox: sandboxPolicy,
     sandboxStatus,
     outputs,

@@ -27,6 +27,7 @@ describe('loadConfig: defaults', () => {
       logLevel: 'info',
       sandbox: 'bwrap',
       sessionHooks: true,
+      hooksFile: undefined,
       egressAllow: [],
       model: { provider: undefined, model: undefined, baseUrl: undefined, apiKey: undefined },
       outputRetentionMs: 7 * 24 * 3600 * 1000,

@@ -66,13 +66,15 @@ export function compileSessionHooks(
   sandbox: { policy: SandboxPolicy; usable: boolean; detail: string },
   workspace: string,
   egress: EgressPolicy,
+  /** How places are named: `hooks` for a session's, `NORMA_HOOKS_FILE` for the operator's. */
+  prefix = 'hooks',
 ): CompiledSessionHooks {
   const registrations: HookRegistration[] = [];
   const problems: string[] = [];
   const events = new Set<HookEventName>();
   for (const [event, groups] of Object.entries(hooks ?? {}) as [HookEventName, NonNullable<SessionHooks[HookEventName]>][]) {
     groups.forEach((group, gi) => {
-      const where = `hooks.${event}[${gi}]`;
+      const where = `${prefix}.${event}[${gi}]`;
       let matcherOk = true;
       if (group.matcher !== undefined && group.matcher !== '' && group.matcher !== '*') {
         if (!TOOL_EVENTS.has(event)) {

@@ -22,7 +22,7 @@ import { errorResult } from '../pipeline/exec-one.js';
 import type { EventLog } from '../events/log.js';
 import { compileSessionHooks } from '../hooks/config.js';
 import type { EgressPolicy, Resolver } from '../sandbox/egress.js';
-import { HookRegistry, type HookInput, type HookRunRecord } from '../hooks/registry.js';
+import { HookRegistry, type HookInput, type HookRegistration, type HookRunRecord, type SessionHooks } from '../hooks/registry.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { RuleSet } from '../permission/evaluate.js';
 import { parseRules, type ParsedRule } from '../permission/rules.js';
@@ -57,6 +57,8 @@ export interface SessionServiceDeps {
   sandboxStatus: () => Promise<SandboxStatus>;
   /** DNS resolution for egress checks (tests inject one); default: the system resolver. */
   resolve?: Resolver;
+  /** Operator hooks from NORMA_HOOKS_FILE (checked at start-up), run for every session before its own. */
+  operatorHooks?: SessionHooks;
 }
 
 interface SessionRuntime {
@@ -169,7 +171,7 @@ export class SessionService {
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    const runtime = this.newRuntime(session, registry, workspace, this.deps.hooks.with(sessionHooks?.registrations ?? []));
+    const runtime = this.newRuntime(session, registry, workspace, this.hooksFor(workspace.root, sessionHooks?.registrations ?? [], sandbox));
     this.runtimes.set(id, runtime);
     this.deps.store.transaction(() => {
       this.saveSession({ session, hooks: sessionHooks ? body.hooks! : null, modelApiKey: null });
@@ -271,6 +273,14 @@ export class SessionService {
     }
   }
 
+  /** A session's hooks: the operator's in-process ones, the operator's file hooks, then its own. */
+  private hooksFor(workspace: string, own: HookRegistration[], sandbox: SandboxStatus): HookRegistry {
+    const operator = this.deps.operatorHooks
+      ? compileSessionHooks(this.deps.operatorHooks, { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail }, workspace, this.egress(), 'NORMA_HOOKS_FILE').registrations
+      : [];
+    return this.deps.hooks.with([...operator, ...own]);
+  }
+
   /** The egress policy outbound requests made for sessions go through. */
   private egress(): EgressPolicy {
     return { allow: this.deps.config.egressAllow, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) };
@@ -322,7 +332,7 @@ export class SessionService {
         }
       }
       const compiled = compileSessionHooks(record.hooks ?? undefined, { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail }, workspace.root, this.egress());
-      const rt = this.newRuntime(this.record(s.id).session, registry, workspace, this.deps.hooks.with(compiled.registrations));
+      const rt = this.newRuntime(this.record(s.id).session, registry, workspace, this.hooksFor(workspace.root, compiled.registrations, sandbox));
       this.runtimes.set(s.id, rt);
       out.sessions++;
 

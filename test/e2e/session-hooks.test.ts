@@ -324,3 +324,39 @@ describe('http hooks', () => {
     expect(res.body.detail).toContain('hooks.PostToolUse[0].hooks[1].url: URLs with credentials');
   });
 });
+
+describe('operator hooks from NORMA_HOOKS_FILE', () => {
+  it('run for every session before its own, even with NORMA_SESSION_HOOKS=off', async () => {
+    const dir = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'norma-hookfile-'));
+    try {
+      const file = path.join(dir, 'hooks.json');
+      await fs.writeFile(
+        file,
+        JSON.stringify({ PreToolUse: [{ matcher: 'Write', if: 'Edit(*.env)', hooks: [{ type: 'command', command: 'echo "env files are managed elsewhere" >&2; exit 2' }] }] }),
+      );
+      t = await startServer({ NORMA_HOOKS_FILE: file, NORMA_SESSION_HOOKS: 'off' });
+      const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+      const done = await turn(s.id, [write('.env', 'A=1'), write('ok.txt')]);
+      expect(text(done.results[0])).toBe('Blocked by PreToolUse hook: env files are managed elsewhere');
+      expect(done.results[1].is_error).toBe(false);
+      const ev = (await allEvents(s.id)).find((e) => e.event === 'hook.completed');
+      expect(ev?.data).toMatchObject({ hook: 'NORMA_HOOKS_FILE.PreToolUse[0].hooks[0]', outcome: 'blocked' });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a bad file stops start-up, naming the hook and the problem', async () => {
+    const dir = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'norma-hookfile-'));
+    try {
+      const file = path.join(dir, 'hooks.json');
+      await fs.writeFile(file, JSON.stringify({ PostToolUse: [{ matcher: '(', hooks: [{ type: 'command', command: 'true' }] }] }));
+      await expect(startServer({ NORMA_HOOKS_FILE: file })).rejects.toThrow(/NORMA_HOOKS_FILE\.PostToolUse\[0\]\.matcher: invalid regular expression/);
+      await fs.writeFile(file, '{"PreToolUse": 3}');
+      await expect(startServer({ NORMA_HOOKS_FILE: file })).rejects.toThrow(/NORMA_HOOKS_FILE .*hooks\.json: \/PreToolUse/);
+      await expect(startServer({ NORMA_HOOKS_FILE: path.join(dir, 'missing.json') })).rejects.toThrow(/ENOENT/);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

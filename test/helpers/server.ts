@@ -27,7 +27,13 @@ export async function startServer(
   const ownsDir = options.dataDir === undefined;
   const config = loadConfig({ NORMA_DATA_DIR: dataDir, PORT: '0', NORMA_LOG_LEVEL: 'silent', ...env });
   options.configure?.(config);
-  const server = await buildServer(config, options);
+  let server: NormaServer;
+  try {
+    server = await buildServer(config, options);
+  } catch (err) {
+    if (ownsDir) await fs.rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
   const api = new ContractClient(address, env.NORMA_TOKEN);
   return {
