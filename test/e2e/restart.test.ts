@@ -170,14 +170,18 @@ describe('a graceful restart', () => {
     expect(perm).toMatchObject({ status: 'denied', resolved_by: 'timeout' });
   });
 
-  it('a session\'s own hooks run again after a restart, and SessionStart says "resume"', async () => {
+  it('a session\'s own hooks: SessionEnd at shutdown, SessionStart again with "resume", and they keep running', async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-restart-'));
     const a = await boot();
     const log = 'cat >> hooks.log; echo >> hooks.log'; // one JSON input per line
     const s = (
       await a.api.post('/v1/sessions', {
         permission_mode: 'bypassPermissions',
-        hooks: { SessionStart: [{ hooks: [{ type: 'command', command: log }] }], PreToolUse: [{ hooks: [{ type: 'command', command: log }] }] },
+        hooks: {
+          SessionStart: [{ hooks: [{ type: 'command', command: log }] }],
+          SessionEnd: [{ hooks: [{ type: 'command', command: log }] }],
+          PreToolUse: [{ hooks: [{ type: 'command', command: log }] }],
+        },
       })
     ).body;
     await a.close();
@@ -187,6 +191,7 @@ describe('a graceful restart', () => {
     const inputs = (await fs.readFile(path.join(s.workspace, 'hooks.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
     expect(inputs.map((i) => [i.hook_event_name, i.reason ?? null, i.session_id])).toEqual([
       ['SessionStart', null, s.id],
+      ['SessionEnd', 'server shutdown', s.id],
       ['SessionStart', 'resume', s.id],
       ['PreToolUse', null, s.id],
     ]);

@@ -185,6 +185,35 @@ describe('command hooks: what they print', () => {
   });
 });
 
+describe('order within one event', () => {
+  it('hooks run in configuration order; a block ends the chain; the last rewrite wins', async () => {
+    const s = await session(
+      {
+        PreToolUse: [
+          { matcher: 'LS', hooks: [{ type: 'command', command: 'echo first >> order.txt' }, { type: 'command', command: 'echo second >> order.txt; exit 2' }] },
+          { matcher: 'LS', hooks: [{ type: 'command', command: 'echo never >> order.txt' }] },
+          {
+            matcher: 'Write',
+            hooks: [
+              { type: 'command', command: `echo '{"updatedInput":{"file_path":"one.txt","content":"1"}}'` },
+              { type: 'command', command: 'true' },
+              { type: 'command', command: `echo '{"updatedInput":{"file_path":"two.txt","content":"2"}}'` },
+            ],
+          },
+        ],
+      },
+      { permission_mode: 'bypassPermissions' },
+    );
+    const done = await turn(s.id, [{ name: 'LS', input: { path: '.' } }, write('zero.txt')]);
+    expect(done.results[0].is_error).toBe(true);
+    expect((await fs.readFile(path.join(s.workspace, 'order.txt'), 'utf8')).trim().split('\n')).toEqual(['first', 'second']);
+    expect(done.results[1].is_error).toBe(false);
+    expect(await fs.readFile(path.join(s.workspace, 'two.txt'), 'utf8')).toBe('2');
+    await expect(fs.access(path.join(s.workspace, 'one.txt'))).rejects.toThrow();
+    await expect(fs.access(path.join(s.workspace, 'zero.txt'))).rejects.toThrow();
+  });
+});
+
 describe('selecting calls and lifecycle events', () => {
   it('matchers (names, regular expressions) and "if" rules decide which calls a hook sees', async () => {
     const mark = (name: string) => ({ type: 'command' as const, command: `echo ${name} >> hook-log.txt` });
