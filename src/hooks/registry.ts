@@ -98,6 +98,8 @@ export interface RunOptions {
   root?: string;
   /** Called after each hook with its record. */
   onRun?: (record: HookRunRecord) => void;
+  /** The turn's signal: a cancelled turn stops its running hook (a command hook's processes die). */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -161,8 +163,9 @@ export class HookRegistry {
       const done = (r: Omit<HookRunRecord, 'hook' | 'kind' | 'event' | 'duration_ms'>) =>
         opts.onRun?.({ ...base, duration_ms: Math.round(performance.now() - started), ...r });
       let output: HookOutput | void;
+      if (opts.signal?.aborted) break;
       try {
-        output = await runWithTimeout(hook, input);
+        output = await runWithTimeout(hook, input, opts.signal);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         result.failures.push({ hook: hook.label, error });
@@ -203,20 +206,27 @@ export class HookRegistry {
   }
 }
 
-async function runWithTimeout(hook: CompiledHook, input: HookInput): Promise<HookOutput | void> {
+async function runWithTimeout(hook: CompiledHook, input: HookInput, outer?: AbortSignal): Promise<HookOutput | void> {
   const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onOuter: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
       reject(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    onOuter = () => {
+      controller.abort();
+      reject(new Error('cancelled with the turn'));
+    };
+    outer?.addEventListener('abort', onOuter, { once: true });
   });
   try {
     // structuredClone: a hook cannot mutate the pipeline's copy of the input in place.
-    return await Promise.race([Promise.resolve().then(() => hook.callback(structuredClone(input), controller.signal)), timeout]);
+    return await Promise.race([Promise.resolve().then(() => hook.callback(structuredClone(input), controller.signal)), stopped]);
   } finally {
     clearTimeout(timer);
+    if (onOuter) outer?.removeEventListener('abort', onOuter);
   }
 }

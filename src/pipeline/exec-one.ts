@@ -179,6 +179,7 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     subject: await tool.permissionSubject(candidate, ctx),
     root: env.workspace.root,
     onRun: (r: HookRunRecord) => env.onHookRun?.(r, call.id),
+    signal: env.signal,
   });
   for (let round = 0; ; round++) {
     if (env.signal.aborted) throw cancelled();

@@ -91,6 +91,18 @@ describe('command hooks: exit status', () => {
     expect((await allEvents(s.id)).find((e) => e.event === 'hook.failed')?.data).toMatchObject({ outcome: 'failed', error: 'timed out after 300 ms' });
   });
 
+  it('cancelling the turn stops a running hook and its processes', async () => {
+    const s = await session({ PreToolUse: [{ hooks: [{ type: 'command', command: 'sleep 2; echo late > late.txt' }] }] }, { permission_mode: 'bypassPermissions' });
+    const started = (await t!.api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] })).body;
+    await new Promise((r) => setTimeout(r, 300));
+    const cancelled = await t!.api.post(`/v1/sessions/${s.id}/turns/${started.id}/cancel`);
+    expect(cancelled.body.status).toBe('cancelled');
+    await new Promise((r) => setTimeout(r, 2500));
+    await expect(fs.access(path.join(s.workspace, 'late.txt'))).rejects.toThrow();
+    const failed = (await allEvents(s.id)).find((e) => e.event === 'hook.failed');
+    expect(failed?.data).toMatchObject({ outcome: 'failed', error: 'cancelled with the turn' });
+  });
+
   it('a hook that sleeps past its timeout is killed and blocks the call (fail-closed)', async () => {
     const s = await session({ PreToolUse: [{ hooks: [{ type: 'command', command: 'sleep 30', timeout_s: 0.5 }] }] }, { permission_mode: 'bypassPermissions' });
     const t0 = Date.now();
