@@ -332,6 +332,16 @@ export class SessionService {
         }
       }
       const compiled = compileSessionHooks(record.hooks ?? undefined, { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail }, workspace.root, this.egress());
+      if (compiled.problems.length > 0) {
+        // A hook that cannot run any more (its program is gone, the sandbox broke) is said, not dropped silently.
+        this.deps.logger.warn({ session_id: s.id, problems: compiled.problems }, 'session hooks could not all be installed again after a restart');
+        const current = this.record(s.id);
+        const warning = `after a restart these hooks could not be installed again: ${compiled.problems.join('; ')}`;
+        if (!current.session.warnings.includes(warning)) {
+          current.session.warnings = [...current.session.warnings, warning];
+          this.saveSession(current);
+        }
+      }
       const rt = this.newRuntime(this.record(s.id).session, registry, workspace, this.hooksFor(workspace.root, compiled.registrations, sandbox));
       this.runtimes.set(s.id, rt);
       out.sessions++;

@@ -196,4 +196,20 @@ describe('a graceful restart', () => {
       ['PreToolUse', null, s.id],
     ]);
   });
+
+  it('a session hook that can no longer be installed after a restart is reported in the session warnings', async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-restart-'));
+    const a = await boot();
+    const ws = path.join(a.config.workspaceRoot, 'project');
+    await fs.mkdir(ws, { recursive: true });
+    const script = path.join(ws, 'hook.sh');
+    await fs.writeFile(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const s = (await a.api.post('/v1/sessions', { workspace: ws, hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: script }] }] } })).body;
+    expect(s.hook_events).toEqual(['PreToolUse']);
+    await a.close();
+    await fs.rm(script);
+    const b = await boot();
+    const again = (await b.api.get(`/v1/sessions/${s.id}`)).body;
+    expect(again.warnings).toContainEqual(expect.stringContaining('after a restart these hooks could not be installed again: hooks.PreToolUse[0].hooks[0].command: command not found'));
+  });
 });
