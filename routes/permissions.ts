@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
+import { HookRunListSchema } from '../src/contract/events.js';
 import {
   DecisionListSchema,
   ID_PATTERN,
@@ -82,5 +83,30 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         ...(req.query.turn_id !== undefined ? { turnId: req.query.turn_id } : {}),
         ...(req.query.tool_use_id !== undefined ? { toolUseId: req.query.tool_use_id } : {}),
       }),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/hook-runs',
+    {
+      schema: {
+        operationId: 'listHookRuns',
+        tags: ['permissions'],
+        summary: 'The audit trail of hook runs, oldest first',
+        description:
+          'Every hook run of the session — operator and session hooks — with the hook, its kind, the event, the call, the ' +
+          'duration, the outcome, its decision and the digest of any rewrite it asked for, or the error. These are the ' +
+          'session\'s `hook.completed` and `hook.failed` events. Page with `after` (the `seq` of the last one seen).',
+        params: SessionParams,
+        querystring: Type.Object(
+          {
+            after: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ref(HookRunListSchema, 'One page of hook runs'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.sessions.listHookRuns(req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
   );
 };

@@ -20,7 +20,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
-import { EVENT_SCHEMAS, EventSchema, SessionExportSchema } from './contract/events.js';
+import { EVENT_SCHEMAS, EventSchema, HookRunListSchema, SessionExportSchema } from './contract/events.js';
 import * as schemas from './contract/schemas.js';
 import type { Problem, Readiness } from './contract/schemas.js';
 import { DomainError, type DomainErrorKind } from './errors.js';
@@ -103,6 +103,7 @@ const SHARED_SCHEMAS = [
   ...EVENT_SCHEMAS,
   EventSchema,
   SessionExportSchema,
+  HookRunListSchema,
 ];
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);

@@ -137,6 +137,14 @@ export const EventSchema = Type.Union(
   { $id: 'Event', description: 'Any SSE event; `type` tells which' },
 );
 
+export const HookRunListSchema = Type.Object(
+  {
+    items: Type.Array(Type.Union([ref(EVENT_SCHEMAS.find((s) => s.$id === 'EventHookCompleted')!), ref(EVENT_SCHEMAS.find((s) => s.$id === 'EventHookFailed')!)])),
+    next_after: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null at the end' }),
+  },
+  { $id: 'HookRunList', description: 'Every hook run of a session (its hook.completed and hook.failed events)' },
+);
+
 export const SessionExportSchema = Type.Object(
   {
     format: Type.Literal('norma.session-export'),

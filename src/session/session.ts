@@ -19,6 +19,7 @@ import type {
 } from '../contract/schemas.js';
 import { DomainError, notFound } from '../errors.js';
 import { errorResult } from '../pipeline/exec-one.js';
+import type { NormaEvent } from '../contract/events.js';
 import type { EventLog } from '../events/log.js';
 import { compileSessionHooks } from '../hooks/config.js';
 import type { EgressPolicy, Resolver } from '../sandbox/egress.js';
@@ -210,6 +211,14 @@ export class SessionService {
         ...(r.rewrite_digest ? { rewrite_digest: r.rewrite_digest } : {}),
       });
     }
+  }
+
+  /** The hook audit: every `hook.completed` / `hook.failed` event of the session, paged by seq. */
+  listHookRuns(sessionId: string, afterSeq: number, limit: number): { items: NormaEvent[]; next_after: number | null } {
+    this.record(sessionId);
+    const page = this.deps.store.eventsOfTypes(sessionId, ['hook.completed', 'hook.failed'], afterSeq, limit + 1);
+    const items = page.slice(0, limit);
+    return { items, next_after: page.length > limit ? items[items.length - 1]!.seq : null };
   }
 
   // ---- export --------------------------------------------------------------------------

@@ -59,6 +59,13 @@ export class MemoryStore implements Store {
     return [...this.sessions.values()].filter((r) => r.session.status === 'active').map(clone);
   }
 
+  eventsOfTypes(sessionId: string, types: readonly string[], afterSeq: number, limit: number): NormaEvent[] {
+    return (this.events.get(sessionId) ?? [])
+      .filter((e) => e.seq > afterSeq && types.includes(e.type))
+      .slice(0, limit)
+      .map(clone);
+  }
+
   turnEvents(sessionId: string, turnId: string, type: string): NormaEvent[] {
     return (this.events.get(sessionId) ?? []).filter((e) => e.type === type && (e as { turn_id?: string }).turn_id === turnId).map(clone);
   }

@@ -396,6 +396,18 @@ export class SqliteStore implements Store {
     );
   }
 
+  eventsOfTypes(sessionId: string, types: readonly string[], afterSeq: number, limit: number): NormaEvent[] {
+    if (types.length === 0) return [];
+    const marks = types.map(() => '?').join(', ');
+    const rows = this.stmt(`SELECT data FROM events WHERE session_id = ? AND seq > ? AND type IN (${marks}) ORDER BY seq LIMIT ?`).all(
+      sessionId,
+      afterSeq,
+      ...types,
+      limit,
+    ) as Row[];
+    return rows.map((r) => JSON.parse(r.data) as NormaEvent);
+  }
+
   turnEvents(sessionId: string, turnId: string, type: string): NormaEvent[] {
     return (this.stmt('SELECT data FROM events WHERE session_id = ? AND turn_id = ? AND type = ? ORDER BY seq').all(sessionId, turnId, type) as Row[]).map(
       (r) => JSON.parse(r.data) as NormaEvent,

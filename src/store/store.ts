@@ -41,6 +41,8 @@ export interface Store {
   closedSessionsBefore(before: string, limit: number): SessionRecord[];
   /** Sessions still active (what a restart resumes). */
   activeSessions(): SessionRecord[];
+  /** Durable events of the given types with seq > afterSeq, in order, at most `limit` (audit listings). */
+  eventsOfTypes(sessionId: string, types: readonly string[], afterSeq: number, limit: number): NormaEvent[];
   /** Durable events of one turn of a type, in order (restart recovery). */
   turnEvents(sessionId: string, turnId: string, type: string): NormaEvent[];
   close(): void;

@@ -197,6 +197,33 @@ describe('command hooks: what they print', () => {
   });
 });
 
+describe('the hook-run listing', () => {
+  it('lists every run of the session with outcome, decision and errors, paged by seq', async () => {
+    const s = await session(
+      {
+        PreToolUse: [
+          { matcher: 'LS', hooks: [{ type: 'command', command: `echo '{"decision":"allow"}'` }, { type: 'command', command: 'exit 1' }] },
+          { matcher: 'Write', hooks: [{ type: 'command', command: 'echo no >&2; exit 2' }] },
+        ],
+      },
+      { permission_mode: 'bypassPermissions' },
+    );
+    await turn(s.id, [{ name: 'LS', input: { path: '.' } }, write('a.txt')]);
+    const all = (await t!.api.get(`/v1/sessions/${s.id}/hook-runs`)).body;
+    expect(all.next_after).toBeNull();
+    expect(all.items.map((r: { type: string; hook: string; outcome: string }) => `${r.type} ${r.hook} ${r.outcome}`)).toEqual([
+      'hook.completed hooks.PreToolUse[0].hooks[0] ok',
+      'hook.failed hooks.PreToolUse[0].hooks[1] error',
+      'hook.completed hooks.PreToolUse[1].hooks[0] blocked',
+    ]);
+    expect(all.items[0]).toMatchObject({ decision: 'allow', kind: 'command', event: 'PreToolUse' });
+    const page = (await t!.api.get(`/v1/sessions/${s.id}/hook-runs?limit=1&after=${all.items[0].seq}`)).body;
+    expect(page.items.map((r: { seq: number }) => r.seq)).toEqual([all.items[1].seq]);
+    expect(page.next_after).toBe(all.items[1].seq);
+    expect((await t!.api.get('/v1/sessions/ses_none/hook-runs')).status).toBe(404);
+  });
+});
+
 describe('order within one event', () => {
   it('hooks run in configuration order; a block ends the chain; the last rewrite wins', async () => {
     const s = await session(

@@ -80,6 +80,9 @@ describe.each(implementations)('%s: the Store contract', (_name, make) => {
     expect(store.lastSeq('other')).toBe(0);
     expect(store.eventsAfter('s', 1, 1).map((e) => e.seq)).toEqual([2]);
     expect(store.turnEvents('s', 'turn_1', 'tool.started').map((e) => e.seq)).toEqual([2]);
+    expect(store.eventsOfTypes('s', ['tool.started'], 0, 10).map((e) => e.seq)).toEqual([2, 3]);
+    expect(store.eventsOfTypes('s', ['tool.started', 'turn.started'], 1, 1).map((e) => e.seq)).toEqual([2]);
+    expect(store.eventsOfTypes('s', [], 0, 10)).toEqual([]);
   });
 
   it('lists decisions by seq with filters', () => {
