@@ -270,26 +270,17 @@ export class TurnRunner {
 
   /** Resolves once no call of the turn is running and none is about to (final, or only waiting for people), or after `ms`. */
   waitQuiet(ms: number): Promise<void> {
-    const quiet = () => this.isFinal() || (this.turn.status === 'awaiting_permission' && this.running.size === 0);
-    if (quiet() || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.settleWaiters.delete(check);
-        resolve();
-      };
-      const check = () => {
-        if (quiet()) done();
-      };
-      const timer = setTimeout(done, ms);
-      this.settleWaiters.add(check);
-    });
+    return this.waitUntil(() => this.isFinal() || (this.turn.status === 'awaiting_permission' && this.running.size === 0), ms);
   }
 
   /** Resolves once the turn is final or waiting for a person, or after `ms`. */
   waitSettled(ms: number): Promise<void> {
-    const settled = () => this.isFinal() || this.turn.status === 'awaiting_permission';
-    if (settled() || ms <= 0) return Promise.resolve();
+    return this.waitUntil(() => this.isFinal() || this.turn.status === 'awaiting_permission', ms);
+  }
+
+  /** Resolves when `condition` holds (checked at every settle notification), or after `ms`. */
+  private waitUntil(condition: () => boolean, ms: number): Promise<void> {
+    if (condition() || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -297,7 +288,7 @@ export class TurnRunner {
         resolve();
       };
       const check = () => {
-        if (settled()) done();
+        if (condition()) done();
       };
       const timer = setTimeout(done, ms);
       this.settleWaiters.add(check);
