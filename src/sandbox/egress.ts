@@ -121,18 +121,28 @@ export async function checkTarget(raw: string, policy: EgressPolicy): Promise<Ch
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
+/** Separate limits for one pinned dispatcher; each one left out is `timeoutMs`. */
+export interface PinnedTimeouts {
+  /** Connecting (TCP and TLS). */
+  connectMs?: number;
+  /** From sending the request to the response headers. */
+  headersMs?: number;
+  /** Longest silence between two chunks of the body. */
+  idleMs?: number;
+}
+
 /** A dispatcher whose every connection goes to the checked address (the name only for TLS and Host). */
-export function pinnedAgent(target: CheckedTarget, timeoutMs: number): Agent {
+export function pinnedAgent(target: CheckedTarget, timeoutMs: number, timeouts: PinnedTimeouts = {}): Agent {
   return new Agent({
     connect: {
-      timeout: timeoutMs,
+      timeout: timeouts.connectMs ?? timeoutMs,
       // net.connect asks for one address or, with autoSelectFamily, for all: either way the checked one.
       lookup: ((_host: string, opts: { all?: boolean }, callback: (err: Error | null, address: unknown, family?: number) => void) => {
         if (opts?.all) callback(null, [{ address: target.address, family: target.family }]);
         else callback(null, target.address, target.family);
       }) as never,
     },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    headersTimeout: timeouts.headersMs ?? timeoutMs,
+    bodyTimeout: timeouts.idleMs ?? timeoutMs,
   });
 }

@@ -1,0 +1,205 @@
+// OpenAI's Chat Completions API, streamed, and the servers that speak it (vLLM, llama.cpp,
+// Ollama …): POST {baseUrl}/chat/completions with `stream: true`, read `data: {chunk}` events
+// until `data: [DONE]`. Text is one block (first in the content, `onText` index 0); tool calls
+// are assembled by their `index` from fragments and follow it in index order. Tolerated from
+// compatible servers: a tool call without an id (one is made up), without an index, sent whole
+// in one chunk, or finished with `stop` instead of `tool_calls`. A stream without [DONE] was cut
+// off: the attempt is retried from scratch.
+import { randomBytes } from 'node:crypto';
+import { HttpTransport, type HttpProviderOptions } from './http.js';
+import { ProviderError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type ToolUseBlock } from './provider.js';
+import type { SseEvent } from './sse.js';
+import { parseToolInput } from './tool-input.js';
+
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+type Json = Record<string, unknown>;
+
+function obj(v: unknown): Json {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
+}
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+const FINISH_REASONS: Record<string, string> = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+};
+
+/** Said by a stream error that is worth another attempt. */
+const TRANSIENT = /overload|rate.?limit|server.?error|internal|unavailable|capacity|timeout|try again/i;
+
+export function generatedCallId(): string {
+  return `call_${randomBytes(12).toString('hex')}`;
+}
+
+/** Our transcript as chat messages: tool results become `tool` messages, ahead of the user's text. */
+export function toOpenAIMessages(system: string | undefined, messages: Message[]): Json[] {
+  const out: Json[] = [];
+  if (system) out.push({ role: 'system', content: system });
+  for (const m of messages) {
+    if (m.role === 'user') {
+      const texts: string[] = [];
+      for (const b of m.content) {
+        if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: b.content.map((c) => c.text).join('\n') });
+        else texts.push(b.text);
+      }
+      if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n') });
+    } else {
+      const text = m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+      const calls = m.content.flatMap((b) =>
+        b.type === 'tool_use' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input_error !== undefined ? {} : (b.input ?? {})) } }] : [],
+      );
+      const msg: Json = { role: 'assistant', content: text === '' ? null : text };
+      if (calls.length > 0) msg.tool_calls = calls;
+      out.push(msg);
+    }
+  }
+  return out;
+}
+
+export class OpenAIProvider implements ModelProvider {
+  readonly name = 'openai';
+  readonly model: string;
+  private readonly url: string;
+  private readonly transport: HttpTransport;
+
+  constructor(private readonly opts: HttpProviderOptions) {
+    this.model = opts.model;
+    this.url = `${(opts.baseUrl ?? OPENAI_BASE_URL).replace(/\/+$/, '')}/chat/completions`;
+    this.transport = new HttpTransport(opts);
+  }
+
+  /** The JSON body sent for a request. */
+  requestBody(request: ModelRequest): Json {
+    const body: Json = { model: this.model, messages: toOpenAIMessages(request.system, request.messages) };
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.input_schema } }));
+    }
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+    body.max_tokens = request.maxTokens;
+    return body;
+  }
+
+  complete(request: ModelRequest): Promise<ModelResponse> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', 'user-agent': 'norma-server' };
+    if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    return this.transport.stream({
+      provider: this.name,
+      url: this.url,
+      headers,
+      body: this.requestBody(request),
+      request,
+      consume: (events) => readChunkStream(events, request.onText),
+    });
+  }
+
+  /** Releases the kept connections. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+/** One attempt's chunk stream into the final message; throws when it failed or was cut off. */
+export async function readChunkStream(events: AsyncIterable<SseEvent>, onText?: (text: string, index: number) => void): Promise<ModelResponse> {
+  let text = '';
+  /** By the tool call's `index`, in the order the indexes are sorted at the end. */
+  const calls = new Map<number, PendingCall>();
+  let lastIndex = -1;
+  let finish: string | null = null;
+  let refused = false;
+  const usage = { input_tokens: 0, output_tokens: 0 };
+
+  for await (const ev of events) {
+    const raw = ev.data.trim();
+    if (raw === '[DONE]') {
+      const content: AssistantBlock[] = text === '' ? [] : [{ type: 'text', text }];
+      for (const [, call] of [...calls.entries()].sort((a, b) => a[0] - b[0])) {
+        const parsed = parseToolInput(call.args);
+        const block: ToolUseBlock = { type: 'tool_use', id: call.id || generatedCallId(), name: call.name, input: parsed.input };
+        if (parsed.input_error !== undefined) block.input_error = parsed.input_error;
+        content.push(block);
+      }
+      let stopReason = finish === null ? 'end_turn' : (FINISH_REASONS[finish] ?? finish);
+      if (calls.size > 0 && (finish === null || finish === 'stop')) stopReason = 'tool_use';
+      else if (refused && (finish === null || finish === 'stop')) stopReason = 'refusal';
+      return { content, stopReason, usage };
+    }
+    if (raw === '') continue;
+    let chunk: Json;
+    try {
+      chunk = obj(JSON.parse(raw));
+    } catch {
+      throw new ProviderError(`openai sent an event that is not JSON: ${raw.slice(0, 200)}`, 'provider_stream');
+    }
+    if (chunk.error !== undefined || chunk.object === 'error') {
+      const e = chunk.error !== undefined ? chunk.error : chunk;
+      const eo = obj(e);
+      const message = typeof e === 'string' ? e : typeof eo.message === 'string' ? eo.message : JSON.stringify(e);
+      const type = typeof eo.type === 'string' ? eo.type : '';
+      const errorCode = typeof eo.code === 'string' || typeof eo.code === 'number' ? String(eo.code) : '';
+      const kind = type && errorCode ? `${type} (${errorCode})` : type || errorCode;
+      const transient = TRANSIENT.test(`${kind} ${message}`) || (typeof eo.code === 'number' && eo.code >= 500);
+      const code = /overload|rate.?limit|capacity/i.test(`${kind} ${message}`) ? 'provider_overloaded' : 'provider_stream';
+      throw new ProviderError(`openai stream error: ${kind ? `${kind}: ` : ''}${message.slice(0, 500)}`, code, transient);
+    }
+    if (chunk.usage && typeof chunk.usage === 'object') {
+      const u = obj(chunk.usage);
+      usage.input_tokens = num(u.prompt_tokens);
+      usage.output_tokens = num(u.completion_tokens);
+    }
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const choice = obj(choices.find((c) => num(obj(c).index) === 0) ?? choices[0]);
+    const delta = obj(choice.delta);
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      text += delta.content;
+      onText?.(delta.content, 0);
+    }
+    // OpenAI streams a refusal in its own field; it is the answer's text all the same.
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+      refused = true;
+      text += delta.refusal;
+      onText?.(delta.refusal, 0);
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      for (const tc of delta.tool_calls) {
+        const t = obj(tc);
+        const fn = obj(t.function);
+        const id = typeof t.id === 'string' ? t.id : '';
+        const name = typeof fn.name === 'string' ? fn.name : '';
+        let index: number;
+        if (typeof t.index === 'number') index = t.index;
+        else {
+          // No index (some compatible servers): a new id or a name opens a new call; else it continues the last.
+          const byId = id !== '' ? [...calls.entries()].find(([, c]) => c.id === id) : undefined;
+          if (byId) index = byId[0];
+          else if (id !== '' || name !== '' || lastIndex === -1) index = calls.size === 0 ? 0 : Math.max(...calls.keys()) + 1;
+          else index = lastIndex;
+        }
+        lastIndex = index;
+        let call = calls.get(index);
+        if (!call) {
+          call = { id: '', name: '', args: '' };
+          calls.set(index, call);
+        }
+        if (id !== '' && call.id === '') call.id = id;
+        if (name !== '' && call.name === '') call.name = name;
+        if (typeof fn.arguments === 'string') call.args += fn.arguments;
+        else if (fn.arguments && typeof fn.arguments === 'object') call.args += JSON.stringify(fn.arguments);
+      }
+    }
+    if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') finish = choice.finish_reason;
+  }
+  throw new ProviderError('the openai stream ended early, before [DONE]', 'provider_stream', true);
+}
