@@ -1,7 +1,11 @@
 // Environment → typed, validated configuration. A bad value stops start-up with a
 // message naming the variable and what is allowed (API.md "Configuration").
+import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
+import { Value } from '@sinclair/typebox/value';
+import { Type } from '@sinclair/typebox';
+import { ScriptReplySchema, type ModelConfigInput } from './contract/schemas.js';
 
 export type SandboxMode = 'bwrap' | 'off';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -25,6 +29,8 @@ export interface Config {
     model: string | undefined;
     baseUrl: string | undefined;
     apiKey: string | undefined;
+    /** scripted: the replies, from the JSON file NORMA_MODEL_SCRIPT. */
+    script: ModelConfigInput['script'];
   };
   /** Spill files older than this are removed (NORMA_OUTPUT_RETENTION_S). */
   outputRetentionMs: number;
@@ -149,6 +155,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     if (!ok) problems.push(`NORMA_MODEL_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
   }
 
+  const knownProvider = provider !== undefined && MODEL_PROVIDERS.includes(provider);
+  if (knownProvider && get('NORMA_MODEL') === undefined) {
+    problems.push('NORMA_MODEL must name the model when NORMA_MODEL_PROVIDER is set');
+  }
+  if ((provider === 'anthropic' || provider === 'openai') && baseUrl === undefined && get('NORMA_MODEL_API_KEY') === undefined) {
+    problems.push(`NORMA_MODEL_API_KEY is required for NORMA_MODEL_PROVIDER=${provider} with its public endpoint (set NORMA_MODEL_BASE_URL for a local server without a key)`);
+  }
+  let script: ModelConfigInput['script'];
+  const scriptFile = get('NORMA_MODEL_SCRIPT');
+  if (scriptFile !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(fs.readFileSync(path.resolve(cwd, scriptFile), 'utf8'));
+      if (!Value.Check(Type.Array(ScriptReplySchema), parsed)) {
+        problems.push(`NORMA_MODEL_SCRIPT ${scriptFile}: must be a JSON array of replies ({"content": [...]} or {"error": "..."})`);
+      } else script = parsed;
+    } catch (err) {
+      problems.push(`NORMA_MODEL_SCRIPT ${scriptFile}: ${(err as Error).message}`);
+    }
+    if (provider !== 'scripted') problems.push('NORMA_MODEL_SCRIPT is only used with NORMA_MODEL_PROVIDER=scripted');
+  }
+
   const positiveInt = (name: string, fallback: number): number => {
     const raw = get(name);
     if (raw === undefined) return fallback;
@@ -180,7 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sessionHooks: rawHooks === 'on',
     hooksFile: get('NORMA_HOOKS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_HOOKS_FILE')!) : undefined,
     egressAllow,
-    model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY') },
+    model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY'), script },
     outputRetentionMs: outputRetentionS * 1000,
     outputMaxBytesPerSession: outputMaxBytes,
     bodyLimitBytes: 10 * 1024 * 1024,

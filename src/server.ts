@@ -20,6 +20,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
+import type { ProviderOptions } from './model/index.js';
 import { EVENT_SCHEMAS, EventSchema, HookRunListSchema, SessionExportSchema } from './contract/events.js';
 import * as schemas from './contract/schemas.js';
 import type { Problem, Readiness } from './contract/schemas.js';
@@ -59,6 +60,8 @@ export interface ServerOptions {
   processSandbox?: SandboxPolicy;
   /** DNS resolution for egress checks (default: the system resolver). */
   resolve?: Resolver;
+  /** Model provider retries and timeouts (default: DEFAULT_RETRY, DEFAULT_TIMEOUTS). */
+  modelOptions?: Omit<ProviderOptions, 'egress'>;
 }
 
 export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -75,6 +78,7 @@ const SHARED_SCHEMAS = [
   schemas.PermissionModeSchema,
   schemas.SessionRuleSchema,
   schemas.SessionHooksSchema,
+  schemas.ScriptReplySchema,
   schemas.ModelConfigInputSchema,
   schemas.ModelConfigSchema,
   schemas.SessionCreateSchema,
@@ -87,8 +91,11 @@ const SHARED_SCHEMAS = [
   schemas.TextBlockSchema,
   schemas.TruncationSchema,
   schemas.ToolResultSchema,
+  schemas.PromptTextBlockSchema,
   schemas.TurnCreateSchema,
   schemas.TurnErrorSchema,
+  schemas.UsageSchema,
+  schemas.MessageSchema,
   schemas.TurnSchema,
   schemas.TurnListSchema,
   schemas.PermissionRequestSchema,
@@ -239,6 +246,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   }
   const sessions = new SessionService({
     ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
     ...(operatorHooks ? { operatorHooks } : {}),
     sandbox: sandboxPolicy,
     sandboxStatus,

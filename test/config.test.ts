@@ -1,5 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
 import { ConfigError, isLoopbackHost, loadConfig } from '../src/config.js';
 
 const CWD = path.resolve('/srv/norma');
@@ -234,5 +236,31 @@ describe('loadConfig: store, session retention and shutdown grace', () => {
     expect(() => loadConfig({ NORMA_STORE: 'postgres' }, '/srv')).toThrow(/NORMA_STORE must be "sqlite" or "memory", got "postgres"/);
     expect(() => loadConfig({ NORMA_SESSION_RETENTION_S: '-1' }, '/srv')).toThrow(/NORMA_SESSION_RETENTION_S must be a positive integer/);
     expect(() => loadConfig({ NORMA_SHUTDOWN_GRACE_S: 'soon' }, '/srv')).toThrow(/NORMA_SHUTDOWN_GRACE_S must be a positive integer/);
+  });
+});
+
+describe('loadConfig: the server default model', () => {
+  it('needs NORMA_MODEL with a provider, and a key for a public endpoint', () => {
+    expect(configError({ NORMA_MODEL_PROVIDER: 'scripted' }).problems).toEqual(['NORMA_MODEL must name the model when NORMA_MODEL_PROVIDER is set']);
+    expect(configError({ NORMA_MODEL_PROVIDER: 'anthropic', NORMA_MODEL: 'm' }).problems[0]).toContain('NORMA_MODEL_API_KEY is required');
+    // A local OpenAI-compatible server needs no key.
+    const local = loadConfig({ NORMA_MODEL_PROVIDER: 'openai', NORMA_MODEL: 'llama', NORMA_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1' });
+    expect(local.model).toMatchObject({ provider: 'openai', model: 'llama', baseUrl: 'http://127.0.0.1:11434/v1', apiKey: undefined });
+  });
+
+  it('reads and checks NORMA_MODEL_SCRIPT', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'norma-cfg-'));
+    try {
+      const good = path.join(dir, 'good.json');
+      fs.writeFileSync(good, JSON.stringify([{ content: [{ type: 'text', text: 'hi' }] }, { error: 'boom' }]));
+      const bad = path.join(dir, 'bad.json');
+      fs.writeFileSync(bad, JSON.stringify([{ content: 'not blocks' }]));
+      expect(loadConfig({ NORMA_MODEL_PROVIDER: 'scripted', NORMA_MODEL: 'd', NORMA_MODEL_SCRIPT: good }).model.script).toHaveLength(2);
+      expect(configError({ NORMA_MODEL_PROVIDER: 'scripted', NORMA_MODEL: 'd', NORMA_MODEL_SCRIPT: bad }).problems[0]).toContain('must be a JSON array of replies');
+      expect(configError({ NORMA_MODEL_PROVIDER: 'scripted', NORMA_MODEL: 'd', NORMA_MODEL_SCRIPT: path.join(dir, 'missing.json') }).problems[0]).toContain('ENOENT');
+      expect(configError({ NORMA_MODEL_SCRIPT: good }).problems).toEqual(['NORMA_MODEL_SCRIPT is only used with NORMA_MODEL_PROVIDER=scripted']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,8 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import {
   DecisionSchema,
+  MessageSchema,
+  UsageSchema,
   OutputSchema,
   PermissionRequestSchema,
   SessionSchema,
@@ -38,16 +40,19 @@ export const EVENT_SCHEMAS = [
   eventSchema('turn.started', 'EventTurnStarted', 'A turn began', {
     turn_id: Type.String(),
     kind: Type.String(),
-    tool_uses: Type.Array(ref(ToolUseSchema)),
+    tool_uses: Type.Array(ref(ToolUseSchema), { description: 'Direct turns: the calls; prompt turns: empty (calls arrive with `message.completed`)' }),
+    prompt: Type.Optional(Type.Array(Type.Object({ type: Type.Literal('text'), text: Type.String() }))),
   }),
   eventSchema('tool.started', 'EventToolStarted', 'A tool call passed validation, permission and hooks and is running', {
     turn_id: Type.String(),
+    parent_tool_use_id: Type.Optional(Type.String({ description: 'Set for a subagent\'s own calls and messages: the Agent call they belong to' })),
     tool_use_id: Type.String(),
     tool: Type.String(),
     input: Type.Unknown(),
   }),
   eventSchema('tool.progress', 'EventToolProgress', 'Live output of a running call (live-only: not replayed)', {
     turn_id: Type.String(),
+    parent_tool_use_id: Type.Optional(Type.String({ description: 'Set for a subagent\'s own calls and messages: the Agent call they belong to' })),
     tool_use_id: Type.String(),
     chunk: Type.String(),
   }),
@@ -61,6 +66,7 @@ export const EVENT_SCHEMAS = [
   }),
   eventSchema('tool.completed', 'EventToolCompleted', 'A call ended; carries its paired tool_result', {
     turn_id: Type.String(),
+    parent_tool_use_id: Type.Optional(Type.String({ description: 'Set for a subagent\'s own calls and messages: the Agent call they belong to' })),
     tool_use_id: Type.String(),
     tool: Type.String(),
     result: ref(ToolResultSchema),
@@ -119,6 +125,24 @@ export const EVENT_SCHEMAS = [
       description: '`error`: reported, the chain went on; `failed` (timeout, crash): in PreToolUse the call was blocked (fail-closed)',
     }),
     error: Type.String(),
+  }),
+  eventSchema('message.delta', 'EventMessageDelta', 'Assistant text as the model streams it (prompt turns; live-only: not replayed)', {
+    turn_id: Type.String(),
+    parent_tool_use_id: Type.Optional(Type.String({ description: 'Set for a subagent\'s own calls and messages: the Agent call they belong to' })),
+    message_index: Type.Integer({ minimum: 0, description: 'Position of the assistant message in the turn\'s `messages`' }),
+    block_index: Type.Integer({ minimum: 0, description: 'Position of the text block in that message' }),
+    text: Type.String(),
+    reset: Type.Optional(
+      Type.Boolean({ description: 'The model call is being retried: drop the text streamed so far for this message' }),
+    ),
+  }),
+  eventSchema('message.completed', 'EventMessageCompleted', 'A model call finished: the whole assistant message (prompt turns)', {
+    turn_id: Type.String(),
+    parent_tool_use_id: Type.Optional(Type.String({ description: 'Set for a subagent\'s own calls and messages: the Agent call they belong to' })),
+    message_index: Type.Integer({ minimum: 0 }),
+    message: ref(MessageSchema),
+    stop_reason: Type.String(),
+    usage: ref(UsageSchema),
   }),
   eventSchema(
     'stream.end',

@@ -113,24 +113,84 @@ export const SessionHooksSchema = Type.Partial(
   { $id: 'SessionHooks', additionalProperties: false, description: 'Per-session hooks, by event (SPEC §5)' },
 );
 
+const ScriptBlockSchema = Type.Union([
+  Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: false }),
+  Type.Object(
+    {
+      type: Type.Literal('tool_use'),
+      id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+      name: Type.String({ minLength: 1, maxLength: 256 }),
+      input: Type.Optional(Type.Unknown()),
+      input_json: Type.Optional(
+        Type.String({ description: 'Raw input text as a model would stream it (may be invalid JSON, to exercise the error path)' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export const ScriptReplySchema = Type.Union(
+  [
+    Type.Object(
+      {
+        content: Type.Array(ScriptBlockSchema, { maxItems: 256 }),
+        stop_reason: Type.Optional(Type.String({ maxLength: 64 })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object({ error: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false }),
+  ],
+  { $id: 'ScriptReply', description: 'One reply of the scripted provider: assistant content blocks, or a provider error' },
+);
+
 export const ModelConfigInputSchema = Type.Object(
   {
     provider: Type.Union([Type.Literal('anthropic'), Type.Literal('openai'), Type.Literal('scripted')]),
     model: Type.String({ minLength: 1, maxLength: 256 }),
-    base_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    base_url: Type.Optional(
+      Type.String({
+        format: 'uri',
+        maxLength: 2048,
+        description:
+          'anthropic: the API root (default https://api.anthropic.com); openai: the root including the version path (default https://api.openai.com/v1, e.g. http://127.0.0.1:11434/v1 for Ollama). A session-supplied URL passes the egress guard.',
+      }),
+    ),
     api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, writeOnly: true })),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 8192, description: 'Largest response per model call' })),
+    max_turns: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Most model calls in one prompt turn; beyond it the turn fails with `max_turns`' }),
+    ),
+    script: Type.Optional(
+      Type.Array(ref(ScriptReplySchema), {
+        maxItems: 10_000,
+        description: 'scripted only: reply N answers the N-th model call of the conversation (counted by assistant messages)',
+      }),
+    ),
+    subagent_script: Type.Optional(
+      Type.Array(ref(ScriptReplySchema), {
+        maxItems: 10_000,
+        description: 'scripted only: the replies of subagent conversations (the Agent tool), counted the same way within each',
+      }),
+    ),
   },
   { $id: 'ModelConfigInput', additionalProperties: false },
 );
+export type ModelConfigInput = Static<typeof ModelConfigInputSchema>;
 export const ModelConfigSchema = Type.Object(
   {
     provider: Type.String(),
     model: Type.String(),
     base_url: Type.Optional(Type.String()),
     has_api_key: Type.Boolean({ description: 'Whether a key is configured; the key itself is never echoed' }),
+    max_tokens: Type.Integer(),
+    max_turns: Type.Integer(),
+    source: Type.Union([Type.Literal('session'), Type.Literal('server')], {
+      description: '`session`: given at creation; `server`: the server default (NORMA_MODEL_*)',
+    }),
+    script_replies: Type.Optional(Type.Integer({ description: 'scripted: how many replies the script has' })),
   },
   { $id: 'ModelConfig' },
 );
+export type ModelConfig = Static<typeof ModelConfigSchema>;
 
 export const SessionCreateSchema = Type.Object(
   {
@@ -250,6 +310,7 @@ export const ToolUseSchema = Type.Object(
   { type: Type.Literal('tool_use'), id: Type.String(), name: Type.String(), input: Type.Unknown() },
   { $id: 'ToolUse' },
 );
+export type ToolUse = Static<typeof ToolUseSchema>;
 
 export const TextBlockSchema = Type.Object(
   { type: Type.Literal('text'), text: Type.String() },
@@ -287,14 +348,20 @@ export type ToolResult = Static<typeof ToolResultSchema>;
 export const TURN_STATUSES = ['running', 'awaiting_permission', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
+export const PromptTextBlockSchema = Type.Object(
+  { type: Type.Literal('text'), text: Type.String({ minLength: 1 }) },
+  { $id: 'PromptTextBlock', additionalProperties: false },
+);
+
 export const TurnCreateSchema = Type.Object(
   {
     tool_uses: Type.Optional(Type.Array(ToolUseInputSchema, { minItems: 1, maxItems: 256 })),
     prompt: Type.Optional(
-      Type.Union([
-        Type.String({ minLength: 1 }),
-        Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), { minItems: 1 }),
-      ]),
+      // The array comes first: with the server's array coercion a string would otherwise be
+      // taken apart by the first branch before the second one sees it.
+      Type.Union([Type.Array(ref(PromptTextBlockSchema), { minItems: 1, maxItems: 256 }), Type.String({ minLength: 1, maxLength: 1_000_000 })], {
+        description: 'A prompt turn: the server runs the model loop with the session\'s model',
+      }),
     ),
   },
   { $id: 'TurnCreate', additionalProperties: false, description: 'Exactly one of `tool_uses` (direct) or `prompt`' },
@@ -304,6 +371,20 @@ export type TurnCreate = Static<typeof TurnCreateSchema>;
 export const TurnErrorSchema = Type.Object(
   { code: Type.String(), message: Type.String() },
   { $id: 'TurnError' },
+);
+
+export const UsageSchema = Type.Object(
+  { input_tokens: Type.Integer(), output_tokens: Type.Integer() },
+  { $id: 'Usage', description: 'Tokens as the provider counted them (summed over model calls)' },
+);
+export const MessageSchema = Type.Object(
+  {
+    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+    content: Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), {
+      description: 'Anthropic-style blocks: `text`, `tool_use` (`id`, `name`, `input`, `input_error`?), `tool_result` (`tool_use_id`, `content`, `is_error`)',
+    }),
+  },
+  { $id: 'Message' },
 );
 
 export const TurnSchema = Type.Object(
@@ -318,6 +399,18 @@ export const TurnSchema = Type.Object(
     }),
     pending: Type.Array(Type.String(), { description: 'Ids of pending permission requests' }),
     error: Type.Optional(ref(TurnErrorSchema)),
+    prompt: Type.Optional(Type.Array(ref(PromptTextBlockSchema), { description: 'Prompt turns: the prompt as posted' })),
+    messages: Type.Optional(
+      Type.Array(ref(MessageSchema), {
+        description:
+          'Prompt turns: this turn\'s conversation — the user message (prompt plus hook context), then each assistant message and the user message pairing its tool_uses with their tool_results',
+      }),
+    ),
+    stop_reason: Type.Optional(
+      Type.String({ description: 'Prompt turns: why the loop ended (`end_turn`, `max_tokens`, `stop_hook`, … — the model\'s last stop reason otherwise)' }),
+    ),
+    usage: Type.Optional(ref(UsageSchema)),
+    model_calls: Type.Optional(Type.Integer({ description: 'Prompt turns: model calls made' })),
     created_at: Timestamp('Creation time'),
     ended_at: Type.Optional(Timestamp('When the turn reached a final status')),
   },

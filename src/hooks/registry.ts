@@ -22,6 +22,15 @@ export interface HookInput {
   tool_response?: unknown;
   error?: string;
   reason?: string;
+  /** UserPromptSubmit: the prompt's text. */
+  prompt?: string;
+  /** Stop: whether the model is already continuing because a Stop hook blocked an earlier stop. */
+  stop_hook_active?: boolean;
+  /** Stop: the text of the model's final message. */
+  last_assistant_message?: string;
+  /** SubagentStart: the subagent's id, its type and its task. */
+  agent_id?: string;
+  agent_type?: string;
 }
 
 export interface HookOutput {
@@ -100,6 +109,8 @@ export interface RunOptions {
   onRun?: (record: HookRunRecord) => void;
   /** The turn's signal: a cancelled turn stops its running hook (a command hook's processes die). */
   signal?: AbortSignal;
+  /** Stop, UserPromptSubmit without stopOnBlock: note the first block in `blocked` but let the chain go on. */
+  collectBlock?: boolean;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -184,7 +195,7 @@ export class HookRegistry {
       const decision = o.block ? 'deny' : o.decision;
       const rewrite = o.updatedInput !== undefined && o.updatedInput !== null ? o.updatedInput : undefined;
       done({
-        outcome: decision === 'deny' && opts.stopOnBlock ? 'blocked' : 'ok',
+        outcome: decision === 'deny' && (opts.stopOnBlock || opts.collectBlock) ? 'blocked' : 'ok',
         ...(decision ? { decision } : {}),
         ...(rewrite !== undefined ? { rewrite_digest: inputDigest(rewrite) } : {}),
       });
@@ -192,6 +203,7 @@ export class HookRegistry {
       if (o.additionalContext) result.additionalContext.push(o.additionalContext);
       if (o.updatedOutput !== undefined) result.updatedOutput = o.updatedOutput;
       if (o.continue === false && !result.stop) result.stop = { hook: hook.label, reason: o.stopReason ?? o.reason ?? `stopped by hook ${hook.label}` };
+      if (decision === 'deny' && opts.collectBlock && !result.blocked) result.blocked = { hook: hook.label, reason: o.reason ?? `blocked by hook ${hook.label}` };
       if (decision === 'deny' && opts.stopOnBlock) {
         result.blocked = { hook: hook.label, reason: o.reason ?? `blocked by hook ${hook.label}` };
         return result;

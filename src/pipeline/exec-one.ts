@@ -13,7 +13,7 @@ import type { FileReadState } from '../tools/read-state.js';
 import type { BackgroundTasks } from '../tools/tasks.js';
 import type { PtyShells } from '../tools/pty.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { ToolRefusal, type CoreTool, type StreamedOutput, type ToolContext } from '../tools/tool.js';
+import { ToolRefusal, type CoreTool, type StreamedOutput, type SubagentTask, type ToolContext, type ToolOutput } from '../tools/tool.js';
 import type { SandboxPolicy } from '../sandbox/process.js';
 import { CappedTextCollector, capContent, type OpenSpill, type SpillSink } from './output-cap.js';
 import type { InputValidator } from './validate.js';
@@ -84,7 +84,9 @@ export interface PipelineEnv {
   /** The audit trail: every permission decision about every call. */
   recordDecision(note: DecisionNote): void;
   /** Every hook run of this call (for the hook audit events). */
-  onHookRun?(record: HookRunRecord, toolUseId: string): void;
+  onHookRun?(record: HookRunRecord, toolUseId?: string): void;
+  /** Prompt turns: what the Agent tool runs (see ToolContext.subagent). */
+  subagent?: (call: ToolCall, task: SubagentTask) => Promise<ToolOutput>;
   onStarted(call: ToolCall, input: unknown): void;
   onProgress(call: ToolCall, chunk: string): void;
   /** The turn's signal: cancellation stops waiting and running. */
@@ -150,6 +152,7 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     readState: env.readState,
     signal: env.signal,
     progress: (chunk) => env.onProgress(call, chunk),
+    ...(env.subagent ? { subagent: (task: SubagentTask) => env.subagent!(call, task) } : {}),
     readDenied: (absReal, isDir) => {
       const { deny, ask } = env.permissionContext().rules;
       const rule = readDenyRule(deny, tool.name, absReal, isDir, env.workspace.root) ?? readDenyRule(ask, tool.name, absReal, isDir, env.workspace.root);

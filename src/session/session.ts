@@ -40,7 +40,11 @@ import { BackgroundTasks } from '../tools/tasks.js';
 import { PtyShells } from '../tools/pty.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { PermissionBroker } from './permissions.js';
-import { TurnRunner, TurnStop } from './turn.js';
+import { TurnRunner, TurnStop, type TurnRunnerDeps } from './turn.js';
+import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
+import { createProvider, publicModel, resolveModel, type ProviderOptions, type ResolvedModel } from '../model/index.js';
+import type { Message, ModelProvider } from '../model/provider.js';
+import { closeTranscript } from '../model/transcript.js';
 
 export interface SessionServiceDeps {
   config: Config;
@@ -60,6 +64,8 @@ export interface SessionServiceDeps {
   resolve?: Resolver;
   /** Operator hooks from NORMA_HOOKS_FILE (checked at start-up), run for every session before its own. */
   operatorHooks?: SessionHooks;
+  /** Retry and timeout settings for model providers (tests shorten them). */
+  modelOptions?: Omit<ProviderOptions, 'egress'>;
 }
 
 interface SessionRuntime {
@@ -75,6 +81,10 @@ interface SessionRuntime {
   permissionKey: string;
   /** The operator's hooks, then the session's own. */
   hooks: HookRegistry;
+  /** The model prompt turns talk to (null: the session has none). */
+  model: ResolvedModel | null;
+  /** Made on the first prompt turn and kept (with their connections) until the session closes. */
+  providers?: { main: ModelProvider; subagent: ModelProvider };
 }
 
 const MAX_LIST_LIMIT = 200;
@@ -110,8 +120,10 @@ export class SessionService {
       if (!config.sessionHooks) problems.push('hooks: per-session hooks are disabled by the operator (NORMA_SESSION_HOOKS=off)');
       else problems.push(...compileSessionHooks(body.hooks, sandboxForHooks, config.workspaceRoot, this.egress()).problems);
     }
-    if (body.model !== undefined) {
-      problems.push('model: prompt turns are not supported by this server version, so a session model cannot be configured yet');
+    const resolved = resolveModel(body.model, null, config.model);
+    if (!resolved.ok) problems.push(...resolved.problems);
+    else if (!resolved.model && body.tools?.includes('Agent')) {
+      problems.push('tools: "Agent" needs a model to run subagents: give `model`, or configure NORMA_MODEL_PROVIDER on the server');
     }
 
     const id = newId('ses');
@@ -164,7 +176,7 @@ export class SessionService {
       permission_timeout_s: body.permission_timeout_s ?? null,
       sandbox: config.sandbox,
       hook_events: sessionHooks?.events ?? [],
-      model: null,
+      model: resolved.ok && resolved.model ? publicModel(resolved.model) : null,
       system_prompt: body.system_prompt ?? null,
       sandbox_network: body.sandbox_network ?? false,
       active_turn_id: null,
@@ -173,9 +185,15 @@ export class SessionService {
       closed_at: null,
     };
     const runtime = this.newRuntime(session, registry, workspace, this.hooksFor(workspace.root, sessionHooks?.registrations ?? [], sandbox));
+    runtime.model = resolved.ok ? resolved.model : null;
     this.runtimes.set(id, runtime);
+    let modelInput: SessionRecord['model'] = null;
+    if (body.model) {
+      const { api_key: _key, ...rest } = body.model;
+      modelInput = rest;
+    }
     this.deps.store.transaction(() => {
-      this.saveSession({ session, hooks: sessionHooks ? body.hooks! : null, modelApiKey: null });
+      this.saveSession({ session, hooks: sessionHooks ? body.hooks! : null, modelApiKey: body.model?.api_key ?? null, model: modelInput });
       events.emit(id, { type: 'session.created', session });
     });
     await this.runLifecycleHooks('SessionStart', session, {}, runtime.hooks);
@@ -193,6 +211,7 @@ export class SessionService {
       shells: new PtyShells(this.deps.newId),
       permission: this.buildPermissionContext(session),
       permissionKey: permissionKey(session),
+      model: null,
     };
   }
 
@@ -352,6 +371,16 @@ export class SessionService {
         }
       }
       const rt = this.newRuntime(this.record(s.id).session, registry, workspace, this.hooksFor(workspace.root, compiled.registrations, sandbox));
+      const model = resolveModel(record.model ?? undefined, record.modelApiKey, this.deps.config.model);
+      if (model.ok) rt.model = model.model;
+      else {
+        const current = this.record(s.id);
+        const warning = `after a restart the session's model could not be configured again: ${model.problems.join('; ')}`;
+        if (!current.session.warnings.includes(warning)) {
+          current.session.warnings = [...current.session.warnings, warning];
+          this.saveSession(current);
+        }
+      }
       this.runtimes.set(s.id, rt);
       out.sessions++;
 
@@ -379,6 +408,11 @@ export class SessionService {
     const started = new Set(store.turnEvents(sessionId, turn.id, 'tool.started').map((e) => (e as { tool_use_id: string }).tool_use_id));
     const pending = store.listPermissions(sessionId, 'pending').filter((p) => p.turn_id === turn.id && !done.has(p.tool_use_id));
     const waiting = new Map(pending.map((p) => [p.tool_use_id, p]));
+    if (turn.kind === 'prompt' && !rt.model) {
+      // Its model loop cannot go on: the calls it waits for are not asked about any more.
+      for (const p of waiting.values()) this.broker.abandon(p, 'after the restart the session has no usable model');
+      waiting.clear();
+    }
     const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
     for (const tu of turn.tool_uses) {
       if (results.has(tu.id) || waiting.has(tu.id)) continue;
@@ -401,6 +435,7 @@ export class SessionService {
         error: { code: 'server_restart', message: 'The server stopped while the turn was running; unfinished calls got error results.' },
         ended_at: now,
       };
+      if (ended.messages) ended.messages = closeTranscript(ended.messages as Message[], results);
       store.transaction(() => {
         store.putTurn(ended);
         for (const r of added) {
@@ -622,6 +657,7 @@ export class SessionService {
     });
     rt?.shells.closeAll();
     await rt?.tasks.closeAll();
+    if (rt) await closeProviders(rt);
     // Re-read: the cancelled turn updated the record.
     const current = this.record(id);
     current.session.status = 'closed';
@@ -657,6 +693,7 @@ export class SessionService {
     for (const [id, rt] of this.runtimes) {
       rt.shells.closeAll();
       await rt.tasks.closeAll();
+      await closeProviders(rt);
       const record = this.deps.store.getSession(id);
       if (record) await this.runLifecycleHooks('SessionEnd', record.session, { reason: 'server shutdown' }, rt.hooks);
     }
@@ -707,16 +744,19 @@ export class SessionService {
     if (body.prompt !== undefined && body.tool_uses !== undefined) {
       throw new DomainError('invalid', 'a turn has either `tool_uses` (direct) or `prompt`, not both');
     }
-    if (body.prompt !== undefined) {
-      throw new DomainError('not_implemented', 'prompt turns are not supported by this server version; post a direct turn with `tool_uses`');
+    if (body.prompt === undefined && body.tool_uses === undefined) throw new DomainError('invalid', 'a turn needs `tool_uses` (direct) or `prompt`');
+    if (body.prompt !== undefined && !rt.model) {
+      throw new DomainError(
+        'invalid',
+        'this session has no model, so it cannot run prompt turns: give `model` when creating the session, or configure NORMA_MODEL_PROVIDER on the server; direct turns (`tool_uses`) work without one',
+      );
     }
-    if (body.tool_uses === undefined) throw new DomainError('invalid', 'a turn needs `tool_uses` (direct) or `prompt`');
     if (this.stopping) throw new DomainError('unavailable', 'the server is shutting down; post the turn again once it is back');
     if (rt.activeTurn) {
       throw new DomainError('conflict', `session ${sessionId} already runs turn ${rt.activeTurn.id} (${rt.activeTurn.turn.status}); one turn runs at a time`);
     }
     const seen = new Set<string>();
-    const toolUses = body.tool_uses.map((tu, i) => {
+    const toolUses = (body.tool_uses ?? []).map((tu, i) => {
       const id = tu.id ?? this.deps.newId('toolu');
       if (seen.has(id)) throw new DomainError('invalid', `tool_uses[${i}].id ${JSON.stringify(id)} repeats an earlier id in this turn`);
       seen.add(id);
@@ -727,11 +767,14 @@ export class SessionService {
     const turn: Turn = {
       id: this.deps.newId('turn'),
       session_id: sessionId,
-      kind: 'direct',
+      kind: body.prompt !== undefined ? 'prompt' : 'direct',
       status: 'running',
       tool_uses: toolUses,
       results: [],
       pending: [],
+      ...(body.prompt !== undefined
+        ? { prompt: typeof body.prompt === 'string' ? [{ type: 'text' as const, text: body.prompt }] : body.prompt, messages: [], model_calls: 0, usage: { input_tokens: 0, output_tokens: 0 } }
+        : {}),
       created_at: this.deps.clock().toISOString(),
     };
     record.session.active_turn_id = turn.id;
@@ -755,7 +798,7 @@ export class SessionService {
    */
   private makeRunner(sessionId: string, rt: SessionRuntime, turn: Turn, resumable: Map<string, PermissionRequest>): TurnRunner {
     const session = this.record(sessionId).session;
-    const runner: TurnRunner = new TurnRunner(turn, {
+    const deps: TurnRunnerDeps = {
       store: this.deps.store,
       events: this.deps.events,
       clock: this.deps.clock,
@@ -801,8 +844,39 @@ export class SessionService {
         for (const earlier of resumable.values()) this.broker.abandon(earlier, 'after the restart the call no longer asked about this input');
         resumable.clear();
       },
-    });
+    };
+    const runner: TurnRunner = turn.kind === 'prompt' ? new PromptTurnRunner(turn, deps, this.promptDeps(sessionId, rt, turn)) : new TurnRunner(turn, deps);
     return runner;
+  }
+
+  /** What a prompt turn's model loop needs: the provider, the earlier conversation, the tools, the hooks. */
+  private promptDeps(sessionId: string, rt: SessionRuntime, turn: Turn): PromptTurnDeps {
+    const model = rt.model;
+    if (!model) throw new DomainError('invalid', `session ${sessionId} has no model for prompt turn ${turn.id}`);
+    let history: Message[] | undefined;
+    const options = { egress: this.egress(), ...(this.deps.modelOptions ?? {}) };
+    const providers = (rt.providers ??= { main: createProvider(model, options), subagent: createProvider(model, options, 'subagent') });
+    return {
+      provider: providers.main,
+      subagentProvider: providers.subagent,
+      model,
+      system: this.record(sessionId).session.system_prompt ?? undefined,
+      history: () => {
+        if (!history) {
+          const all = this.deps.store.listTurns(sessionId);
+          const at = all.findIndex((t) => t.id === turn.id);
+          history = (at >= 0 ? all.slice(0, at) : all).filter((t) => t.kind === 'prompt').flatMap((t) => (t.messages ?? []) as Message[]);
+        }
+        return history;
+      },
+      tools: () => rt.registry.exposed().map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema as Record<string, unknown> })),
+      hooks: rt.hooks,
+      hookBase: () => {
+        const s = this.record(sessionId).session;
+        return { session_id: sessionId, turn_id: turn.id, cwd: s.workspace, permission_mode: s.permission_mode };
+      },
+      onHookRun: (r) => this.emitHookRun(sessionId, r, turn.id),
+    };
   }
 
   private buildPermissionContext(s: Session): PermissionContext {
@@ -895,6 +969,12 @@ export class SessionService {
     }
     return resolved;
   }
+}
+
+async function closeProviders(rt: SessionRuntime): Promise<void> {
+  const p = rt.providers;
+  rt.providers = undefined;
+  if (p) await Promise.all([p.main.close?.(), p.subagent.close?.()]);
 }
 
 function permissionKey(s: Session): string {

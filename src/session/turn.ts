@@ -3,7 +3,7 @@
 // happens: the first result recorded for an id wins, and any exit path fills the rest.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import type { ToolResult, Turn, TurnStatus } from '../contract/schemas.js';
+import type { ToolResult, ToolUse, Turn, TurnStatus } from '../contract/schemas.js';
 import type { EventLog } from '../events/log.js';
 import type { Clock } from '../ids.js';
 import { partitionCalls } from '../pipeline/batch.js';
@@ -39,8 +39,8 @@ export interface TurnRunnerDeps {
 }
 
 export class TurnRunner {
-  private readonly controller = new AbortController();
-  private readonly results = new Map<string, ToolResult>();
+  protected readonly controller = new AbortController();
+  protected readonly results = new Map<string, ToolResult>();
   private readonly pending = new Set<string>();
   private readonly settleWaiters = new Set<() => void>();
   private finished!: Promise<void>;
@@ -50,7 +50,7 @@ export class TurnRunner {
 
   constructor(
     readonly turn: Turn,
-    private readonly deps: TurnRunnerDeps,
+    protected readonly deps: TurnRunnerDeps,
   ) {
     // Every call of a parallel group (up to 256) listens to the turn's signal.
     setMaxListeners(0, this.controller.signal);
@@ -88,6 +88,7 @@ export class TurnRunner {
       turn_id: this.turn.id,
       kind: this.turn.kind,
       tool_uses: this.turn.tool_uses,
+      ...(this.turn.prompt ? { prompt: this.turn.prompt } : {}),
     });
   }
 
@@ -101,7 +102,7 @@ export class TurnRunner {
     this.start();
   }
 
-  private env(): PipelineEnv {
+  protected env(): PipelineEnv {
     return {
       ...this.deps.env,
       turnId: this.turn.id,
@@ -136,36 +137,46 @@ export class TurnRunner {
     return tool.isReadOnly(v.value) && tool.isConcurrencySafe(v.value);
   }
 
+  /** The turn's work: a direct turn runs its calls; a prompt turn overrides this with the model loop. */
+  protected async body(): Promise<void> {
+    await this.runCalls(this.turn.tool_uses);
+    if (!this.isFinal()) this.finish('completed');
+  }
+
+  /** Runs calls through the pipeline, grouped as SPEC §2 says; calls that already have a result are skipped. */
+  protected async runCalls(toolUses: readonly ToolUse[]): Promise<void> {
+    const env = this.env();
+    const calls = toolUses.map((tu) => {
+      const call: ToolCall = { id: tu.id, name: tu.name, input: tu.input };
+      return { call, parallelSafe: this.parallelSafe(call) };
+    });
+    for (const group of partitionCalls(calls)) {
+      if (this.isFinal()) return;
+      await Promise.all(
+        group.map(async ({ call }) => {
+          if (this.results.has(call.id)) return; // answered before a restart
+          const outcome = await execOne(call, env);
+          this.recordResult(call, outcome.result);
+          if (outcome.stopTurn) {
+            this.stop(new TurnStop(`hook ${outcome.stopTurn.hook} stopped the turn: ${outcome.stopTurn.reason}`, 'interrupt'), 'cancelled', {
+              code: 'stopped_by_hook',
+              message: `A hook stopped the turn after ${call.name} (${call.id}): ${outcome.stopTurn.reason}`,
+            });
+          }
+          if (outcome.interrupt) {
+            this.stop(new TurnStop(`the user denied ${call.name} and interrupted the turn`, 'interrupt'), 'cancelled', {
+              code: 'interrupted',
+              message: `The user denied ${call.name} (${call.id}) and interrupted the turn.`,
+            });
+          }
+        }),
+      );
+    }
+  }
+
   private async run(): Promise<void> {
     try {
-      const env = this.env();
-      const calls = this.turn.tool_uses.map((tu) => {
-        const call: ToolCall = { id: tu.id, name: tu.name, input: tu.input };
-        return { call, parallelSafe: this.parallelSafe(call) };
-      });
-      for (const group of partitionCalls(calls)) {
-        if (this.isFinal()) return;
-        await Promise.all(
-          group.map(async ({ call }) => {
-            if (this.results.has(call.id)) return; // answered before a restart
-            const outcome = await execOne(call, env);
-            this.recordResult(call, outcome.result);
-            if (outcome.stopTurn) {
-              this.stop(new TurnStop(`hook ${outcome.stopTurn.hook} stopped the turn: ${outcome.stopTurn.reason}`, 'interrupt'), 'cancelled', {
-                code: 'stopped_by_hook',
-                message: `A hook stopped the turn after ${call.name} (${call.id}): ${outcome.stopTurn.reason}`,
-              });
-            }
-            if (outcome.interrupt) {
-              this.stop(new TurnStop(`the user denied ${call.name} and interrupted the turn`, 'interrupt'), 'cancelled', {
-                code: 'interrupted',
-                message: `The user denied ${call.name} (${call.id}) and interrupted the turn.`,
-              });
-            }
-          }),
-        );
-      }
-      if (!this.isFinal()) this.finish('completed');
+      await this.body();
     } catch (err) {
       this.deps.logger.error({ err, session_id: this.turn.session_id, turn_id: this.turn.id }, 'turn failed unexpectedly');
       try {
@@ -186,7 +197,7 @@ export class TurnRunner {
     }
   }
 
-  private recordResult(call: ToolCall, result: ToolResult): void {
+  protected recordResult(call: ToolCall, result: ToolResult): void {
     if (this.results.has(call.id) || this.isFinal()) return;
     this.results.set(call.id, result);
     this.running.delete(call.id);
@@ -244,7 +255,11 @@ export class TurnRunner {
     });
   }
 
-  private finish(status: 'completed' | 'failed' | 'cancelled' | 'interrupted'): void {
+  /** Called just before the final state is stored (a prompt turn closes its transcript here). */
+  protected beforeFinish(): void {}
+
+  protected finish(status: 'completed' | 'failed' | 'cancelled' | 'interrupted'): void {
+    this.beforeFinish();
     this.pending.clear();
     this.turn.pending = [];
     this.turn.status = status;
@@ -260,7 +275,7 @@ export class TurnRunner {
     this.notifySettle();
   }
 
-  private persist(): void {
+  protected persist(): void {
     this.deps.store.putTurn(this.turn);
   }
 

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
+import type { Decision, Output, PermissionRequest, PermissionStatus, ToolResult, Turn } from '../contract/schemas.js';
+import { toModelResult } from '../model/transcript.js';
 import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
 
 /** The database cannot be used: start-up stops with this message (path and cause). */
@@ -85,6 +86,8 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, seq)
   ) WITHOUT ROWID;
   `,
+  // 2: a session's model configuration (without its key, which has its own column).
+  `ALTER TABLE sessions ADD COLUMN model TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -100,6 +103,8 @@ export class SqliteStore implements Store {
   private readonly lastDecisions = new Map<string, number>();
   /** For turns being written: which results (by tool_use index) are stored already. */
   private readonly storedResults = new Map<string, Set<number>>();
+  /** For prompt turns being written: how many tool_uses are stored (they grow with each model call). */
+  private readonly storedToolUses = new Map<string, number>();
   private committed: (() => void)[] = [];
   private depth = 0;
 
@@ -198,28 +203,42 @@ export class SqliteStore implements Store {
     const s = record.session;
     this.write(() =>
       this.stmt(
-        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key) VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, closed_at = excluded.closed_at, data = excluded.data,
-           hooks = excluded.hooks, model_api_key = excluded.model_api_key`,
-      ).run(s.id, s.created_at, s.status, s.closed_at, JSON.stringify(s), record.hooks ? JSON.stringify(record.hooks) : null, record.modelApiKey),
+           hooks = excluded.hooks, model_api_key = excluded.model_api_key, model = excluded.model`,
+      ).run(
+        s.id,
+        s.created_at,
+        s.status,
+        s.closed_at,
+        JSON.stringify(s),
+        record.hooks ? JSON.stringify(record.hooks) : null,
+        record.modelApiKey,
+        record.model ? JSON.stringify(record.model) : null,
+      ),
     );
   }
 
-  private toRecord(row: { data: string; hooks: string | null; model_api_key: string | null } | undefined): SessionRecord | undefined {
+  private toRecord(row: { data: string; hooks: string | null; model_api_key: string | null; model: string | null } | undefined): SessionRecord | undefined {
     if (!row) return undefined;
-    return { session: JSON.parse(row.data), hooks: row.hooks ? JSON.parse(row.hooks) : null, modelApiKey: row.model_api_key };
+    return {
+      session: JSON.parse(row.data),
+      hooks: row.hooks ? JSON.parse(row.hooks) : null,
+      modelApiKey: row.model_api_key,
+      model: row.model ? JSON.parse(row.model) : null,
+    };
   }
 
   getSession(id: string): SessionRecord | undefined {
-    return this.toRecord(this.stmt('SELECT data, hooks, model_api_key FROM sessions WHERE id = ?').get(id) as never);
+    return this.toRecord(this.stmt('SELECT data, hooks, model_api_key, model FROM sessions WHERE id = ?').get(id) as never);
   }
 
   listSessions(query: SessionPageQuery): SessionRecord[] {
     const rows = query.after
       ? this.stmt(
-          `SELECT data, hooks, model_api_key FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+          `SELECT data, hooks, model_api_key, model FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
         ).all(query.after.created_at, query.after.id, query.limit)
-      : this.stmt('SELECT data, hooks, model_api_key FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?').all(query.limit);
+      : this.stmt('SELECT data, hooks, model_api_key, model FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?').all(query.limit);
     return (rows as never[]).map((r) => this.toRecord(r)!);
   }
 
@@ -237,13 +256,13 @@ export class SqliteStore implements Store {
 
   closedSessionsBefore(before: string, limit: number): SessionRecord[] {
     const rows = this.stmt(
-      `SELECT data, hooks, model_api_key FROM sessions WHERE status = 'closed' AND closed_at < ? ORDER BY closed_at LIMIT ?`,
+      `SELECT data, hooks, model_api_key, model FROM sessions WHERE status = 'closed' AND closed_at < ? ORDER BY closed_at LIMIT ?`,
     ).all(before, limit);
     return (rows as never[]).map((r) => this.toRecord(r)!);
   }
 
   activeSessions(): SessionRecord[] {
-    const rows = this.stmt(`SELECT data, hooks, model_api_key FROM sessions WHERE status = 'active' ORDER BY created_at, id`).all();
+    const rows = this.stmt(`SELECT data, hooks, model_api_key, model FROM sessions WHERE status = 'active' ORDER BY created_at, id`).all();
     return (rows as never[]).map((r) => this.toRecord(r)!);
   }
 
@@ -282,8 +301,12 @@ export class SqliteStore implements Store {
     const { results, tool_uses, ...head } = turn;
     const key = `${turn.session_id}\u0000${turn.id}`;
     this.write(() => {
-      const headJson = JSON.stringify(head);
-      const updated = this.stmt('UPDATE turns SET head = ? WHERE session_id = ? AND id = ?').run(headJson, turn.session_id, turn.id);
+      const headJson = JSON.stringify(head.messages ? { ...head, messages: head.messages.map(withoutResultContent) } : head);
+      const updated =
+        turn.kind === 'prompt' && this.storedToolUses.get(key) !== tool_uses.length
+          ? this.stmt('UPDATE turns SET head = ?, tool_uses = ? WHERE session_id = ? AND id = ?').run(headJson, JSON.stringify(tool_uses), turn.session_id, turn.id)
+          : this.stmt('UPDATE turns SET head = ? WHERE session_id = ? AND id = ?').run(headJson, turn.session_id, turn.id);
+      this.storedToolUses.set(key, tool_uses.length);
       if (updated.changes === 0) {
         const ord = (this.stmt('SELECT COALESCE(MAX(ord), 0) + 1 AS n FROM turns WHERE session_id = ?').get(turn.session_id) as { n: number }).n;
         this.stmt('INSERT INTO turns (session_id, id, ord, head, tool_uses) VALUES (?, ?, ?, ?, ?)').run(
@@ -310,14 +333,22 @@ export class SqliteStore implements Store {
         }
       }
     });
-    if (turn.status !== 'running' && turn.status !== 'awaiting_permission') this.storedResults.delete(key);
+    if (turn.status !== 'running' && turn.status !== 'awaiting_permission') {
+      this.storedResults.delete(key);
+      this.storedToolUses.delete(key);
+    }
   }
 
   private toTurn(sessionId: string, row: { id: string; head: string; tool_uses: string }): Turn {
     const results = (this.stmt('SELECT data FROM turn_results WHERE session_id = ? AND turn_id = ? ORDER BY idx').all(sessionId, row.id) as Row[]).map((r) =>
       JSON.parse(r.data),
     );
-    return { ...JSON.parse(row.head), tool_uses: JSON.parse(row.tool_uses), results } as Turn;
+    const turn = { ...JSON.parse(row.head), tool_uses: JSON.parse(row.tool_uses), results } as Turn;
+    if (turn.messages) {
+      const byId = new Map<string, ToolResult>(results.map((r: ToolResult) => [r.tool_use_id, r]));
+      turn.messages = turn.messages.map((m) => withResultContent(m, byId));
+    }
+    return turn;
   }
 
   getTurn(sessionId: string, turnId: string): Turn | undefined {
@@ -466,4 +497,24 @@ function messageOf(err: unknown): string {
     return code && !err.message.includes(code) ? `${err.message} (${code})` : err.message;
   }
   return String(err);
+}
+
+type StoredMessage = NonNullable<Turn['messages']>[number];
+
+// A prompt turn's messages repeat its results' text in their tool_result blocks: the head stores
+// them without it (the turn_results rows have it) and reading puts it back.
+function withoutResultContent(m: StoredMessage): StoredMessage {
+  if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result')) return m;
+  return { ...m, content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, content: undefined, content_from_result: true } : b)) };
+}
+
+function withResultContent(m: StoredMessage, results: Map<string, ToolResult>): StoredMessage {
+  const blocks = m.content as Record<string, unknown>[];
+  if (m.role !== 'user' || !blocks.some((b) => b.content_from_result === true)) return m;
+  return {
+    role: m.role,
+    content: blocks.map((b) =>
+      b.content_from_result === true ? toModelResult(String(b.tool_use_id), results.get(String(b.tool_use_id))) : (b as { type: string }),
+    ),
+  };
 }

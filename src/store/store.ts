@@ -2,7 +2,7 @@
 // implementation planned for it (SQLite via better-sqlite3) is synchronous too, and a
 // synchronous append keeps "event seq order == commit order" trivially true.
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, Session, Turn } from '../contract/schemas.js';
+import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Session, Turn } from '../contract/schemas.js';
 import type { SessionHooks } from '../hooks/registry.js';
 
 /** What the store keeps for a session: the public resource plus what is never echoed. */
@@ -10,6 +10,8 @@ export interface SessionRecord {
   session: Session;
   hooks: SessionHooks | null;
   modelApiKey: string | null;
+  /** The session's own model configuration without its key (absent: the server default, if any). */
+  model?: Omit<ModelConfigInput, 'api_key'> | null;
 }
 
 export interface SessionPageQuery {

@@ -19,6 +19,7 @@ import { taskStopTool } from './builtin/task-stop.js';
 import { multiEditTool } from './builtin/multi-edit.js';
 import { readTool } from './builtin/read.js';
 import { writeTool } from './builtin/write.js';
+import { agentTool } from './builtin/agent.js';
 
 export type ToolGroup =
   | 'file'
@@ -86,7 +87,8 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('Skill', 'instructions', { readOnly: true, concurrencySafe: false, approval: false }),
   entry('SearchExtraTools', 'deferred', RO),
   entry('ExecuteExtraTool', 'deferred', MUT),
-  entry('Agent', 'subagent', MUT),
+  // Opt-in; needs a session model (checked at session creation).
+  entry('Agent', 'subagent', { readOnly: false, concurrencySafe: false, approval: false }, agentTool),
   entry('ListMcpResources', 'mcp', RO),
   entry('ReadMcpResource', 'mcp', RO),
 ];

@@ -37,6 +37,17 @@ export interface ToolContext {
    * as it streams (memory holds the head; the rest goes to a spill file).
    */
   openOutput(): StreamedOutput;
+  /**
+   * Runs a subagent (the Agent tool): a fresh conversation with the session's model whose calls
+   * go through this same pipeline. Absent outside prompt turns.
+   */
+  subagent?: (task: SubagentTask) => Promise<ToolOutput>;
+}
+
+export interface SubagentTask {
+  description: string;
+  prompt: string;
+  type: string;
 }
 
 export interface StreamedOutput {

@@ -246,7 +246,9 @@ describe('turns', () => {
     const url = `/v1/sessions/${s.id}/turns`;
     expectProblem(await t.api.post(url, {}), 400, /needs `tool_uses`/);
     expectProblem(await t.api.post(url, { prompt: 'hi', tool_uses: [{ name: 'LS', input: {} }] }), 400, /not both/);
-    expectProblem(await t.api.post(url, { prompt: 'hi' }), 501, /prompt turns are not supported/);
+    expectProblem(await t.api.post(url, { prompt: 'hi' }), 400, /this session has no model/);
+    expectProblem(await t.api.post(url, { prompt: '' }), 400, /\/prompt/);
+    expectProblem(await t.api.post(url, { prompt: [{ type: 'image', source: {} }] }), 400, /\/prompt/);
     expectProblem(await t.api.post(url, { tool_uses: [] }), 400, /tool_uses/);
     expectProblem(await t.api.post(url, { tool_uses: [{ id: 'x', name: 'LS', input: {} }, { id: 'x', name: 'LS', input: {} }] }), 400, /repeats an earlier id/);
     expectProblem(await t.api.post(url, { tool_uses: [{ id: 'bad id!', name: 'LS', input: {} }] }), 400, /\/tool_uses\/0\/id/);
