@@ -428,3 +428,63 @@ describe('operator hooks from NORMA_HOOKS_FILE', () => {
     }
   });
 });
+
+describe('command hooks around the model loop (prompt turns)', () => {
+  const script = (replies: object[]) => ({ model: { provider: 'scripted', model: 'demo', script: replies } });
+
+  it('UserPromptSubmit: the hook reads the prompt on stdin; exit 2 refuses it with stderr as the reason', async () => {
+    const s = await session(
+      { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'grep -q password && { echo "prompts must not carry passwords" >&2; exit 2; }; exit 0' }] }] },
+      script([{ content: [{ type: 'text', text: 'fine' }] }]),
+    );
+    const refused = (await t!.api.post(`/v1/sessions/${s.id}/turns?wait=60`, { prompt: 'my password is hunter2' })).body;
+    expect(refused).toMatchObject({ status: 'failed', error: { code: 'prompt_blocked' }, model_calls: 0 });
+    expect(refused.error.message).toContain('prompts must not carry passwords');
+    const ok = (await t!.api.post(`/v1/sessions/${s.id}/turns?wait=60`, { prompt: 'hello' })).body;
+    expect(ok).toMatchObject({ status: 'completed', model_calls: 1 });
+    const runs = (await allEvents(s.id)).filter((e) => e.event.startsWith('hook.') && e.data.event === 'UserPromptSubmit');
+    expect(runs.map((e) => e.data.outcome)).toEqual(['blocked', 'ok']);
+  });
+
+  it('Stop: a hook printing {"decision":"block"} keeps the model going once; stop_hook_active tells it so', async () => {
+    const s = await session(
+      {
+        Stop: [
+          {
+            hooks: [
+              {
+                type: 'command',
+                command: 'grep -q \'"stop_hook_active":true\' && exit 0; echo \'{"decision":"block","reason":"Summarise before stopping."}\'',
+              },
+            ],
+          },
+        ],
+      },
+      script([{ content: [{ type: 'text', text: 'done' }] }, { content: [{ type: 'text', text: 'Summary: done.' }] }]),
+    );
+    const turn = (await t!.api.post(`/v1/sessions/${s.id}/turns?wait=60`, { prompt: 'work' })).body;
+    expect(turn).toMatchObject({ status: 'completed', model_calls: 2 });
+    expect(turn.messages[2]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summarise before stopping.' }] });
+  });
+
+  it('SubagentStart: a command hook gets the agent fields', async () => {
+    const s = await session(
+      { SubagentStart: [{ hooks: [{ type: 'command', command: 'cat > seen.json' }] }] },
+      {
+        tools: ['LS', 'Agent'],
+        model: {
+          provider: 'scripted',
+          model: 'demo',
+          script: [{ content: [{ type: 'tool_use', id: 'toolu_a', name: 'Agent', input: { description: 'd', prompt: 'look around' } }] }, { content: [{ type: 'text', text: 'ok' }] }],
+          subagent_script: [{ content: [{ type: 'text', text: 'nothing here' }] }],
+        },
+      },
+    );
+    const turn = (await t!.api.post(`/v1/sessions/${s.id}/turns?wait=60`, { prompt: 'go' })).body;
+    expect(turn.status).toBe('completed');
+    expect(turn.results[0].content[0].text).toBe('nothing here');
+    // The hook runs in the workspace (the sandbox's writable directory).
+    const seen = JSON.parse(await fs.readFile(path.join(s.workspace, 'seen.json'), 'utf8'));
+    expect(seen).toMatchObject({ hook_event_name: 'SubagentStart', agent_id: 'agent_toolu_a', agent_type: 'general-purpose', prompt: 'look around', turn_id: turn.id });
+  });
+});
