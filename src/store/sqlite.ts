@@ -409,7 +409,11 @@ export class SqliteStore implements Store {
         JSON.stringify(event),
       ),
     );
-    this.lastSeqs.set(event.session_id, event.seq);
+    if (event.type === 'session.closed') {
+      // A session's final event: its counters need not stay cached for the life of the process.
+      this.lastSeqs.delete(event.session_id);
+      this.lastDecisions.delete(event.session_id);
+    } else this.lastSeqs.set(event.session_id, event.seq);
   }
 
   lastSeq(sessionId: string): number {

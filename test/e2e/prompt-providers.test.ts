@@ -123,6 +123,15 @@ describe('prompt turns against a fake Anthropic endpoint', () => {
     expect(events.events.some((e) => e.event === 'message.delta' && e.data.reset === true)).toBe(true);
     const done = events.events.filter((e) => e.event === 'message.completed');
     expect(done[0]!.data.message.content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_01A', input: { file_path: 'a.txt' } });
+
+    // The next prompt turn sends the whole conversation so far, then the new prompt.
+    f.reply(sse(anthropicStream([{ text: 'Still alpha.' }], 'end_turn')));
+    const next = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { prompt: 'And now?' })).body;
+    expect(next).toMatchObject({ status: 'completed', model_calls: 1 });
+    const body3 = JSON.parse(f.received[4]!.body);
+    expect(body3.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(body3.messages.slice(0, 3)).toEqual(body2.messages);
+    expect(body3.messages[4]).toEqual({ role: 'user', content: [{ type: 'text', text: 'And now?' }] });
   });
 
   it('a session-supplied base URL passes the egress guard: loopback is refused unless allowlisted', async () => {
