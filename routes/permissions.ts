@@ -1,8 +1,9 @@
-// Permission requests: list, and answer (API.md "Permissions").
+// Permission requests: list, and answer (API.md "Permissions"); the audit listings (decisions,
+// hook runs, outbound requests).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
-import { HookRunListSchema } from '../src/contract/events.js';
+import { EgressListSchema, HookRunListSchema } from '../src/contract/events.js';
 import {
   DecisionListSchema,
   ID_PATTERN,
@@ -108,5 +109,30 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
       },
     },
     async (req) => ctx.sessions.listHookRuns(req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/egress',
+    {
+      schema: {
+        operationId: 'listEgress',
+        tags: ['permissions'],
+        summary: 'The evidence of outbound requests, oldest first',
+        description:
+          'Every outbound request a tool of the session made (WebFetch, WebSearch), one record per redirect hop: time, call, ' +
+          'method, URL, the address connected to, status, bytes and SHA-256 of the body received — or the egress rule that ' +
+          'refused it. These are the session\'s `egress.request` events. Page with `after` (the `seq` of the last one seen).',
+        params: SessionParams,
+        querystring: Type.Object(
+          {
+            after: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ref(EgressListSchema, 'One page of outbound requests'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.sessions.listEgress(req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
   );
 };

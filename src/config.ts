@@ -10,6 +10,8 @@ import { ScriptReplySchema, type ModelConfigInput } from './contract/schemas.js'
 export type SandboxMode = 'bwrap' | 'off';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export const MODEL_PROVIDERS = ['anthropic', 'openai', 'scripted'] as const;
+/** The WebSearch backends (src/web/search.ts implements them). */
+export const WEBSEARCH_BACKENDS = ['ddgs', 'brave', 'tavily', 'deepseek', 'searxng'] as const;
 export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
 
 export interface Config {
@@ -24,6 +26,13 @@ export interface Config {
   /** A JSON file of operator hooks (the shape of a session's `hooks`) run for every session (NORMA_HOOKS_FILE). */
   hooksFile: string | undefined;
   egressAllow: string[];
+  /** Web tools: the explicit outbound proxy, WebFetch caps, and the WebSearch backend. */
+  web: {
+    proxy: string | undefined;
+    fetchMaxBytes: number;
+    fetchTimeoutMs: number;
+    search: { backend: string | undefined; apiKey: string | undefined; url: string | undefined };
+  };
   model: {
     provider: ModelProviderName | undefined;
     model: string | undefined;
@@ -188,6 +197,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const outputRetentionS = positiveInt('NORMA_OUTPUT_RETENTION_S', 7 * 24 * 3600);
   const sessionRetentionS = positiveInt('NORMA_SESSION_RETENTION_S', 30 * 24 * 3600);
   const shutdownGraceS = positiveInt('NORMA_SHUTDOWN_GRACE_S', 10);
+  const positiveNumber = (name: string, fallback: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^\d+(\.\d+)?$/.test(raw) || !(n > 0)) {
+      problems.push(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return n;
+  };
+  const fetchMaxBytes = positiveInt('NORMA_WEBFETCH_MAX_BYTES', 10 * 1024 * 1024);
+  const fetchTimeoutS = positiveNumber('NORMA_WEBFETCH_TIMEOUT_S', 30);
+  const proxy = get('NORMA_EGRESS_PROXY');
+  if (proxy !== undefined) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(proxy).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) problems.push(`NORMA_EGRESS_PROXY must be an http(s) URL of a proxy, got ${JSON.stringify(proxy)}`);
+  }
+  const searchBackend = get('NORMA_WEBSEARCH_BACKEND');
+  if (searchBackend !== undefined && !WEBSEARCH_BACKENDS.includes(searchBackend as never)) {
+    problems.push(`NORMA_WEBSEARCH_BACKEND must be one of ${WEBSEARCH_BACKENDS.join(', ')}, got ${JSON.stringify(searchBackend)}`);
+  }
   const store = (get('NORMA_STORE') ?? 'sqlite') as Config['store'];
   if (store !== 'sqlite' && store !== 'memory') {
     problems.push(`NORMA_STORE must be "sqlite" or "memory", got ${JSON.stringify(store)}`);
@@ -207,6 +242,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sessionHooks: rawHooks === 'on',
     hooksFile: get('NORMA_HOOKS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_HOOKS_FILE')!) : undefined,
     egressAllow,
+    web: {
+      proxy,
+      fetchMaxBytes,
+      fetchTimeoutMs: fetchTimeoutS * 1000,
+      search: { backend: searchBackend, apiKey: get('NORMA_WEBSEARCH_API_KEY'), url: get('NORMA_WEBSEARCH_URL') },
+    },
     model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY'), script },
     outputRetentionMs: outputRetentionS * 1000,
     outputMaxBytesPerSession: outputMaxBytes,

@@ -21,7 +21,7 @@ import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
 import type { ProviderOptions } from './model/index.js';
-import { EVENT_SCHEMAS, EventSchema, HookRunListSchema, SessionExportSchema } from './contract/events.js';
+import { EgressListSchema, EVENT_SCHEMAS, EventSchema, HookRunListSchema, SessionExportSchema } from './contract/events.js';
 import * as schemas from './contract/schemas.js';
 import type { Problem, Readiness } from './contract/schemas.js';
 import { DomainError, type DomainErrorKind } from './errors.js';
@@ -111,6 +111,7 @@ const SHARED_SCHEMAS = [
   EventSchema,
   SessionExportSchema,
   HookRunListSchema,
+  EgressListSchema,
 ];
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
@@ -294,6 +295,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
           ? `Grep uses ripgrep at ${grep.path}`
           : 'ripgrep (rg) not found on PATH: Grep uses the slower built-in search (install Debian\'s ripgrep package)',
     });
+    const web = sessions.webSearch;
+    checks.push({ name: 'web_search', ok: web.usable || !web.configured, required: false, detail: web.detail });
     const ready = checks.every((c) => c.ok || !c.required);
     return { status: ready ? 'ready' : 'unready', checks };
   };

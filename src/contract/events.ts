@@ -144,6 +144,20 @@ export const EVENT_SCHEMAS = [
     stop_reason: Type.String(),
     usage: ref(UsageSchema),
   }),
+  eventSchema('egress.request', 'EventEgressRequest', 'One outbound request a tool made (one per redirect hop), as evidence; part of the audit trail', {
+    turn_id: Type.String(),
+    tool_use_id: Type.String(),
+    parent_tool_use_id: Type.Optional(Type.String()),
+    tool: Type.String(),
+    method: Type.String(),
+    url: Type.String({ description: 'The URL of this hop' }),
+    address: Type.String({ description: 'The address connected to (the proxy resolves names itself when NORMA_EGRESS_PROXY is set); empty when refused before connecting' }),
+    status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status; null when no answer came' }),
+    bytes: Type.Integer({ minimum: 0, description: 'Response body bytes received' }),
+    sha256: Type.Union([Type.String(), Type.Null()], { description: 'SHA-256 (hex) of the body bytes received' }),
+    duration_ms: Type.Integer({ minimum: 0 }),
+    error: Type.Optional(Type.String({ description: 'Why the request was refused or failed (e.g. the egress rule)' })),
+  }),
   eventSchema(
     'stream.end',
     'EventStreamEnd',
@@ -167,6 +181,14 @@ export const HookRunListSchema = Type.Object(
     next_after: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null at the end' }),
   },
   { $id: 'HookRunList', description: 'Every hook run of a session (its hook.completed and hook.failed events)' },
+);
+
+export const EgressListSchema = Type.Object(
+  {
+    items: Type.Array(ref(EVENT_SCHEMAS.find((s) => s.$id === 'EventEgressRequest')!)),
+    next_after: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null at the end' }),
+  },
+  { $id: 'EgressList', description: 'Every outbound request tools of a session made (its egress.request events)' },
 );
 
 export const SessionExportSchema = Type.Object(

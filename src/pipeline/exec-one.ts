@@ -13,6 +13,8 @@ import type { FileReadState } from '../tools/read-state.js';
 import type { BackgroundTasks } from '../tools/tasks.js';
 import type { PtyShells } from '../tools/pty.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { Fetcher } from '../web/types.js';
+import type { WebState } from '../web/state.js';
 import { ToolRefusal, type CoreTool, type StreamedOutput, type SubagentTask, type ToolContext, type ToolOutput } from '../tools/tool.js';
 import type { SandboxPolicy } from '../sandbox/process.js';
 import { CappedTextCollector, capContent, type OpenSpill, type SpillSink } from './output-cap.js';
@@ -85,6 +87,9 @@ export interface PipelineEnv {
   recordDecision(note: DecisionNote): void;
   /** Every hook run of this call (for the hook audit events). */
   onHookRun?(record: HookRunRecord, toolUseId?: string): void;
+  /** Outbound HTTP for one call (its hops become evidence of that call). */
+  fetcher?: (call: ToolCall, tool: string) => Fetcher;
+  web?: WebState;
   /** Prompt turns: what the Agent tool runs (see ToolContext.subagent). */
   subagent?: (call: ToolCall, task: SubagentTask) => Promise<ToolOutput>;
   onStarted(call: ToolCall, input: unknown): void;
@@ -153,6 +158,8 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
     signal: env.signal,
     progress: (chunk) => env.onProgress(call, chunk),
     ...(env.subagent ? { subagent: (task: SubagentTask) => env.subagent!(call, task) } : {}),
+    ...(env.fetcher ? { fetch: env.fetcher(call, tool.name) } : {}),
+    ...(env.web ? { web: env.web } : {}),
     readDenied: (absReal, isDir) => {
       const { deny, ask } = env.permissionContext().rules;
       const rule = readDenyRule(deny, tool.name, absReal, isDir, env.workspace.root) ?? readDenyRule(ask, tool.name, absReal, isDir, env.workspace.root);

@@ -45,6 +45,8 @@ import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
 import { createProvider, publicModel, resolveModel, type ProviderOptions, type ResolvedModel } from '../model/index.js';
 import type { Message, ModelProvider } from '../model/provider.js';
 import { closeTranscript } from '../model/transcript.js';
+import { egressFetcher } from '../web/egress-client.js';
+import { FetchCache, searchStatus, type SearchStatus, type WebState } from '../web/state.js';
 
 export interface SessionServiceDeps {
   config: Config;
@@ -83,6 +85,8 @@ interface SessionRuntime {
   hooks: HookRegistry;
   /** The model prompt turns talk to (null: the session has none). */
   model: ResolvedModel | null;
+  /** WebFetch's cache and caps, the search backend. */
+  web: WebState;
   /** Made on the first prompt turn and kept (with their connections) until the session closes. */
   providers?: { main: ModelProvider; subagent: ModelProvider };
 }
@@ -96,9 +100,12 @@ export class SessionService {
   private stopping = false;
   private readonly broker: PermissionBroker;
   private workspaceRootReal: string | undefined;
+  /** The operator's search backend, checked once. */
+  readonly webSearch: SearchStatus;
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.broker = new PermissionBroker(deps);
+    this.webSearch = searchStatus(deps.config.web.search);
     for (const tool of implementedTools()) deps.validator.prepare(tool);
   }
 
@@ -109,7 +116,7 @@ export class SessionService {
     const problems: string[] = [];
 
     const sandbox = await this.deps.sandboxStatus();
-    const selection = selectTools(body.tools, { processSandbox: sandbox });
+    const selection = selectTools(body.tools, { processSandbox: sandbox, webSearch: this.webSearch });
     if (!selection.ok) problems.push(...selection.problems);
     problems.push(...parseRules('allowed_tools', body.allowed_tools ?? []).problems);
     problems.push(...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems);
@@ -212,6 +219,12 @@ export class SessionService {
       permission: this.buildPermissionContext(session),
       permissionKey: permissionKey(session),
       model: null,
+      web: {
+        cache: new FetchCache(() => this.deps.clock().getTime()),
+        fetchMaxBytes: this.deps.config.web.fetchMaxBytes,
+        fetchTimeoutMs: this.deps.config.web.fetchTimeoutMs,
+        search: this.webSearch.config,
+      },
     };
   }
 
@@ -236,6 +249,14 @@ export class SessionService {
   listHookRuns(sessionId: string, afterSeq: number, limit: number): { items: NormaEvent[]; next_after: number | null } {
     this.record(sessionId);
     const page = this.deps.store.eventsOfTypes(sessionId, ['hook.completed', 'hook.failed'], afterSeq, limit + 1);
+    const items = page.slice(0, limit);
+    return { items, next_after: page.length > limit ? items[items.length - 1]!.seq : null };
+  }
+
+  /** The egress evidence: every `egress.request` event of the session, paged by seq. */
+  listEgress(sessionId: string, afterSeq: number, limit: number): { items: NormaEvent[]; next_after: number | null } {
+    this.record(sessionId);
+    const page = this.deps.store.eventsOfTypes(sessionId, ['egress.request'], afterSeq, limit + 1);
     const items = page.slice(0, limit);
     return { items, next_after: page.length > limit ? items[items.length - 1]!.seq : null };
   }
@@ -347,7 +368,7 @@ export class SessionService {
       const registry = new ToolRegistry();
       const missing: string[] = [];
       for (const name of s.tools) {
-        const one = selectTools([name], { processSandbox: sandbox });
+        const one = selectTools([name], { processSandbox: sandbox, webSearch: this.webSearch });
         if (one.ok) for (const tool of one.tools) registry.register(tool);
         else missing.push(name);
       }
@@ -827,6 +848,14 @@ export class SessionService {
           return this.broker.awaitApproval(sessionId, runner, request, timeoutS, signal, reevaluate);
         },
         recordDecision: (note) => this.recordDecision(sessionId, turn.id, note),
+        web: rt.web,
+        fetcher: (call, tool) =>
+          egressFetcher({
+            policy: this.egress(),
+            ...(this.deps.config.web.proxy ? { proxy: this.deps.config.web.proxy } : {}),
+            clock: this.deps.clock,
+            onEvidence: (e) => this.deps.events.emit(sessionId, { type: 'egress.request', turn_id: turn.id, tool_use_id: call.id, tool, ...e }),
+          }),
       },
       onFinished: (r) => {
         if (rt.activeTurn === r) rt.activeTurn = null;

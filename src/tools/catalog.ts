@@ -20,6 +20,8 @@ import { multiEditTool } from './builtin/multi-edit.js';
 import { readTool } from './builtin/read.js';
 import { writeTool } from './builtin/write.js';
 import { agentTool } from './builtin/agent.js';
+import { webFetchTool } from './builtin/web-fetch.js';
+import { webSearchTool } from './builtin/web-search.js';
 
 export type ToolGroup =
   | 'file'
@@ -77,8 +79,9 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('ShellRead', 'pty', RO, shellReadTool),
   entry('ShellResize', 'pty', { readOnly: false, concurrencySafe: false, approval: false }, shellResizeTool),
   entry('ShellClose', 'pty', { readOnly: false, concurrencySafe: false, approval: false }, shellCloseTool),
-  entry('WebFetch', 'web', { readOnly: true, concurrencySafe: true, approval: true }),
-  entry('WebSearch', 'web', { readOnly: true, concurrencySafe: true, approval: true }),
+  // Opt-in. Outbound requests are effects (a URL or query carries data out): not read-only.
+  entry('WebFetch', 'web', { readOnly: false, concurrencySafe: true, approval: true }, webFetchTool),
+  entry('WebSearch', 'web', { readOnly: false, concurrencySafe: true, approval: true }, webSearchTool),
   entry('TodoWrite', 'interaction', { readOnly: false, concurrencySafe: false, approval: false }),
   entry('AskUser', 'interaction', { readOnly: true, concurrencySafe: false, approval: false }),
   entry('EnterPlanMode', 'plan', { readOnly: true, concurrencySafe: false, approval: false }),
@@ -113,6 +116,8 @@ export type ToolSelection = { ok: true; tools: CoreTool[]; warnings: string[] } 
 /** What the process sandbox allows: shell tools are installed only when it is usable. */
 export interface SelectionEnvironment {
   processSandbox: { usable: boolean; detail: string };
+  /** WebSearch is installable only with a usable backend; absent: unknown (after a restart, checked again). */
+  webSearch?: { usable: boolean; detail: string };
 }
 
 const NEEDS_PROCESS_SANDBOX: ReadonlySet<ToolGroup> = new Set(['shell', 'background', 'pty']);
@@ -140,6 +145,8 @@ export function selectTools(names: readonly string[] | undefined, env: Selection
       problems.push(`tools: unknown tool "${name}" (known: ${CATALOG.map((c) => c.name).join(', ')})`);
     } else if ('unavailable' in e.tool) {
       problems.push(`tools: "${name}" cannot be installed: ${e.tool.unavailable}`);
+    } else if (name === 'WebSearch' && env.webSearch && !env.webSearch.usable) {
+      problems.push(`tools: "WebSearch" cannot be installed: ${env.webSearch.detail}`);
     } else if (NEEDS_PROCESS_SANDBOX.has(e.group) && !env.processSandbox.usable) {
       const why = `"${name}" cannot be installed: the process sandbox is unusable (${env.processSandbox.detail})`;
       if (explicit) problems.push(`tools: ${why}`);

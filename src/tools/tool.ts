@@ -9,6 +9,8 @@ import type { Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from './read-state.js';
 import type { BackgroundTasks } from './tasks.js';
 import type { PtyShells } from './pty.js';
+import type { Fetcher } from '../web/types.js';
+import type { WebState } from '../web/state.js';
 
 export interface ToolContext {
   sessionId: string;
@@ -42,6 +44,10 @@ export interface ToolContext {
    * go through this same pipeline. Absent outside prompt turns.
    */
   subagent?: (task: SubagentTask) => Promise<ToolOutput>;
+  /** Outbound HTTP through the egress guard; every hop is recorded as evidence of this call. */
+  fetch?: Fetcher;
+  /** The session's web state (fetch cache, caps, search backend). */
+  web?: WebState;
 }
 
 export interface SubagentTask {

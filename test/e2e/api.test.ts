@@ -62,7 +62,7 @@ describe('sessions', () => {
   it('reports every misconfiguration at once and creates nothing', async () => {
     const before = (await t.api.get('/v1/sessions?limit=200')).body.items.length;
     const res = await t.api.post('/v1/sessions', {
-      tools: ['Read', 'Frobnicate', 'WebFetch'],
+      tools: ['Read', 'Frobnicate', 'TodoWrite'],
       allowed_tools: ['Read(', 'ok'],
       disallowed_tools: ['bad name'],
       hooks: { PreToolUse: [{ matcher: 'Bash(', hooks: [{ type: 'command', command: 'no-such-program --flag' }] }] },
@@ -72,7 +72,7 @@ describe('sessions', () => {
     expect(messages).toEqual(
       expect.arrayContaining([
         expect.stringContaining('unknown tool "Frobnicate"'),
-        expect.stringContaining('"WebFetch" cannot be installed'),
+        expect.stringContaining('"TodoWrite" cannot be installed'),
         expect.stringContaining('allowed_tools: invalid rule "Read("'),
         expect.stringContaining('disallowed_tools: invalid rule "bad name"'),
         expect.stringContaining('hooks.PreToolUse[0].matcher: invalid regular expression "Bash("'),
@@ -360,7 +360,7 @@ describe('documents and health', () => {
     expect((await t.api.get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await t.api.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body.checks.map((c: { name: string }) => c.name)).toEqual(['store', 'workspace_root', 'sandbox', 'search']);
+    expect(ready.body.checks.map((c: { name: string }) => c.name)).toEqual(['store', 'workspace_root', 'sandbox', 'search', 'web_search']);
     // CI installs ripgrep: Grep must not silently run on the fallback there.
     expect(ready.body.checks[3].detail).toMatch(/^Grep uses ripgrep at /);
   });

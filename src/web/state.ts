@@ -1,0 +1,77 @@
+// A session's web state: WebFetch's 15-minute cache, the fetch caps and the search backend.
+import type { ToolOutput } from '../tools/tool.js';
+import { searchConfigProblems, type SearchConfig } from './search.js';
+
+export const FETCH_CACHE_TTL_MS = 15 * 60 * 1000;
+const CACHE_ENTRIES = 64;
+/** Larger answers are not kept (the cache must not become the session's memory problem). */
+const CACHE_ENTRY_CHARS = 2 * 1024 * 1024;
+
+interface Entry {
+  at: number;
+  output: ToolOutput;
+}
+
+/** Per-session cache keyed by the URL asked for (without its fragment). */
+export class FetchCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  static key(url: string): string {
+    try {
+      const u = new URL(url);
+      u.hash = '';
+      return u.toString();
+    } catch {
+      return url;
+    }
+  }
+
+  get(url: string): { output: ToolOutput; at: number } | undefined {
+    const key = FetchCache.key(url);
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (this.now() - e.at > FETCH_CACHE_TTL_MS) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return { output: e.output, at: e.at };
+  }
+
+  set(url: string, output: ToolOutput): void {
+    const chars = output.content.reduce((n, b) => n + b.text.length, 0);
+    if (chars > CACHE_ENTRY_CHARS) return;
+    const key = FetchCache.key(url);
+    this.entries.delete(key);
+    this.entries.set(key, { at: this.now(), output });
+    while (this.entries.size > CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+export interface WebState {
+  cache: FetchCache;
+  fetchMaxBytes: number;
+  fetchTimeoutMs: number;
+  /** null: no usable backend (WebSearch is then not installable). */
+  search: SearchConfig | null;
+}
+
+export interface SearchStatus {
+  usable: boolean;
+  /** Configured at all (an unconfigured backend is not a fault, but WebSearch cannot be installed). */
+  configured: boolean;
+  detail: string;
+  config: SearchConfig | null;
+}
+
+/** Whether WebSearch can work with the operator's configuration, and why not. */
+export function searchStatus(c: { backend: string | undefined; apiKey: string | undefined; url: string | undefined }): SearchStatus {
+  if (c.backend === undefined) {
+    return { usable: false, configured: false, detail: 'no search backend is configured (set NORMA_WEBSEARCH_BACKEND)', config: null };
+  }
+  const config: SearchConfig = { backend: c.backend as SearchConfig['backend'], ...(c.apiKey ? { apiKey: c.apiKey } : {}), ...(c.url ? { url: c.url } : {}) };
+  const problems = searchConfigProblems(config);
+  if (problems.length > 0) return { usable: false, configured: true, detail: `the ${c.backend} search backend is misconfigured: ${problems.join('; ')}`, config: null };
+  return { usable: true, configured: true, detail: `WebSearch uses ${c.backend}${c.url ? ` at ${c.url}` : ''}`, config };
+}
