@@ -14,6 +14,30 @@ export interface Converted {
 }
 
 export function htmlToMarkdown(html: string, pageUrl: string): Converted {
+  const { document } = prepare(html, pageUrl);
+  const pageTitle = document.querySelector('title')?.textContent?.trim() || null;
+  let contentHtml: string | null = null;
+  let title = pageTitle;
+  try {
+    // Readability changes the document it reads: on failure the page is parsed again below.
+    const article = new Readability(document as never, { charThreshold: 200 }).parse();
+    if (article?.content && (article.textContent ?? '').trim().length >= 200) {
+      contentHtml = article.content;
+      title = article.title?.trim() || pageTitle;
+    }
+  } catch {
+    contentHtml = null;
+  }
+  contentHtml ??= prepare(html, pageUrl).document.body?.innerHTML ?? html;
+  const markdown = turndown
+    .turndown(contentHtml)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return { title, markdown };
+}
+
+/** Parses the page, drops what is never content, and makes links and images absolute. */
+function prepare(html: string, pageUrl: string) {
   const { document } = parseHTML(html);
   for (const el of document.querySelectorAll('script, style, noscript, template')) el.remove();
   for (const [selector, attr] of [
@@ -33,22 +57,23 @@ export function htmlToMarkdown(html: string, pageUrl: string): Converted {
       }
     }
   }
-  const pageTitle = document.querySelector('title')?.textContent?.trim() || null;
-  let contentHtml: string | null = null;
-  let title = pageTitle;
-  try {
-    const article = new Readability(document.cloneNode(true) as never, { charThreshold: 200 }).parse();
-    if (article?.content && (article.textContent ?? '').trim().length >= 200) {
-      contentHtml = article.content;
-      title = article.title?.trim() || pageTitle;
-    }
-  } catch {
-    contentHtml = null;
-  }
-  contentHtml ??= document.body?.innerHTML ?? html;
-  const markdown = turndown
-    .turndown(contentHtml)
-    .replace(/\n{3,}/g, '\n\n')
+  return { document };
+}
+
+/** A fast, rough fallback: the page's text without tags (used when the conversion takes too long). */
+export function htmlToPlainText(html: string): string {
+  return html
+    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<(br|\/p|\/div|\/h[1-6]|\/li|\/tr)\b[^>]*>/gi, '\n')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\s*\n\s*/g, '\n')
     .trim();
-  return { title, markdown };
 }

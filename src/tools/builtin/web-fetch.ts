@@ -5,7 +5,7 @@
 // Answers are cached per session for 15 minutes.
 import { Type, type Static } from '@sinclair/typebox';
 import { EgressRefusal } from '../../sandbox/egress.js';
-import { htmlToMarkdown } from '../../web/html-markdown.js';
+import { convertHtml } from '../../web/html-convert.js';
 import { EgressFailure } from '../../web/types.js';
 import { buildTool, textOutput, ToolRefusal, type ToolOutput } from '../tool.js';
 
@@ -85,9 +85,11 @@ export const webFetchTool = buildTool<WebFetchInput>({
     const text = decode(res.body, res.headers['content-type']);
     let body: string;
     if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /^\s*<(!doctype html|html)/i.test(text))) {
-      const page = htmlToMarkdown(text, res.url);
+      const page = await convertHtml(text, res.url, { signal: ctx.signal });
       if (page.title) head.push(`Title: ${page.title}`);
       body = page.markdown;
+      if (page.mode === 'text') body = `[The page took too long to convert to Markdown: this is its plain text.]\n\n${body}`;
+      if (page.omittedChars > 0) body += `\n\n[Only the first ${text.length - page.omittedChars} characters of the page's HTML were converted; ${page.omittedChars} more were left out.]`;
     } else if (type === 'application/json' || type.endsWith('+json')) {
       try {
         body = JSON.stringify(JSON.parse(text), null, 2);
