@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import type { NormaEvent } from '../src/contract/events.js';
 import { SqliteStore } from '../src/store/sqlite.js';
-import { freePort, root, startChild, stopChildren } from './lib.js';
+import { apiCall, freePort, root, startChild, stopChildren } from './lib.js';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
 const TURNS = Number(process.env.BENCH_TURNS ?? 40);
@@ -23,16 +23,7 @@ const REPLAY = Number(process.env.BENCH_REPLAY ?? 100_000);
 
 const agent = new Agent({ connections: SUBSCRIBERS + 8, pipelining: 0 });
 
-async function api(base: string, method: string, p: string, body?: unknown): Promise<any> {
-  const res = await request(`${base}${p}`, {
-    method: method as 'POST',
-    dispatcher: agent,
-    ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${p}: ${res.statusCode} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const api = (base: string, method: string, p: string, body?: unknown) => apiCall(agent, base, method, p, body);
 
 /** Reads an SSE stream until an event with id `untilSeq` arrives; resolves with the time it did. */
 async function subscriber(url: string, untilSeq: number): Promise<number> {

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { request, type Dispatcher } from 'undici';
 
 export const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -44,4 +45,16 @@ export async function stopChildren(children: ChildProcess[]): Promise<void> {
 /** The p-quantile (0..1) of sorted values. */
 export function quantile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+}
+
+/** One JSON API call; a status of 300 or more throws with the body. */
+export async function apiCall(dispatcher: Dispatcher, base: string, method: string, p: string, body?: unknown): Promise<any> {
+  const res = await request(`${base}${p}`, {
+    method: method as 'POST',
+    dispatcher,
+    ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${p}: ${res.statusCode} ${text}`);
+  return text ? JSON.parse(text) : null;
 }

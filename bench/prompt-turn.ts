@@ -14,7 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { freePort, quantile, root, startChild, stopChildren } from './lib.js';
+import { apiCall, freePort, quantile, root, startChild, stopChildren } from './lib.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const MEMORY_TURNS = Number(process.env.BENCH_MEMORY_TURNS ?? 1000);
@@ -87,16 +87,7 @@ async function fakeProvider(): Promise<{ server: http.Server; port: number }> {
 
 // ---- the client -------------------------------------------------------------------------------
 
-async function api(base: string, method: string, p: string, body?: unknown): Promise<any> {
-  const res = await request(`${base}${p}`, {
-    method: method as 'POST',
-    dispatcher: agent,
-    ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${p}: ${res.statusCode} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const api = (base: string, method: string, p: string, body?: unknown) => apiCall(agent, base, method, p, body);
 
 /** RSS after a full collection in the server (SIGUSR2, see gc-on-signal.mjs). */
 async function settledRssKiB(pid: number): Promise<number> {

@@ -93,6 +93,12 @@ interface SessionRuntime {
 
 const MAX_LIST_LIMIT = 200;
 
+/** A page of one kind of audit events, and where the next page starts. */
+export interface EventPage {
+  items: NormaEvent[];
+  next_after: number | null;
+}
+
 export class SessionService {
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly closing = new Map<string, Promise<void>>();
@@ -246,17 +252,18 @@ export class SessionService {
   }
 
   /** The hook audit: every `hook.completed` / `hook.failed` event of the session, paged by seq. */
-  listHookRuns(sessionId: string, afterSeq: number, limit: number): { items: NormaEvent[]; next_after: number | null } {
-    this.record(sessionId);
-    const page = this.deps.store.eventsOfTypes(sessionId, ['hook.completed', 'hook.failed'], afterSeq, limit + 1);
-    const items = page.slice(0, limit);
-    return { items, next_after: page.length > limit ? items[items.length - 1]!.seq : null };
+  listHookRuns(sessionId: string, afterSeq: number, limit: number): EventPage {
+    return this.eventsPage(sessionId, ['hook.completed', 'hook.failed'], afterSeq, limit);
   }
 
   /** The egress evidence: every `egress.request` event of the session, paged by seq. */
-  listEgress(sessionId: string, afterSeq: number, limit: number): { items: NormaEvent[]; next_after: number | null } {
+  listEgress(sessionId: string, afterSeq: number, limit: number): EventPage {
+    return this.eventsPage(sessionId, ['egress.request'], afterSeq, limit);
+  }
+
+  private eventsPage(sessionId: string, types: string[], afterSeq: number, limit: number): EventPage {
     this.record(sessionId);
-    const page = this.deps.store.eventsOfTypes(sessionId, ['egress.request'], afterSeq, limit + 1);
+    const page = this.deps.store.eventsOfTypes(sessionId, types, afterSeq, limit + 1);
     const items = page.slice(0, limit);
     return { items, next_after: page.length > limit ? items[items.length - 1]!.seq : null };
   }

@@ -4,8 +4,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpProviderOptions } from '../../src/model/http.js';
 import { OpenAIProvider } from '../../src/model/openai.js';
-import { ProviderError, type ModelRequest, type ModelResponse } from '../../src/model/provider.js';
 import { FakeServer, fixture, jsonError, sse } from './fake-server.js';
+import { complete, failure, request } from './harness.js';
 
 const KEY = 'sk-test-proj-TESTKEY-aBcDeFgHiJkLmNoPqRsTuVwXyZ012345';
 const server = new FakeServer();
@@ -38,43 +38,6 @@ function provider(over: Partial<HttpProviderOptions> = {}): OpenAIProvider {
   });
   providers.push(p);
   return p;
-}
-
-interface Run {
-  texts: [string, number][];
-  retries: { attempt: number; delayMs: number; reason: string }[];
-  request: ModelRequest;
-}
-
-function request(over: Partial<ModelRequest> = {}): Run {
-  const run: Run = { texts: [], retries: [], request: undefined as never };
-  run.request = {
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello' }] }],
-    tools: [],
-    maxTokens: 1024,
-    signal: new AbortController().signal,
-    onText: (t, i) => run.texts.push([t, i]),
-    onRetry: (r) => run.retries.push(r),
-    ...over,
-  };
-  return run;
-}
-
-async function complete(p: OpenAIProvider, over: Partial<ModelRequest> = {}): Promise<Run & { result: ModelResponse }> {
-  const run = request(over);
-  return { ...run, result: await p.complete(run.request) };
-}
-
-async function failure(p: OpenAIProvider, over: Partial<ModelRequest> = {}): Promise<Run & { err: ProviderError }> {
-  const run = request(over);
-  const err = await p.complete(run.request).then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderError);
-  return { ...run, err: err as ProviderError };
 }
 
 const TEXT_DELTAS = ['Bonjour', ' ! Le café', ' ☕ est prêt', ' — 日本語も', 'OK 🙂.'];
