@@ -37,11 +37,11 @@ class ConverterThread {
           { eval: true },
         )
       : new Worker(here.replace(/html-convert\.js$/, 'html-worker.js'));
-    worker.unref();
     worker.on('message', (m: { id: number; ok: boolean; result?: Converted; error?: string }) => {
       const job = this.jobs.get(m.id);
       if (!job) return;
       this.jobs.delete(m.id);
+      this.idleUnref(worker);
       if (m.ok) job.resolve(m.result!);
       else job.reject(new Error(m.error));
     });
@@ -55,7 +55,15 @@ class ConverterThread {
     };
     worker.on('error', failAll);
     worker.on('exit', (code) => failAll(new Error(`the HTML converter stopped (exit ${code})`)));
+    // An idle converter does not keep the process alive (unref after the listeners: adding a
+    // 'message' listener refs the worker again); a busy one does.
+    worker.unref();
     return worker;
+  }
+
+  private idleUnref(worker: Worker): void {
+    for (const job of this.jobs.values()) if (job.worker === worker) return;
+    worker.unref();
   }
 
   convert(html: string, url: string, timeoutMs: number, signal?: AbortSignal): Promise<Converted> {
@@ -71,6 +79,7 @@ class ConverterThread {
       }, timeoutMs);
       const onAbort = () => {
         this.jobs.delete(id);
+        this.idleUnref(worker);
         clearTimeout(timer);
         reject(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
       };
@@ -88,6 +97,7 @@ class ConverterThread {
           reject(e);
         },
       });
+      worker.ref();
       worker.postMessage({ id, html, url });
     });
   }
