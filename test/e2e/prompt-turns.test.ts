@@ -339,6 +339,27 @@ describe('hooks around the model loop', () => {
     expect(turn).toMatchObject({ status: 'completed', model_calls: 1, stop_reason: 'stop_hook' });
   });
 
+  it('a PostToolUse continue:false stops the loop after that call, with every call answered', async () => {
+    const t = await boot({}, { hooks: [{ event: 'PostToolUse', matcher: 'LS', callback: () => ({ continue: false, stopReason: 'enough listing' }) }] });
+    const s = await session(t, [{ content: [use('toolu_1', 'LS', { path: '.' }), use('toolu_2', 'Read', { file_path: 'x' })] }, { content: [text('never')] }]);
+    const turn = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { prompt: 'go' })).body;
+    expect(turn).toMatchObject({ status: 'cancelled', model_calls: 1, error: { code: 'stopped_by_hook' } });
+    expect(turn.error.message).toContain('enough listing');
+    expect(turn.results.map((r: { tool_use_id: string }) => r.tool_use_id)).toEqual(['toolu_1', 'toolu_2']);
+    expect(turn.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('a denial with interrupt stops the loop: no further model call', async () => {
+    const t = await boot();
+    const s = await session(t, [{ content: [use('toolu_w', 'Write', { file_path: 'x', content: 'x' })] }, { content: [text('never')] }]);
+    const paused = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { prompt: 'go' })).body;
+    const [perm] = (await t.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items;
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${perm.id}`, { behavior: 'deny', message: 'stop it', interrupt: true });
+    const final = await waitTurn(t, s.id, paused.id);
+    expect(final).toMatchObject({ status: 'cancelled', model_calls: 1, error: { code: 'interrupted' } });
+    expect(final.messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_w', is_error: true });
+  });
+
   it('PreToolUse and PostToolUse context reaches the model in the tool_result', async () => {
     const t = await boot({}, {
       hooks: [
