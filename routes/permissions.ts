@@ -119,7 +119,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         tags: ['permissions'],
         summary: 'The evidence of outbound requests, oldest first',
         description:
-          'Every outbound request a tool of the session made (WebFetch, WebSearch), one record per redirect hop: time, call, ' +
+          'Every outbound request a tool (WebFetch, WebSearch) or an http hook of the session made, one record per redirect hop: time, call, hook, ' +
           'method, URL, the address connected to, status, bytes and SHA-256 of the body received — or the egress rule that ' +
           'refused it. These are the session\'s `egress.request` events. Page with `after` (the `seq` of the last one seen).',
         params: SessionParams,

@@ -9,7 +9,8 @@ import { analyzeCommand } from '../permission/shell.js';
 import type { SandboxPolicy } from '../sandbox/process.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import { commandHook } from './command.js';
-import { httpHook } from './http.js';
+import { httpHook, type HookEvidenceSink } from './http.js';
+export type { HookEvidenceSink };
 import { compileMatcher, DEFAULT_HOOK_TIMEOUT_MS, type HookRegistration, type SessionHooks } from './registry.js';
 
 /** Events whose hooks see a tool call (matchers and `if` apply to them). */
@@ -68,6 +69,8 @@ export function compileSessionHooks(
   egress: EgressPolicy,
   /** How places are named: `hooks` for a session's, `NORMA_HOOKS_FILE` for the operator's. */
   prefix = 'hooks',
+  /** Where http hooks' outbound requests are recorded as evidence. */
+  evidence?: HookEvidenceSink,
 ): CompiledSessionHooks {
   const registrations: HookRegistration[] = [];
   const problems: string[] = [];
@@ -106,7 +109,7 @@ export function compileSessionHooks(
           problem = urlProblem(hook.url);
           if (problem) problem = `${at}.url: ${problem}`;
           kind = 'http';
-          callback = () => httpHook(hook.url, hook.secret, egress, timeoutMs);
+          callback = () => httpHook(hook.url, hook.secret, egress, timeoutMs, evidence ? (e, input) => evidence(e, input, at) : undefined);
         } else {
           problem = !sandbox.usable && sandbox.policy.mode === 'bwrap' ? `${at}: command hooks run in the process sandbox, which is unusable (${sandbox.detail})` : null;
           const missing = problem ? null : commandProblem(hook.command);

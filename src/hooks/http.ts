@@ -5,27 +5,31 @@
 // replays. A 2xx answer's JSON body is honoured like a command hook's stdout; an empty body
 // changes nothing; any other status or invalid JSON is a reported, non-blocking error. A
 // refused URL, an unreachable server or the timeout is a failure (fail-closed in PreToolUse).
+// The request goes through the tools' egress client, so it leaves the same evidence record.
 import { createHmac } from 'node:crypto';
-import { request } from 'undici';
-import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
+import { EgressRefusal, type EgressPolicy } from '../sandbox/egress.js';
+import { egressFetcher } from '../web/egress-client.js';
+import type { EgressEvidence } from '../web/types.js';
 import { parseHookJson } from './command.js';
-import { HookNonBlockingError, type HookCallback, type HookOutput } from './registry.js';
+import { HookNonBlockingError, type HookCallback, type HookInput, type HookOutput } from './registry.js';
 
 const MAX_RESPONSE_BYTES = 256 * 1024;
+
+/** Receives the evidence of a hook's outbound request, with the event input it carried and the hook's name. */
+export type HookEvidenceSink = (evidence: EgressEvidence, input: HookInput, hook: string) => void;
 
 export function signBody(secret: string, timestamp: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-export function httpHook(url: string, secret: string | undefined, egress: EgressPolicy, timeoutMs: number): HookCallback {
+export function httpHook(
+  url: string,
+  secret: string | undefined,
+  egress: EgressPolicy,
+  timeoutMs: number,
+  evidence?: (e: EgressEvidence, input: HookInput) => void,
+): HookCallback {
   return async (input, signal): Promise<HookOutput | void> => {
-    let target;
-    try {
-      target = await checkTarget(url, egress);
-    } catch (err) {
-      if (err instanceof EgressRefusal) throw new Error(`refused by the egress guard: ${err.message}`);
-      throw err;
-    }
     const body = JSON.stringify(input);
     const timestamp = String(Math.floor(Date.now() / 1000));
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'norma-server-hook' };
@@ -33,27 +37,23 @@ export function httpHook(url: string, secret: string | undefined, egress: Egress
       headers['x-norma-timestamp'] = timestamp;
       headers['x-norma-signature'] = signBody(secret, timestamp, body);
     }
-    const agent = pinnedAgent(target, timeoutMs);
+    const fetch = egressFetcher({ policy: egress, ...(evidence ? { onEvidence: (e) => evidence(e, input) } : {}) });
+    let res;
     try {
-      // undici does not follow redirects here: a 3xx is answered as a non-2xx status.
-      const res = await request(target.url, { method: 'POST', body, headers, dispatcher: agent, signal });
-      let text = '';
-      for await (const chunk of res.body) {
-        text += chunk.toString('utf8');
-        if (text.length > MAX_RESPONSE_BYTES) {
-          res.body.destroy();
-          throw new HookNonBlockingError(`answered more than ${MAX_RESPONSE_BYTES} bytes`);
-        }
-      }
-      if (res.statusCode < 200 || res.statusCode > 299) throw new HookNonBlockingError(`answered HTTP ${res.statusCode}${text ? `: ${text.slice(0, 500)}` : ''}`);
-      if (text.trim() === '') return;
-      try {
-        return parseHookJson(JSON.parse(text));
-      } catch (err) {
-        throw new HookNonBlockingError(`answered a body that is not a JSON object (${(err as Error).message})`);
-      }
-    } finally {
-      await agent.close().catch(() => undefined);
+      // No redirects: a 3xx is answered as a status that is not 2xx.
+      res = await fetch({ url, method: 'POST', headers, body, redirects: 'none', maxBytes: MAX_RESPONSE_BYTES, timeoutMs, signal });
+    } catch (err) {
+      if (err instanceof EgressRefusal) throw new Error(`refused by the egress guard: ${err.message}`);
+      throw err;
+    }
+    if (res.truncated) throw new HookNonBlockingError(`answered more than ${MAX_RESPONSE_BYTES} bytes`);
+    const text = res.body.toString('utf8');
+    if (res.status < 200 || res.status > 299) throw new HookNonBlockingError(`answered HTTP ${res.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
+    if (text.trim() === '') return;
+    try {
+      return parseHookJson(JSON.parse(text));
+    } catch (err) {
+      throw new HookNonBlockingError(`answered a body that is not a JSON object (${(err as Error).message})`);
     }
   };
 }

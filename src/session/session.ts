@@ -21,7 +21,7 @@ import { DomainError, notFound } from '../errors.js';
 import { errorResult } from '../pipeline/exec-one.js';
 import type { NormaEvent } from '../contract/events.js';
 import type { EventLog } from '../events/log.js';
-import { compileSessionHooks } from '../hooks/config.js';
+import { compileSessionHooks, type HookEvidenceSink } from '../hooks/config.js';
 import type { EgressPolicy, Resolver } from '../sandbox/egress.js';
 import { HookRegistry, type HookInput, type HookRegistration, type HookRunRecord, type SessionHooks } from '../hooks/registry.js';
 import type { Clock, IdFactory } from '../ids.js';
@@ -156,7 +156,8 @@ export class SessionService {
       await fs.mkdir(workspaceDir, { mode: 0o700 });
     }
     const workspace = await Workspace.open(workspaceDir!);
-    const sessionHooks = hookEvents.length > 0 ? compileSessionHooks(body.hooks, sandboxForHooks, workspace.root, this.egress()) : undefined;
+    const sessionHooks =
+      hookEvents.length > 0 ? compileSessionHooks(body.hooks, sandboxForHooks, workspace.root, this.egress(), 'hooks', this.hookEvidence) : undefined;
     const registry = new ToolRegistry();
     for (const tool of (selection as { tools: import('../tools/tool.js').CoreTool[] }).tools) registry.register(tool);
 
@@ -233,6 +234,17 @@ export class SessionService {
       },
     };
   }
+
+  /** An http hook's outbound request, as evidence in the session it ran for. */
+  private readonly hookEvidence: HookEvidenceSink = (e, input, hook) =>
+    this.deps.events.emit(input.session_id, {
+      type: 'egress.request',
+      ...(input.turn_id ? { turn_id: input.turn_id } : {}),
+      ...(input.tool_use_id ? { tool_use_id: input.tool_use_id } : {}),
+      ...(input.tool_name ? { tool: input.tool_name } : {}),
+      hook,
+      ...e,
+    });
 
   /** Every hook run becomes an event (`hook.completed` or `hook.failed`): the hooks' audit trail. */
   private emitHookRun(sessionId: string, r: HookRunRecord, turnId?: string, toolUseId?: string): void {
@@ -332,7 +344,14 @@ export class SessionService {
   /** A session's hooks: the operator's in-process ones, the operator's file hooks, then its own. */
   private hooksFor(workspace: string, own: HookRegistration[], sandbox: SandboxStatus): HookRegistry {
     const operator = this.deps.operatorHooks
-      ? compileSessionHooks(this.deps.operatorHooks, { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail }, workspace, this.egress(), 'NORMA_HOOKS_FILE').registrations
+      ? compileSessionHooks(
+          this.deps.operatorHooks,
+          { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail },
+          workspace,
+          this.egress(),
+          'NORMA_HOOKS_FILE',
+          this.hookEvidence,
+        ).registrations
       : [];
     return this.deps.hooks.with([...operator, ...own]);
   }
@@ -387,7 +406,14 @@ export class SessionService {
           this.saveSession(current);
         }
       }
-      const compiled = compileSessionHooks(record.hooks ?? undefined, { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail }, workspace.root, this.egress());
+      const compiled = compileSessionHooks(
+        record.hooks ?? undefined,
+        { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail },
+        workspace.root,
+        this.egress(),
+        'hooks',
+        this.hookEvidence,
+      );
       if (compiled.problems.length > 0) {
         // A hook that cannot run any more (its program is gone, the sandbox broke) is said, not dropped silently.
         this.deps.logger.warn({ session_id: s.id, problems: compiled.problems }, 'session hooks could not all be installed again after a restart');

@@ -348,6 +348,20 @@ describe('http hooks', () => {
     expect(signBody('a-shared-secret', ts, raw)).toBe(expected);
     // The secret is never echoed back.
     expect(JSON.stringify((await t.api.get(`/v1/sessions/${s.id}`)).body)).not.toContain('a-shared-secret');
+    // The hook's request is evidence like a tool's: who sent it, for which call, where it went, what came back.
+    const egress = (await t.api.get(`/v1/sessions/${s.id}/egress`)).body.items;
+    expect(egress).toHaveLength(1);
+    expect(egress[0]).toMatchObject({
+      hook: 'hooks.PreToolUse[0].hooks[0]',
+      tool: 'Write',
+      tool_use_id: done.results[0].tool_use_id,
+      turn_id: done.id,
+      method: 'POST',
+      url: ep.url,
+      address: '127.0.0.2',
+      status: 200,
+      bytes: Buffer.byteLength(JSON.stringify({ decision: 'deny', reason: 'the policy service says no' })),
+    });
   });
 
   it('a target the egress guard refuses fails closed, naming the rule; a non-2xx answer does not block', async () => {
@@ -369,6 +383,11 @@ describe('http hooks', () => {
     expect(failed).toMatchObject([
       { kind: 'http', outcome: 'error', error: 'answered HTTP 500: oops' },
       { kind: 'http', outcome: 'failed' },
+    ]);
+    const egress = (await t.api.get(`/v1/sessions/${s.id}/egress`)).body.items;
+    expect(egress.map((e: { hook: string; status: number | null; error?: string }) => [e.hook, e.status, e.error ?? null])).toEqual([
+      ['hooks.PreToolUse[0].hooks[0]', 500, null],
+      ['hooks.PreToolUse[1].hooks[0]', null, '127.0.0.1: loopback addresses are not allowed (NORMA_EGRESS_ALLOW can open specific ones)'],
     ]);
   });
 
