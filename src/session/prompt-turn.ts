@@ -3,7 +3,7 @@
 // cap); all their tool_results go back in one user message, paired by id, in the order the model
 // asked; and again, until the model stops, a hook stops it, `max_turns` is reached or the turn is
 // cancelled. The transcript lives on the turn (`messages`) and the next prompt turn continues it.
-import type { ToolUse, Turn } from '../contract/schemas.js';
+import type { ToolResult, ToolUse, Turn } from '../contract/schemas.js';
 import type { HookInput, HookRegistry } from '../hooks/registry.js';
 import type { HookRunRecord } from '../hooks/registry.js';
 import { errorResult, execOne, type PipelineEnv, type ToolCall } from '../pipeline/exec-one.js';
@@ -318,7 +318,7 @@ export class PromptTurnRunner extends TurnRunner {
         const answer = content.filter((b): b is TextBlock => b.type === 'text').map((b) => b.text).join('\n');
         return textOutput(answer || '(The subagent finished without an answer.)');
       }
-      const results = new Map<string, import('../contract/schemas.js').ToolResult>();
+      const results = new Map<string, ToolResult>();
       for (const u of uses) {
         this.signal.throwIfAborted();
         let result;

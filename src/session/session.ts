@@ -937,7 +937,7 @@ export class SessionService {
         const s = this.record(sessionId).session;
         return { session_id: sessionId, turn_id: turn.id, cwd: s.workspace, permission_mode: s.permission_mode };
       },
-      onHookRun: (r) => this.emitHookRun(sessionId, r, turn.id),
+      onHookRun: (r, toolUseId) => this.emitHookRun(sessionId, r, turn.id, toolUseId),
     };
   }
 

@@ -422,6 +422,9 @@ describe('the Agent tool (subagents)', () => {
     expect(inner[1]!.data.result.content[0].text).toContain('cannot start subagents');
     const subMessages = events.events.filter((e) => e.event === 'message.completed' && e.data.parent_tool_use_id === 'toolu_ag');
     expect(subMessages).toHaveLength(2);
+    // The SubagentStart run is audited against the Agent call that started it.
+    const runs = (await t.api.get(`/v1/sessions/${s.id}/hook-runs`)).body.items.filter((r: { event: string }) => r.event === 'SubagentStart');
+    expect(runs.map((r: { tool_use_id?: string; turn_id?: string }) => [r.tool_use_id, r.turn_id])).toEqual([['toolu_ag', turn.id]]);
   });
 
   it('needs a model at creation, and refuses to run in a direct turn', async () => {
