@@ -1,35 +1,17 @@
 // WebFetch and WebSearch through the HTTP API, against loopback fixtures: 127.0.0.2 is allowlisted
 // (NORMA_EGRESS_ALLOW), 127.0.0.1 — where a "private" service listens — is not. SSRF vectors, HTML to
 // Markdown, redirects, caps, the cache, evidence, domain rules, and search backends configured or not.
-import http from 'node:http';
-import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../src/sandbox/egress.js';
+import { closeFixtures, serve } from '../helpers/http-fixture.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let t: TestServer | undefined;
-let servers: http.Server[] = [];
 afterEach(async () => {
   await t?.close();
   t = undefined;
-  for (const s of servers) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-  servers = [];
+  await closeFixtures();
 });
-
-async function serve(host: string, handler: http.RequestListener): Promise<{ port: number; hits: string[]; origin: string }> {
-  const hits: string[] = [];
-  const server = http.createServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    handler(req, res);
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  return { port, hits, origin: `http://${host}:${port}` };
-}
 
 const DNS: Record<string, string[]> = {
   localhost: ['127.0.0.1', '::1'],

@@ -5,29 +5,12 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFixtures, serve, track } from '../helpers/http-fixture.js';
 import { EgressRefusal, type Resolver } from '../../src/sandbox/egress.js';
 import { egressFetcher } from '../../src/web/egress-client.js';
 import { EgressFailure, type EgressEvidence } from '../../src/web/types.js';
 
-let servers: net.Server[] = [];
-afterEach(async () => {
-  for (const s of servers) {
-    (s as http.Server).closeAllConnections?.();
-    await new Promise((r) => s.close(r));
-  }
-  servers = [];
-});
-
-async function serve(host: string, handler: http.RequestListener): Promise<{ port: number; hits: string[] }> {
-  const hits: string[] = [];
-  const server = http.createServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    handler(req, res);
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return { port: (server.address() as net.AddressInfo).port, hits };
-}
+afterEach(closeFixtures);
 
 function client(extra: { resolve?: Resolver; proxy?: string } = {}) {
   const evidence: EgressEvidence[] = [];
@@ -178,7 +161,7 @@ describe('egressFetcher', () => {
       upstream.on('error', () => socket.destroy());
       socket.on('error', () => upstream.destroy());
     });
-    servers.push(proxy);
+    track(proxy);
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const proxyPort = (proxy.address() as net.AddressInfo).port;
     const res = await client({ proxy: `http://127.0.0.1:${proxyPort}` }).fetch({ url: `http://127.0.0.2:${target.port}/p` });
@@ -188,7 +171,6 @@ describe('egressFetcher', () => {
     // The proxy goes away: the request fails and nothing reaches the target directly.
     proxy.closeAllConnections();
     await new Promise((r) => proxy.close(r));
-    servers = servers.filter((s) => s !== proxy);
     await expect(client({ proxy: `http://127.0.0.1:${proxyPort}` }).fetch({ url: `http://127.0.0.2:${target.port}/q` })).rejects.toThrow(
       /through the egress proxy failed .* not retried without the proxy/,
     );
