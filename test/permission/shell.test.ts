@@ -102,7 +102,7 @@ const okCases: OkCase[] = [
   { cmd: 'builtin eval rm x', commands: ['^rm x'], readOnly: false },
   { cmd: "bash -c 'rm x'", commands: ['^rm x'], readOnly: false },
   { cmd: 'sh -c "ls; rm x"', commands: ['^ls', '^rm x'], readOnly: false },
-  { cmd: "bash -lc 'ls'", commands: ['^ls'], readOnly: true },
+  { cmd: "bash -ec 'ls'", commands: ['^ls'], readOnly: true },
   { cmd: "zsh -c 'eval \"rm x\"'", commands: ['^rm x'], readOnly: false },
   { cmd: "dash -e -c 'sh -c \"git push\"'", commands: ['^git push'], readOnly: false },
   { cmd: 'sh script.sh', commands: ['sh script.sh'], readOnly: false },
@@ -273,6 +273,8 @@ const failCases: FailCase[] = [
   // misc
   { cmd: 'cat {fd}>x', reason: /\{fd\}/ },
   { cmd: 'sudo $X', reason: /not a literal word/ },
+  // a login shell runs profile files first
+  { cmd: "bash -lc 'ls'", reason: /bash -l/ },
 ];
 
 describe('analyzeCommand: commands, nesting, read-only and redirects', () => {

@@ -1,0 +1,109 @@
+// Coverage check: unbash is a tolerant parser and can silently drop tokens (e.g. the `(` of
+// `ls ( x`). Every character of a structural node that is not inside one of its children must be
+// whitespace, a comment, a line continuation, or one of the node's own keywords/operators.
+// Here-document bodies lie outside the nodes that own them and are skipped.
+//
+// Linear: each gap between a node's children is scanned once, and the here-doc bodies that fall
+// into it are found by binary search (a line of thousands of here-docs is not quadratic).
+import { forEachChild, type Script, type SyntaxNode } from 'unbash';
+import { fail } from './types.js';
+
+const OWN_TOKENS: Record<string, readonly string[]> = {
+  Script: [';', '&'],
+  CompoundList: [';', '&'],
+  Statement: [';', '&'],
+  AndOr: ['&&', '||'],
+  Pipeline: ['|', '|&'],
+  Command: [],
+  Redirected: [],
+  If: ['if', 'then', 'else', 'fi', ';', '&'],
+  Elif: ['elif', 'then', ';', '&'],
+  For: ['for', 'in', 'do', 'done', ';', '&', '{', '}'],
+  Select: ['select', 'in', 'do', 'done', ';', '&', '{', '}'],
+  While: ['while', 'until', 'do', 'done', ';', '&'],
+  Subshell: ['(', ')', ';', '&'],
+  BraceGroup: ['{', '}', ';', '&'],
+  Case: ['case', 'in', 'esac', ';', '&'],
+  CaseItem: ['(', ')', '|', ';;', ';&', ';;&'],
+  TestCommand: ['[[', ']]'],
+};
+
+const GAP_TOKEN = /\s+|\\\n|#[^\n]*|\[\[|\]\]|;;&|;;|;&|&&|\|\||\|&|[;&|(){}]|[A-Za-z]+|[^]/y;
+
+type Range = readonly [number, number];
+
+/** Here-document bodies of one script, in source order (they never overlap). */
+export class HereDocBodies {
+  private constructor(private readonly ranges: readonly Range[]) {}
+
+  static none: HereDocBodies = new HereDocBodies([]);
+
+  static of(script: Script): HereDocBodies {
+    const out: Range[] = [];
+    const visit = (node: SyntaxNode): void => {
+      if (node.type === 'HereDoc') {
+        out.push([node.body.pos, node.closing ? node.closing.end : node.body.end]);
+        return;
+      }
+      if (node.type === 'Word' || node.type === 'Assignment' || node.type === 'Redirect' || node.type === 'HereString') return;
+      forEachChild(node, visit);
+    };
+    visit(script);
+    let sorted = true;
+    for (let i = 1; i < out.length && sorted; i++) sorted = out[i - 1]![0] <= out[i]![0];
+    if (!sorted) out.sort((a, b) => a[0] - b[0]);
+    return new HereDocBodies(out);
+  }
+
+  /** Calls `gap` for the parts of [from, to) outside every body. */
+  forGaps(from: number, to: number, gap: (s: number, e: number) => void): void {
+    const r = this.ranges;
+    let lo = 0;
+    let hi = r.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (r[mid]![1] <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    let at = from;
+    for (let i = lo; i < r.length && r[i]![0] < to; i++) {
+      if (r[i]![0] > at) gap(at, r[i]![0]);
+      at = Math.max(at, r[i]![1]);
+    }
+    if (at < to) gap(at, to);
+  }
+}
+
+export function checkOwnText(node: SyntaxNode & { pos: number; end: number }, src: string, bodies: HereDocBodies): void {
+  const allowed = OWN_TOKENS[node.type];
+  if (allowed === undefined) fail(`unsupported syntax: ${node.type}`);
+  const children: Range[] = [];
+  let sorted = true;
+  forEachChild(node, (child) => {
+    if ('pos' in child && 'end' in child) {
+      if (children.length > 0 && children[children.length - 1]![0] > child.pos) sorted = false;
+      children.push([child.pos, child.end]);
+    }
+  });
+  if (!sorted) children.sort((a, b) => a[0] - b[0]);
+  const scan = (s: number, e: number): void => {
+    const text = src.slice(s, e);
+    GAP_TOKEN.lastIndex = 0;
+    while (GAP_TOKEN.lastIndex < text.length) {
+      const m = GAP_TOKEN.exec(text);
+      if (m === null) fail('parse error');
+      const tok = m[0];
+      const c = tok.charCodeAt(0);
+      if (c === 0x23 /* # */ || tok === '\\\n' || /^\s/.test(tok)) continue;
+      if (!allowed.includes(tok)) fail(`parse error near ${JSON.stringify(tok)}`);
+    }
+  };
+  let at = node.pos;
+  for (const [s, e] of children) {
+    if (e <= at) continue;
+    if (s >= node.end) break;
+    if (s > at) bodies.forGaps(at, Math.min(s, node.end), scan);
+    at = Math.max(at, e);
+  }
+  if (at < node.end) bodies.forGaps(at, node.end, scan);
+}
