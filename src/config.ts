@@ -6,6 +6,7 @@ import net from 'node:net';
 import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
 import { ScriptReplySchema, type ModelConfigInput } from './contract/schemas.js';
+import { DEFAULT_LIMITS, type ResourceLimits } from './sandbox/limits.js';
 
 export type SandboxMode = 'bwrap' | 'off';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -59,6 +60,18 @@ export interface Config {
   sessionRetentionMs: number;
   /** On SIGTERM, how long running calls may finish before they are cancelled (NORMA_SHUTDOWN_GRACE_S). */
   shutdownGraceMs: number;
+  /** Resource limits of each session's sandboxed processes (NORMA_SANDBOX_*); sessions may only lower them. */
+  sandboxLimits: ResourceLimits;
+  /** NORMA_CGROUP: `auto`, `off`, or a delegated cgroup v2 directory. */
+  cgroup: string;
+  /**
+   * Host names (with optional port) requests may name in `Host` besides the loopback names and
+   * the bind address with the listening port (NORMA_ALLOWED_HOSTS); null: none. `*` turns the
+   * check off.
+   */
+  allowedHosts: string[] | null;
+  /** Longest a lifecycle request (session create and close) waits for its hooks (NORMA_LIFECYCLE_TIMEOUT_S). */
+  lifecycleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -228,6 +241,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push(`NORMA_STORE must be "sqlite" or "memory", got ${JSON.stringify(store)}`);
   }
   const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
+  const mb = 1024 * 1024;
+  const sandboxLimits: ResourceLimits = {
+    memory_bytes: positiveInt('NORMA_SANDBOX_MEMORY_MB', DEFAULT_LIMITS.memory_bytes / mb) * mb,
+    processes: positiveInt('NORMA_SANDBOX_PROCESSES', DEFAULT_LIMITS.processes),
+    cpu_weight: positiveInt('NORMA_SANDBOX_CPU_WEIGHT', DEFAULT_LIMITS.cpu_weight),
+    file_size_bytes: positiveInt('NORMA_SANDBOX_FILE_SIZE_MB', DEFAULT_LIMITS.file_size_bytes / mb) * mb,
+    open_files: positiveInt('NORMA_SANDBOX_OPEN_FILES', DEFAULT_LIMITS.open_files),
+    disk_bytes: positiveInt('NORMA_SANDBOX_DISK_MB', DEFAULT_LIMITS.disk_bytes / mb) * mb,
+  };
+  if (sandboxLimits.memory_bytes < 16 * mb) problems.push('NORMA_SANDBOX_MEMORY_MB must be at least 16');
+  if (sandboxLimits.processes < 8) problems.push('NORMA_SANDBOX_PROCESSES must be at least 8');
+  if (sandboxLimits.cpu_weight > 10000) problems.push('NORMA_SANDBOX_CPU_WEIGHT must be from 1 to 10000');
+  if (sandboxLimits.open_files < 32) problems.push('NORMA_SANDBOX_OPEN_FILES must be at least 32');
+  const cgroup = get('NORMA_CGROUP') ?? 'auto';
+  if (cgroup !== 'auto' && cgroup !== 'off' && !path.isAbsolute(cgroup)) {
+    problems.push(`NORMA_CGROUP must be "auto", "off" or the absolute path of a delegated cgroup v2 directory, got ${JSON.stringify(cgroup)}`);
+  }
+  let allowedHosts: string[] | null = null;
+  const rawHosts = get('NORMA_ALLOWED_HOSTS');
+  if (rawHosts !== undefined) {
+    allowedHosts = rawHosts
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== '');
+    for (const h of allowedHosts) {
+      if (h !== '*' && !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h)) {
+        problems.push(`NORMA_ALLOWED_HOSTS entries must be host names or addresses, optionally with :port ([v6] in brackets), or "*", got ${JSON.stringify(h)}`);
+      }
+    }
+  }
+  const lifecycleTimeoutS = positiveNumber('NORMA_LIFECYCLE_TIMEOUT_S', 10);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -258,5 +302,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databaseFile: path.join(dataDir, 'norma.db'),
     sessionRetentionMs: sessionRetentionS * 1000,
     shutdownGraceMs: shutdownGraceS * 1000,
+    sandboxLimits,
+    cgroup,
+    allowedHosts,
+    lifecycleTimeoutMs: lifecycleTimeoutS * 1000,
   };
 }

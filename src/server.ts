@@ -30,7 +30,8 @@ import { HookRegistry, type HookRegistration } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
 import { InputValidator } from './pipeline/validate.js';
 import { grepBackend } from './tools/builtin/grep.js';
-import { findBwrap, selfTestSandbox, type SandboxPolicy, type SandboxStatus } from './sandbox/process.js';
+import { findBwrap, findProgram, SANDBOX_PATH, SandboxHost, type SandboxStatus } from './sandbox/process.js';
+import { detectLimitBackend, RlimitBackend } from './sandbox/limits.js';
 import { SessionService } from './session/session.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -56,8 +57,11 @@ export interface ServerOptions {
   logger?: Logger;
   /** Operator (trusted, in-process) hooks that run for every session. */
   hooks?: HookRegistration[];
-  /** The process sandbox to use (default: NORMA_SANDBOX with bwrap found on PATH). */
-  processSandbox?: SandboxPolicy;
+  /**
+   * The process sandbox to use (default: NORMA_SANDBOX with bwrap found on PATH, the limits
+   * backend the host allows). One given here is shared, not closed with the server.
+   */
+  processSandbox?: SandboxHost;
   /** DNS resolution for egress checks (default: the system resolver). */
   resolve?: Resolver;
   /** Model provider retries and timeouts (default: DEFAULT_RETRY, DEFAULT_TIMEOUTS). */
@@ -82,6 +86,7 @@ const SHARED_SCHEMAS = [
   schemas.ModelConfigInputSchema,
   schemas.ModelConfigSchema,
   schemas.SessionCreateSchema,
+  schemas.SessionLimitsSchema,
   schemas.SessionPatchSchema,
   schemas.SessionSchema,
   schemas.SessionListSchema,
@@ -129,12 +134,14 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
   410: 'Gone',
   416: 'Range Not Satisfiable',
   413: 'Content Too Large',
+  421: 'Misdirected Request',
   415: 'Unsupported Media Type',
   500: 'Internal Server Error',
   501: 'Not Implemented',
@@ -146,6 +153,7 @@ const TITLES: Record<number, string> = {
 const PROBLEM_TYPES: Record<number, string> = {
   400: 'urn:norma:problem:invalid-request',
   401: 'urn:norma:problem:unauthorized',
+  403: 'urn:norma:problem:forbidden',
   404: 'urn:norma:problem:not-found',
   405: 'urn:norma:problem:method-not-allowed',
   409: 'urn:norma:problem:conflict',
@@ -153,6 +161,7 @@ const PROBLEM_TYPES: Record<number, string> = {
   416: 'urn:norma:problem:range-not-satisfiable',
   413: 'urn:norma:problem:body-too-large',
   415: 'urn:norma:problem:unsupported-media-type',
+  421: 'urn:norma:problem:misdirected-request',
   500: 'urn:norma:problem:internal-error',
   501: 'urn:norma:problem:not-implemented',
   503: 'urn:norma:problem:unavailable',
@@ -186,7 +195,7 @@ function tokenMatches(expected: string, header: string | undefined): boolean {
 /** NORMA_HOOKS_FILE: operator hooks for every session; any problem stops start-up, naming the hook. */
 async function loadHooksFile(
   config: Config,
-  policy: SandboxPolicy,
+  host: SandboxHost,
   sandboxStatus: () => Promise<SandboxStatus>,
   resolve: Resolver | undefined,
 ): Promise<SessionHooks> {
@@ -203,12 +212,31 @@ async function loadHooksFile(
   }
   const hooks = json as SessionHooks;
   const status = await sandboxStatus();
-  const { problems } = compileSessionHooks(hooks, { policy, usable: status.usable, detail: status.detail }, config.workspaceRoot, {
+  const { problems } = compileSessionHooks(hooks, { mode: host.mode, usable: status.usable, detail: status.detail }, {
     allow: config.egressAllow,
     ...(resolve ? { resolve } : {}),
   }, 'NORMA_HOOKS_FILE');
   if (problems.length > 0) throw new ConfigError(problems);
   return hooks;
+}
+
+/** The process sandbox of NORMA_SANDBOX: bwrap and the programs it needs, and the limits backend the host allows. */
+export async function createSandboxHost(config: Config): Promise<SandboxHost> {
+  if (config.sandbox === 'off') return new SandboxHost({ mode: 'off', bwrapPath: null, limits: new RlimitBackend('NORMA_SANDBOX=off') });
+  let limits;
+  try {
+    limits = await detectLimitBackend(config.cgroup);
+  } catch (err) {
+    throw new ConfigError([(err as Error).message]);
+  }
+  return new SandboxHost({
+    mode: 'bwrap',
+    bwrapPath: findBwrap(),
+    limits,
+    // Looked up where the sandbox sees programs: socat and nice run from its system directories.
+    socatPath: findProgram('socat', SANDBOX_PATH),
+    nicePath: findProgram('nice', SANDBOX_PATH),
+  });
 }
 
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
@@ -231,26 +259,32 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession },
     logger,
   );
-  const sandboxPolicy: SandboxPolicy = options.processSandbox ?? { mode: config.sandbox, bwrapPath: config.sandbox === 'bwrap' ? findBwrap() : null };
-  let sandboxCheck: Promise<SandboxStatus> | undefined;
-  const sandboxStatus = () =>
-    (sandboxCheck ??= selfTestSandbox(sandboxPolicy, path.join(config.dataDir, 'sandbox-selftest')).catch((err: Error) => ({
-      usable: false,
-      detail: `the sandbox self-test failed: ${err.message}`,
-    })));
-  let operatorHooks: SessionHooks | undefined;
+  let sandboxHost: SandboxHost;
   try {
-    operatorHooks = config.hooksFile ? await loadHooksFile(config, sandboxPolicy, sandboxStatus, options.resolve) : undefined;
+    sandboxHost = options.processSandbox ?? (await createSandboxHost(config));
   } catch (err) {
     if (!options.store) store.close(); // start-up stops: release the database
     throw err;
   }
+  const ownsSandbox = options.processSandbox === undefined;
+  const sandboxStatus = (): Promise<SandboxStatus> => sandboxHost.selfTest(path.join(config.dataDir, 'sandbox', 'selftest'));
+  let operatorHooks: SessionHooks | undefined;
+  try {
+    operatorHooks = config.hooksFile ? await loadHooksFile(config, sandboxHost, sandboxStatus, options.resolve) : undefined;
+  } catch (err) {
+    if (!options.store) store.close(); // start-up stops: release the database
+    if (ownsSandbox) await sandboxHost.limits.close();
+    throw err;
+  }
+  // The sockets the server listens on: a sandbox's network never reaches them.
+  let listening: () => { address: string; port: number }[] = () => [];
   const sessions = new SessionService({
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
     ...(operatorHooks ? { operatorHooks } : {}),
-    sandbox: sandboxPolicy,
+    sandbox: sandboxHost,
     sandboxStatus,
+    ownAddresses: () => listening(),
     outputs,
     config,
     store,
@@ -297,6 +331,23 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     });
     const web = sessions.webSearch;
     checks.push({ name: 'web_search', ok: web.usable || !web.configured, required: false, detail: web.detail });
+    checks.push({
+      name: 'sandbox_limits',
+      ok: config.sandbox === 'off' || sandboxHost.limits.enforcement !== 'rlimit' || process.getuid?.() !== 0,
+      required: false,
+      detail: config.sandbox === 'off' ? 'no limits: NORMA_SANDBOX=off' : sandboxHost.limits.detail,
+    });
+    checks.push({
+      name: 'sandbox_network',
+      ok: config.sandbox === 'off' || sandboxHost.socatPath !== null,
+      required: false,
+      detail:
+        config.sandbox === 'off'
+          ? 'NORMA_SANDBOX=off: commands use the host network'
+          : sandboxHost.socatPath
+            ? `sessions with sandbox_network reach HTTP(S) through their egress proxy (socat at ${sandboxHost.socatPath})`
+            : 'socat not found: sessions cannot have sandbox_network (install Debian\'s socat package)',
+    });
     const ready = checks.every((c) => c.ok || !c.required);
     return { status: ready ? 'ready' : 'unready', checks };
   };
@@ -313,7 +364,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     shutdown: shutdown.signal,
   };
 
-  const app = Fastify({
+  const app: NormaApp = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId('req'),
@@ -321,6 +372,10 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  listening = () => {
+    const a = app.server.address();
+    return a !== null && typeof a === 'object' ? [{ address: a.address, port: a.port }] : [];
+  };
 
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   // JSON only: anything else is a clear 415, not a confusing schema error.
@@ -436,7 +491,11 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         (err) => logger.warn({ err }, 'session retention sweep failed'),
       ),
     ]);
-  const sweepTimer = setInterval(sweep, Math.min(config.outputRetentionMs, config.sessionRetentionMs, 10 * 60_000));
+  const sweepTimer = setInterval(() => {
+    void sweep();
+    // A system file made unreadable since the last scan is masked from now on.
+    sandboxHost.refresh().catch((err: Error) => logger.warn({ err }, 'rescanning the system directories for the sandbox failed'));
+  }, Math.min(config.outputRetentionMs, config.sessionRetentionMs, 10 * 60_000));
   sweepTimer.unref();
   app.addHook('onReady', async () => {
     await sweep();
@@ -479,6 +538,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       } finally {
         clearInterval(reaper);
         if (!options.store) store.close();
+        if (ownsSandbox) await sandboxHost.limits.close();
       }
     })();
     return closing;

@@ -47,6 +47,17 @@ describe('loadConfig: defaults', () => {
       databaseFile: path.join(CWD, '.norma', 'norma.db'),
       sessionRetentionMs: 30 * 24 * 3600 * 1000,
       shutdownGraceMs: 10_000,
+      sandboxLimits: {
+        memory_bytes: 2 * 1024 ** 3,
+        processes: 512,
+        cpu_weight: 50,
+        file_size_bytes: 2 * 1024 ** 3,
+        open_files: 4096,
+        disk_bytes: 10 * 1024 ** 3,
+      },
+      cgroup: 'auto',
+      allowedHosts: null,
+      lifecycleTimeoutMs: 10_000,
     });
     expect(c.sseHeartbeatMs).toBeLessThanOrEqual(15_000);
   });
@@ -97,6 +108,29 @@ describe('loadConfig: defaults', () => {
     });
   });
 
+  it('reads sandbox limits, the cgroup setting, allowed hosts and the lifecycle bound', () => {
+    const c = loadConfig(
+      {
+        NORMA_SANDBOX_MEMORY_MB: '512',
+        NORMA_SANDBOX_PROCESSES: '64',
+        NORMA_SANDBOX_CPU_WEIGHT: '20',
+        NORMA_SANDBOX_FILE_SIZE_MB: '100',
+        NORMA_SANDBOX_OPEN_FILES: '256',
+        NORMA_SANDBOX_DISK_MB: '1000',
+        NORMA_CGROUP: '/sys/fs/cgroup/norma.slice',
+        NORMA_ALLOWED_HOSTS: 'Norma.Example.com, localhost:8080,[::1]:7070',
+        NORMA_LIFECYCLE_TIMEOUT_S: '2.5',
+      },
+      CWD,
+    );
+    expect(c).toMatchObject({
+      sandboxLimits: { memory_bytes: 512 * 1024 ** 2, processes: 64, cpu_weight: 20, file_size_bytes: 100 * 1024 ** 2, open_files: 256, disk_bytes: 1000 * 1024 ** 2 },
+      cgroup: '/sys/fs/cgroup/norma.slice',
+      allowedHosts: ['norma.example.com', 'localhost:8080', '[::1]:7070'],
+      lifecycleTimeoutMs: 2500,
+    });
+  });
+
   it.each(['65535', '1', '8080'])('accepts PORT=%s', (p) => {
     expect(loadConfig({ PORT: p }, CWD).port).toBe(Number(p));
   });
@@ -130,6 +164,16 @@ describe('loadConfig: each bad value is refused, naming the variable', () => {
     { env: { NORMA_TOKEN: 'short' }, names: 'NORMA_TOKEN' },
     { env: { NORMA_TOKEN: 'a'.repeat(15) }, names: 'NORMA_TOKEN' },
     { env: { HOST: 'bad host!', NORMA_TOKEN: TOKEN }, names: 'HOST', shows: '"bad host!"' },
+    { env: { NORMA_SANDBOX_MEMORY_MB: '8' }, names: 'NORMA_SANDBOX_MEMORY_MB' },
+    { env: { NORMA_SANDBOX_MEMORY_MB: 'lots' }, names: 'NORMA_SANDBOX_MEMORY_MB', shows: '"lots"' },
+    { env: { NORMA_SANDBOX_PROCESSES: '2' }, names: 'NORMA_SANDBOX_PROCESSES' },
+    { env: { NORMA_SANDBOX_CPU_WEIGHT: '20000' }, names: 'NORMA_SANDBOX_CPU_WEIGHT' },
+    { env: { NORMA_SANDBOX_OPEN_FILES: '3' }, names: 'NORMA_SANDBOX_OPEN_FILES' },
+    { env: { NORMA_SANDBOX_DISK_MB: '0' }, names: 'NORMA_SANDBOX_DISK_MB' },
+    { env: { NORMA_CGROUP: 'relative/path' }, names: 'NORMA_CGROUP' },
+    { env: { NORMA_ALLOWED_HOSTS: 'good.example, bad host' }, names: 'NORMA_ALLOWED_HOSTS', shows: '"bad host"' },
+    { env: { NORMA_ALLOWED_HOSTS: 'http://x.example' }, names: 'NORMA_ALLOWED_HOSTS' },
+    { env: { NORMA_LIFECYCLE_TIMEOUT_S: '0' }, names: 'NORMA_LIFECYCLE_TIMEOUT_S' },
   ];
   it.each(cases.map((c) => ({ ...c, label: JSON.stringify(c.env) })))('$label', ({ env, names, shows }) => {
     const err = configError(env);

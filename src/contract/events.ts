@@ -144,12 +144,17 @@ export const EVENT_SCHEMAS = [
     stop_reason: Type.String(),
     usage: ref(UsageSchema),
   }),
-  eventSchema('egress.request', 'EventEgressRequest', 'One outbound request a tool or an http hook made (one per redirect hop), as evidence; part of the audit trail', {
+  eventSchema('egress.request', 'EventEgressRequest', 'One outbound request a tool, an http hook or a sandboxed process made (one per redirect hop; one per tunnel), as evidence; part of the audit trail', {
     turn_id: Type.Optional(Type.String()),
     tool_use_id: Type.Optional(Type.String({ description: 'The call that made the request (a tool\'s), or the call a hook ran for' })),
     parent_tool_use_id: Type.Optional(Type.String()),
     tool: Type.Optional(Type.String({ description: 'The tool that made the request, or the tool of the call a hook ran for' })),
     hook: Type.Optional(Type.String({ description: 'Set when an http hook made the request: the hook (e.g. `hooks.PreToolUse[0].hooks[0]`)' })),
+    via: Type.Optional(
+      Type.Literal('sandbox_proxy', {
+        description: 'Set when a sandboxed process made the request through the session\'s egress proxy (`sandbox_network`): a CONNECT tunnel (https) or a plain http request',
+      }),
+    ),
     method: Type.String(),
     url: Type.String({ description: 'The URL of this hop' }),
     address: Type.String({ description: 'The address connected to (the proxy resolves names itself when NORMA_EGRESS_PROXY is set); empty when refused before connecting' }),

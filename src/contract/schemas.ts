@@ -1,6 +1,7 @@
 // The HTTP contract's shared schemas (API.md). Each has an `$id`, is registered once with
 // Fastify and referenced by routes, so the OpenAPI document gets named components.
 // Types come from these schemas (`Static<typeof X>`); there is no hand-written twin.
+import { LimitValuesSchema } from '../sandbox/limits.js';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /** A `$ref` to a registered schema that keeps the referenced schema's static type. */
@@ -221,7 +222,17 @@ export const SessionCreateSchema = Type.Object(
     sandbox_network: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'Give shell commands network access (the full network; off by default). With NORMA_SANDBOX=off commands always have the host\'s network.',
+        description:
+          'Give shell commands HTTP and HTTPS access through the session\'s egress proxy (off by default): the egress guard applies ' +
+          '(private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server\'s own addresses always), ' +
+          'and every connection is an egress.request event. No other protocol leaves the sandbox. Needs socat on the server. ' +
+          'With NORMA_SANDBOX=off commands always have the host\'s network.',
+      }),
+    ),
+    limits: Type.Optional(
+      Type.Partial(LimitValuesSchema, {
+        additionalProperties: false,
+        description: 'Lower resource limits for this session\'s processes than the operator\'s (NORMA_SANDBOX_*); a higher value is refused',
       }),
     ),
   },
@@ -250,6 +261,20 @@ export const SessionPatchSchema = Type.Object(
 );
 export type SessionPatch = Static<typeof SessionPatchSchema>;
 
+export const SessionLimitsSchema = Type.Composite(
+  [
+    Type.Object({
+      enforcement: Type.Union([Type.Literal('cgroup2'), Type.Literal('cgroup1'), Type.Literal('rlimit'), Type.Literal('none')], {
+        description:
+          'How the limits are enforced: a cgroup (v2 or v1) per session, per-process rlimits where the host delegates no cgroup, or none (NORMA_SANDBOX=off)',
+      }),
+    }),
+    LimitValuesSchema,
+  ],
+  { $id: 'SessionLimits', description: 'The resource limits of the session\'s sandboxed processes' },
+);
+export type SessionLimits = Static<typeof SessionLimitsSchema>;
+
 export const SessionSchema = Type.Object(
   {
     id: Id('Server-made session id (`ses_…`)'),
@@ -270,7 +295,8 @@ export const SessionSchema = Type.Object(
     hook_events: Type.Array(Type.String(), { description: 'Events with per-session hooks configured' }),
     model: Type.Union([ref(ModelConfigSchema), Type.Null()]),
     system_prompt: Type.Union([Type.String(), Type.Null()]),
-    sandbox_network: Type.Boolean({ description: 'Whether shell commands have network access' }),
+    sandbox_network: Type.Boolean({ description: 'Whether shell commands have HTTP(S) access through the session\'s egress proxy' }),
+    limits: ref(SessionLimitsSchema),
     active_turn_id: Type.Union([Type.String(), Type.Null()]),
     warnings: Type.Array(Type.String()),
     created_at: Timestamp('Creation time'),

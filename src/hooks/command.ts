@@ -4,47 +4,43 @@
 // invalid JSON: a reported, non-blocking error. Killed by its timeout: a failure (fail-closed
 // in PreToolUse). Output is bounded; the whole process tree dies with the hook.
 import { HookNonBlockingError, type HookCallback, type HookOutput } from './registry.js';
-import { killTree, spawnInSandbox, type SandboxPolicy } from '../sandbox/process.js';
+import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 
 /** Most of stdout / stderr kept from one hook run. */
 export const HOOK_OUTPUT_LIMIT = 256 * 1024;
 
-export function commandHook(command: string, sandbox: SandboxPolicy, workspace: string): HookCallback {
-  return (input, signal) =>
-    new Promise<HookOutput | void>((resolve, reject) => {
-      const child = spawnInSandbox(sandbox, { argv: ['/bin/bash', '-c', command], workspace, stdin: true });
-      let stdout = '';
-      let stderr = '';
-      const take = (into: 'out' | 'err') => (d: Buffer) => {
-        if (into === 'out' && stdout.length < HOOK_OUTPUT_LIMIT) stdout += d.toString('utf8');
-        if (into === 'err' && stderr.length < HOOK_OUTPUT_LIMIT) stderr += d.toString('utf8');
-      };
-      child.stdout?.on('data', take('out'));
-      child.stderr?.on('data', take('err'));
-      const onAbort = () => killTree(child);
-      signal.addEventListener('abort', onAbort, { once: true });
-      child.stdin?.on('error', () => undefined); // a hook that does not read its input
-      child.stdin?.end(JSON.stringify(input));
-      child.on('error', (err) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(new Error(`could not start: ${err.message}`));
-      });
-      child.on('close', (code, sig) => {
-        signal.removeEventListener('abort', onAbort);
-        killTree(child); // anything it left running in the background
-        const why = stderr.trim().slice(0, 2000);
-        if (sig !== null || code === null) return reject(new Error(`killed by ${sig ?? 'a signal'}`));
-        if (code === 2) return resolve({ decision: 'deny', reason: why || 'blocked by the hook (exit status 2)' });
-        if (code !== 0) return reject(new HookNonBlockingError(`exited with status ${code}${why ? `: ${why}` : ''}`));
-        const text = stdout.trim();
-        if (text === '') return resolve();
-        try {
-          resolve(parseHookJson(JSON.parse(text)));
-        } catch (err) {
-          reject(new HookNonBlockingError(`printed output that is not a JSON object (${(err as Error).message})`));
-        }
-      });
+export function commandHook(command: string, sandbox: SessionSandbox | undefined): HookCallback {
+  return async (input, signal) => {
+    if (!sandbox) throw new Error('command hooks run only inside a session');
+    const child = await sandbox.spawn({ argv: ['/bin/bash', '-c', command], stdin: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      if (stdout.length < HOOK_OUTPUT_LIMIT) stdout += d.toString('utf8');
     });
+    child.stderr.on('data', (d: Buffer) => {
+      if (stderr.length < HOOK_OUTPUT_LIMIT) stderr += d.toString('utf8');
+    });
+    const onAbort = () => child.kill();
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    child.stdin?.on('error', () => undefined); // a hook that does not read its input
+    child.stdin?.end(JSON.stringify(input));
+    const exit = await child.exited.finally(() => signal.removeEventListener('abort', onAbort));
+    const why = stderr.trim().slice(0, 2000);
+    if (exit.error !== undefined) throw new Error(`could not start: ${exit.error}`);
+    if (exit.limit) throw new Error(`stopped: ${exit.limit}`);
+    if (exit.signal !== null || exit.code === null) throw new Error(`killed by ${exit.signal ?? 'a signal'}`);
+    if (exit.code === 2) return { decision: 'deny', reason: why || 'blocked by the hook (exit status 2)' };
+    if (exit.code !== 0) throw new HookNonBlockingError(`exited with status ${exit.code}${why ? `: ${why}` : ''}`);
+    const text = stdout.trim();
+    if (text === '') return;
+    try {
+      return parseHookJson(JSON.parse(text));
+    } catch (err) {
+      throw new HookNonBlockingError(`printed output that is not a JSON object (${(err as Error).message})`);
+    }
+  };
 }
 
 const DECISIONS: Record<string, HookOutput['decision']> = { allow: 'allow', approve: 'allow', deny: 'deny', block: 'deny', ask: 'ask' };

@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { HookEventName } from '../contract/schemas.js';
 import { parseRule, type ParsedRule } from '../permission/rules.js';
 import { analyzeCommand } from '../permission/shell.js';
-import type { SandboxPolicy } from '../sandbox/process.js';
+import type { SandboxMode } from '../sandbox/process.js';
+import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import { commandHook } from './command.js';
 import { httpHook, type HookEvidenceSink } from './http.js';
@@ -59,13 +60,13 @@ export interface CompiledSessionHooks {
 }
 
 /**
- * Checks and compiles a session's hooks. `workspace` may be unknown yet (validation before the
- * workspace exists): the registrations are then compiled again once it does.
+ * Checks and compiles a session's hooks. Before the session exists (validation) there is no
+ * sandbox to run command hooks in: the registrations are then compiled again once there is.
  */
 export function compileSessionHooks(
   hooks: SessionHooks | undefined,
-  sandbox: { policy: SandboxPolicy; usable: boolean; detail: string },
-  workspace: string,
+  /** `session`: where command hooks start their processes (absent while only checking). */
+  sandbox: { mode: SandboxMode; usable: boolean; detail: string; session?: SessionSandbox },
   egress: EgressPolicy,
   /** How places are named: `hooks` for a session's, `NORMA_HOOKS_FILE` for the operator's. */
   prefix = 'hooks',
@@ -111,11 +112,11 @@ export function compileSessionHooks(
           kind = 'http';
           callback = () => httpHook(hook.url, hook.secret, egress, timeoutMs, evidence ? (e, input) => evidence(e, input, at) : undefined);
         } else {
-          problem = !sandbox.usable && sandbox.policy.mode === 'bwrap' ? `${at}: command hooks run in the process sandbox, which is unusable (${sandbox.detail})` : null;
+          problem = !sandbox.usable && sandbox.mode === 'bwrap' ? `${at}: command hooks run in the process sandbox, which is unusable (${sandbox.detail})` : null;
           const missing = problem ? null : commandProblem(hook.command);
           if (missing) problem = `${at}.command: ${missing}`;
           kind = 'command';
-          callback = () => commandHook(hook.command, sandbox.policy, workspace);
+          callback = () => commandHook(hook.command, sandbox.session);
         }
         if (problem) {
           problems.push(problem);

@@ -16,7 +16,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { Fetcher } from '../web/types.js';
 import type { WebState } from '../web/state.js';
 import { ToolRefusal, type CoreTool, type StreamedOutput, type SubagentTask, type ToolContext, type ToolOutput } from '../tools/tool.js';
-import type { SandboxPolicy } from '../sandbox/process.js';
+import { SandboxRefusal, type SessionSandbox } from '../sandbox/session-sandbox.js';
 import { CappedTextCollector, capContent, type OpenSpill, type SpillSink } from './output-cap.js';
 import type { InputValidator } from './validate.js';
 
@@ -74,7 +74,7 @@ export interface PipelineEnv {
   hooks: HookRegistry;
   workspace: Workspace;
   readState: FileReadState;
-  sandbox: SandboxPolicy;
+  sandbox: SessionSandbox;
   tasks: BackgroundTasks;
   shells: PtyShells;
   capChars: number;
@@ -282,7 +282,7 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
   } catch (err) {
     if (env.signal.aborted) throw cancelled();
     const message =
-      err instanceof PathRefusal || err instanceof ToolRefusal
+      err instanceof PathRefusal || err instanceof ToolRefusal || err instanceof SandboxRefusal
         ? err.message
         : `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
     const result = errorResult(call.id, message);

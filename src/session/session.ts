@@ -31,7 +31,9 @@ import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
 import { inputDigest, type DecisionNote, type PermissionContext } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
 import { Workspace } from '../sandbox/paths.js';
-import type { SandboxPolicy, SandboxStatus } from '../sandbox/process.js';
+import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
+import { SessionSandbox } from '../sandbox/session-sandbox.js';
+import type { ResourceLimits } from '../sandbox/limits.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { DecisionQuery, SessionRecord, Store } from '../store/store.js';
 import { implementedTools, selectTools } from '../tools/catalog.js';
@@ -59,7 +61,7 @@ export interface SessionServiceDeps {
   /** Operator-configured (trusted) hooks; they run for every session. */
   hooks: HookRegistry;
   outputs: OutputFiles;
-  sandbox: SandboxPolicy;
+  sandbox: SandboxHost;
   /** The sandbox's self-test, run once on first need. */
   sandboxStatus: () => Promise<SandboxStatus>;
   /** DNS resolution for egress checks (tests inject one); default: the system resolver. */
@@ -68,11 +70,15 @@ export interface SessionServiceDeps {
   operatorHooks?: SessionHooks;
   /** Retry and timeout settings for model providers (tests shorten them). */
   modelOptions?: Omit<ProviderOptions, 'egress'>;
+  /** The server's own listening sockets (a sandbox's network never reaches them). */
+  ownAddresses?: () => { address: string; port: number }[];
 }
 
 interface SessionRuntime {
   registry: ToolRegistry;
   workspace: Workspace;
+  /** Where the session's processes run (its home, /tmp, cgroup and network proxy). */
+  sandbox: SessionSandbox;
   activeTurn: TurnRunner | null;
   readState: FileReadState;
   tasks: BackgroundTasks;
@@ -128,10 +134,14 @@ export class SessionService {
     problems.push(...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems);
     problems.push(...parseRules('ask_rules', body.ask_rules ?? []).problems);
     const hookEvents = Object.keys(body.hooks ?? {}).filter((e) => (body.hooks as Record<string, unknown[]>)[e]!.length > 0);
-    const sandboxForHooks = { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail };
+    const sandboxForHooks = { mode: this.deps.sandbox.mode, usable: sandbox.usable, detail: sandbox.detail };
     if (hookEvents.length > 0) {
       if (!config.sessionHooks) problems.push('hooks: per-session hooks are disabled by the operator (NORMA_SESSION_HOOKS=off)');
-      else problems.push(...compileSessionHooks(body.hooks, sandboxForHooks, config.workspaceRoot, this.egress()).problems);
+      else problems.push(...compileSessionHooks(body.hooks, sandboxForHooks, this.egress()).problems);
+    }
+    const limits = this.limitsFor(body.limits, problems);
+    if (body.sandbox_network && this.deps.sandbox.mode === 'bwrap' && !this.deps.sandbox.socatPath) {
+      problems.push('sandbox_network: the sandbox\'s network goes through an egress proxy bridged by socat, which is not installed on the server (Debian package socat)');
     }
     const resolved = resolveModel(body.model, null, config.model);
     if (!resolved.ok) problems.push(...resolved.problems);
@@ -156,8 +166,11 @@ export class SessionService {
       await fs.mkdir(workspaceDir, { mode: 0o700 });
     }
     const workspace = await Workspace.open(workspaceDir!);
+    const processes = this.sessionSandbox(id, workspace.root, body.sandbox_network ?? false, limits);
     const sessionHooks =
-      hookEvents.length > 0 ? compileSessionHooks(body.hooks, sandboxForHooks, workspace.root, this.egress(), 'hooks', this.hookEvidence) : undefined;
+      hookEvents.length > 0
+        ? compileSessionHooks(body.hooks, { ...sandboxForHooks, session: processes }, this.egress(), 'hooks', this.hookEvidence)
+        : undefined;
     const registry = new ToolRegistry();
     for (const tool of (selection as { tools: import('../tools/tool.js').CoreTool[] }).tools) registry.register(tool);
 
@@ -193,12 +206,13 @@ export class SessionService {
       model: resolved.ok && resolved.model ? publicModel(resolved.model) : null,
       system_prompt: body.system_prompt ?? null,
       sandbox_network: body.sandbox_network ?? false,
+      limits: { enforcement: this.deps.sandbox.mode === 'off' ? 'none' : this.deps.sandbox.limits.enforcement, ...limits },
       active_turn_id: null,
       warnings,
       created_at: clock().toISOString(),
       closed_at: null,
     };
-    const runtime = this.newRuntime(session, registry, workspace, this.hooksFor(workspace.root, sessionHooks?.registrations ?? [], sandbox));
+    const runtime = this.newRuntime(session, registry, workspace, processes, this.hooksFor(sessionHooks?.registrations ?? [], sandbox, processes));
     runtime.model = resolved.ok ? resolved.model : null;
     this.runtimes.set(id, runtime);
     let modelInput: SessionRecord['model'] = null;
@@ -214,11 +228,12 @@ export class SessionService {
     return session;
   }
 
-  private newRuntime(session: Session, registry: ToolRegistry, workspace: Workspace, hooks: HookRegistry): SessionRuntime {
+  private newRuntime(session: Session, registry: ToolRegistry, workspace: Workspace, sandbox: SessionSandbox, hooks: HookRegistry): SessionRuntime {
     return {
       hooks,
       registry,
       workspace,
+      sandbox,
       activeTurn: null,
       readState: new FileReadState(),
       tasks: this.backgroundTasks(session.id),
@@ -341,13 +356,43 @@ export class SessionService {
     }
   }
 
+  /** The limits a session asks for, each at most the operator's; a higher one is a problem. */
+  private limitsFor(asked: Partial<ResourceLimits> | undefined, problems: string[]): ResourceLimits {
+    const max = this.deps.config.sandboxLimits;
+    const out: ResourceLimits = { ...max };
+    for (const [k, v] of Object.entries(asked ?? {}) as [keyof ResourceLimits, number][]) {
+      if (v > max[k]) problems.push(`limits.${k}: ${v} is above the operator's limit of ${max[k]} (a session may only lower limits)`);
+      else out[k] = v;
+    }
+    return out;
+  }
+
+  /** A session's process sandbox: its processes' home, /tmp, limits and network. */
+  private sessionSandbox(sessionId: string, workspace: string, network: boolean, limits: ResourceLimits): SessionSandbox {
+    const { config, events } = this.deps;
+    return new SessionSandbox(this.deps.sandbox, {
+      sessionId,
+      workspace,
+      network,
+      limits,
+      stateDir: path.join(config.dataDir, 'sandbox', sessionId),
+      egress: this.egress(),
+      ...(config.web.proxy ? { upstreamProxy: config.web.proxy } : {}),
+      ownAddresses: this.deps.ownAddresses ?? (() => []),
+      clock: this.deps.clock,
+      onEgress: (e) => {
+        const turnId = this.runtimes.get(sessionId)?.activeTurn?.id;
+        events.emit(sessionId, { type: 'egress.request', ...(turnId ? { turn_id: turnId } : {}), via: 'sandbox_proxy', ...e });
+      },
+    });
+  }
+
   /** A session's hooks: the operator's in-process ones, the operator's file hooks, then its own. */
-  private hooksFor(workspace: string, own: HookRegistration[], sandbox: SandboxStatus): HookRegistry {
+  private hooksFor(own: HookRegistration[], sandbox: SandboxStatus, processes: SessionSandbox): HookRegistry {
     const operator = this.deps.operatorHooks
       ? compileSessionHooks(
           this.deps.operatorHooks,
-          { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail },
-          workspace,
+          { mode: this.deps.sandbox.mode, usable: sandbox.usable, detail: sandbox.detail, session: processes },
           this.egress(),
           'NORMA_HOOKS_FILE',
           this.hookEvidence,
@@ -375,7 +420,7 @@ export class SessionService {
     if (!this.deps.store.durable) return out;
     const sandbox = await this.deps.sandboxStatus();
     for (const record of this.deps.store.activeSessions()) {
-      const s = record.session;
+      const s = this.normalized(record).session;
       let workspace: Workspace;
       try {
         workspace = await Workspace.open(s.workspace);
@@ -406,10 +451,10 @@ export class SessionService {
           this.saveSession(current);
         }
       }
+      const processes = this.sessionSandbox(s.id, workspace.root, s.sandbox_network, s.limits);
       const compiled = compileSessionHooks(
         record.hooks ?? undefined,
-        { policy: this.deps.sandbox, usable: sandbox.usable, detail: sandbox.detail },
-        workspace.root,
+        { mode: this.deps.sandbox.mode, usable: sandbox.usable, detail: sandbox.detail, session: processes },
         this.egress(),
         'hooks',
         this.hookEvidence,
@@ -424,7 +469,7 @@ export class SessionService {
           this.saveSession(current);
         }
       }
-      const rt = this.newRuntime(this.record(s.id).session, registry, workspace, this.hooksFor(workspace.root, compiled.registrations, sandbox));
+      const rt = this.newRuntime(this.record(s.id).session, registry, workspace, processes, this.hooksFor(compiled.registrations, sandbox, processes));
       const model = resolveModel(record.model ?? undefined, record.modelApiKey, this.deps.config.model);
       if (model.ok) rt.model = model.model;
       else {
@@ -588,6 +633,12 @@ export class SessionService {
   private record(id: string): SessionRecord {
     const r = this.deps.store.getSession(id);
     if (!r) throw notFound('session', id);
+    return this.normalized(r);
+  }
+
+  /** Fields a session stored by an earlier version lacks, filled with what then applied. */
+  private normalized(r: SessionRecord): SessionRecord {
+    r.session.limits ??= { enforcement: this.deps.sandbox.mode === 'off' ? 'none' : this.deps.sandbox.limits.enforcement, ...this.deps.config.sandboxLimits };
     return r;
   }
 
@@ -615,7 +666,7 @@ export class SessionService {
       }
     }
     const page = this.deps.store.listSessions({ limit: take + 1, ...(after ? { after } : {}) });
-    const items = page.slice(0, take).map((r) => r.session);
+    const items = page.slice(0, take).map((r) => this.normalized(r).session);
     const last = items[items.length - 1];
     const next_cursor =
       page.length > take && last ? Buffer.from(JSON.stringify({ c: last.created_at, i: last.id })).toString('base64url') : null;
@@ -719,6 +770,8 @@ export class SessionService {
     current.session.closed_at = this.deps.clock().toISOString();
     this.saveSession(current);
     await this.runLifecycleHooks('SessionEnd', current.session, { reason }, rt?.hooks);
+    // After SessionEnd: its command hooks run in the session's sandbox too.
+    await rt?.sandbox.close();
     this.deps.events.emit(id, { type: 'session.closed', reason });
   }
 
@@ -750,6 +803,7 @@ export class SessionService {
       await closeProviders(rt);
       const record = this.deps.store.getSession(id);
       if (record) await this.runLifecycleHooks('SessionEnd', record.session, { reason: 'server shutdown' }, rt.hooks);
+      await rt.sandbox.close();
     }
     this.runtimes.clear();
   }
@@ -865,7 +919,7 @@ export class SessionService {
         onHookRun: (r, call) => this.emitHookRun(sessionId, r, turn.id, call),
         workspace: rt.workspace,
         readState: rt.readState,
-        sandbox: { ...this.deps.sandbox, network: session.sandbox_network },
+        sandbox: rt.sandbox,
         tasks: rt.tasks,
         shells: rt.shells,
         capChars: session.output_cap_chars,

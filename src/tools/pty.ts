@@ -6,7 +6,7 @@
 import * as pty from 'node-pty';
 import { ToolRefusal } from './tool.js';
 import type { IdFactory } from '../ids.js';
-import { bwrapArgs, baseEnvironment, type SandboxPolicy } from '../sandbox/process.js';
+import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 
 export const MAX_SHELLS = 4;
 export const SHELL_BUFFER_BYTES = 1024 * 1024;
@@ -36,28 +36,37 @@ export class PtyShells {
   private readonly shells = new Map<string, Shell>();
   private readonly closedIdle = new Set<string>();
   private closed = false;
+  /** Shells being started (they count against MAX_SHELLS already). */
+  private starting = 0;
 
   constructor(
     private readonly newId: IdFactory,
     private readonly idleMs: number = SHELL_IDLE_MS,
   ) {}
 
-  open(policy: SandboxPolicy, workspace: string, cols: number, rows: number): string {
+  async open(sandbox: SessionSandbox, cols: number, rows: number): Promise<string> {
     if (this.closed) throw new ShellRefusal('the session is closing; no new shells');
-    if ([...this.shells.values()].filter((s) => !s.exited).length >= MAX_SHELLS) {
+    if ([...this.shells.values()].filter((s) => !s.exited).length + this.starting >= MAX_SHELLS) {
       throw new ShellRefusal(`at most ${MAX_SHELLS} shells are open at once in a session; close one first (ShellClose)`);
     }
     // --norc/--noprofile: no startup files; +H: no history expansion (`!!` would run lines the
-    // analyser never saw).
+    // analyser never saw). Readline reads no inputrc (INPUTRC=/dev/null in the base environment).
     const shellArgv = ['/bin/bash', '--norc', '--noprofile', '+H', '-i'];
-    const env: Record<string, string> = { ...baseEnvironment(workspace), TERM: 'xterm-256color', HISTFILE: '/dev/null', PS1: '$ ' };
+    const env: Record<string, string> = { TERM: 'xterm-256color', HISTFILE: '/dev/null', PS1: '$ ' };
     let proc: pty.IPty;
-    if (policy.mode === 'bwrap') {
-      if (!policy.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
-      const args = bwrapArgs({ argv: shellArgv, workspace, network: policy.network ?? false, env, newSession: false });
-      proc = pty.spawn(policy.bwrapPath, args, { name: 'xterm-256color', cols, rows, cwd: workspace, env: { PATH: env.PATH ?? '/usr/bin:/bin' } });
-    } else {
-      proc = pty.spawn(shellArgv[0]!, shellArgv.slice(1), { name: 'xterm-256color', cols, rows, cwd: workspace, env });
+    this.starting++;
+    try {
+      proc = (await sandbox.spawnPty({ argv: shellArgv, env, cols, rows })).proc;
+    } finally {
+      this.starting--;
+    }
+    if (this.closed) {
+      try {
+        process.kill(-proc.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      throw new ShellRefusal('the session is closing; no new shells');
     }
     const id = this.newId('shell');
     const shell: Shell = {

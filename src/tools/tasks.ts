@@ -1,13 +1,12 @@
 // Background tasks (Bash `run_in_background`): processes that outlive the call that started
 // them, each writing its output to a log file (memory stays flat), tied to their session
 // and reaped when it closes. Ids are server-made.
-import type { ChildProcess } from 'node:child_process';
 import { ToolRefusal } from './tool.js';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { IdFactory } from '../ids.js';
-import { killTree, spawnInSandbox, type ProcessSpec, type SandboxPolicy } from '../sandbox/process.js';
+import type { SandboxedProcess, SessionSandbox } from '../sandbox/session-sandbox.js';
 
 export const MAX_RUNNING_TASKS = 8;
 /** TaskOutput returns at most this much new output per call; the rest stays for the next. */
@@ -24,6 +23,8 @@ export interface TaskInfo {
   startedAt: string;
   endedAt: string | null;
   outputBytes: number;
+  /** A session limit stopped it: which. */
+  limit?: string;
 }
 
 export interface TaskEvents {
@@ -33,7 +34,7 @@ export interface TaskEvents {
 
 interface Task {
   info: TaskInfo;
-  child: ChildProcess;
+  child: SandboxedProcess;
   logPath: string;
   log: fs.WriteStream;
   /** Bytes of the log already returned by TaskOutput. */
@@ -60,7 +61,7 @@ export class BackgroundTasks {
     return [...this.tasks.values()].filter((t) => t.info.status === 'running').length;
   }
 
-  async start(policy: SandboxPolicy, spec: ProcessSpec, command: string, origin: { turnId: string; toolUseId: string }): Promise<TaskInfo> {
+  async start(sandbox: SessionSandbox, argv: string[], command: string, origin: { turnId: string; toolUseId: string }): Promise<TaskInfo> {
     if (this.closed) throw new TaskRefusal('the session is closing; no new background tasks');
     if (this.running() >= MAX_RUNNING_TASKS) {
       throw new TaskRefusal(`at most ${MAX_RUNNING_TASKS} background tasks run at once in a session; stop one first (TaskStop)`);
@@ -70,7 +71,14 @@ export class BackgroundTasks {
     const logPath = path.join(this.dir, `${id}.log`);
     // Opened now (not lazily by the stream), so readers find the file from the start.
     const log = fs.createWriteStream(logPath, { fd: fs.openSync(logPath, 'wx', 0o600) });
-    const child = spawnInSandbox(policy, spec);
+    let child: SandboxedProcess;
+    try {
+      child = await sandbox.spawn({ argv });
+    } catch (err) {
+      log.destroy();
+      await fsp.rm(logPath, { force: true });
+      throw err;
+    }
     const info: TaskInfo = {
       id,
       command,
@@ -87,26 +95,23 @@ export class BackgroundTasks {
       for (const w of [...task.waiters]) w();
     };
     // pipe() applies backpressure: a task writing faster than the disk waits.
-    child.stdout!.on('data', count).pipe(log, { end: false });
-    child.stderr!.on('data', count).pipe(log, { end: false });
-    task.done = new Promise<void>((resolve) => {
-      let spawnFailed = false;
-      child.on('error', () => {
-        spawnFailed = true;
-      });
-      child.on('close', (code, signal) => {
-        killTree(child); // anything left in the group goes too
-        if (info.status === 'running') info.status = spawnFailed ? 'failed' : 'exited';
-        info.exitCode = code;
-        info.signal = signal;
-        info.endedAt = this.clock().toISOString();
-        log.end(() => {
-          this.events.completed({ ...info });
-          for (const w of [...task.waiters]) w();
-          resolve();
-        });
-      });
-    });
+    child.stdout.on('data', count).pipe(log, { end: false });
+    child.stderr.on('data', count).pipe(log, { end: false });
+    task.done = child.exited.then(
+      (exit) =>
+        new Promise<void>((resolve) => {
+          if (info.status === 'running') info.status = exit.error !== undefined ? 'failed' : 'exited';
+          info.exitCode = exit.code;
+          info.signal = exit.signal;
+          if (exit.limit) info.limit = exit.limit;
+          info.endedAt = this.clock().toISOString();
+          log.end(() => {
+            this.events.completed({ ...info });
+            for (const w of [...task.waiters]) w();
+            resolve();
+          });
+        }),
+    );
     this.tasks.set(id, task);
     this.events.started({ ...info }, origin);
     return { ...info };
@@ -221,7 +226,7 @@ export class BackgroundTasks {
     const task = this.get(id);
     if (task.info.status === 'running') {
       task.info.status = 'stopped';
-      killTree(task.child);
+      task.child.kill();
       // The pipes close when the last process holding them is gone; if that takes longer
       // than a few seconds, stop reading them so the task still ends.
       const late = setTimeout(() => {

@@ -4,7 +4,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { RuleSubject } from '../permission/subject.js';
 import type { TextBlock, Truncation } from '../contract/schemas.js';
-import type { SandboxPolicy } from '../sandbox/process.js';
+import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from './read-state.js';
 import type { BackgroundTasks } from './tasks.js';
@@ -23,7 +23,7 @@ export interface ToolContext {
   /** Live output (becomes a live-only `tool.progress` event). */
   progress(chunk: string): void;
   /** How processes are started for this session (the process sandbox). */
-  sandbox: SandboxPolicy;
+  sandbox: SessionSandbox;
   /** This session's background tasks. */
   tasks: BackgroundTasks;
   /** This session's PTY shells. */

@@ -2,9 +2,12 @@
 // session close stopping a running command, and the readiness report.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { SandboxHost } from '../../src/sandbox/process.js';
+import { RlimitBackend } from '../../src/sandbox/limits.js';
 import { sleepers, waitUntil } from '../helpers/processes.js';
 
 let t: TestServer | undefined;
@@ -86,18 +89,44 @@ describe('Bash through the API', () => {
     await expect(fs.stat(`${t.dataDir}/tasks/${s.id}`)).rejects.toThrow();
   });
 
-  it('sandbox_network opens the network for a session; by default it stays closed', async () => {
-    t = await startServer();
-    const port = new URL(t.url).port;
-    const probe = { tool_uses: [{ name: 'Bash', input: { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused` } }] };
-    const open = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: true })).body;
-    expect(open.sandbox_network).toBe(true);
-    const closed = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
-    expect(closed.sandbox_network).toBe(false);
-    const yes = (await t.api.post(`/v1/sessions/${open.id}/turns?wait=10`, probe)).body;
-    const no = (await t.api.post(`/v1/sessions/${closed.id}/turns?wait=10`, probe)).body;
-    expect(yes.results[0].content[0].text).toContain('connected');
-    expect(no.results[0].content[0].text).toContain('refused');
+  it('sandbox_network opens HTTP through the egress proxy for a session (never the server itself); by default it stays closed', async () => {
+    const other = http.createServer((_req, res) => res.end('other service'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.2', r));
+    const otherPort = (other.address() as { port: number }).port;
+    try {
+      // Even an allowlist that covers the server's own address does not open it to sandboxes.
+      t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.0/8' });
+      const port = new URL(t.url).port;
+      const command = [
+        `curl -s --max-time 10 -o /dev/null -w '%{http_code}' http://127.0.0.2:${otherPort}/ && echo ' other'`,
+        // Direct (NO_PROXY covers loopback), then forced through the proxy: neither reaches the server.
+        `curl -s --max-time 10 http://127.0.0.1:${port}/v1/sessions | head -c 200; echo`,
+        `curl -s --max-time 10 --noproxy '' http://127.0.0.1:${port}/v1/sessions | head -c 200; echo`,
+        `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused`,
+      ].join('; ');
+      const probe = { tool_uses: [{ name: 'Bash', input: { command } }] };
+      const open = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: true })).body;
+      expect(open.sandbox_network).toBe(true);
+      const closed = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+      expect(closed.sandbox_network).toBe(false);
+      const yes = (await t.api.post(`/v1/sessions/${open.id}/turns?wait=20`, probe)).body;
+      const no = (await t.api.post(`/v1/sessions/${closed.id}/turns?wait=20`, probe)).body;
+      const yesText = yes.results[0].content[0].text as string;
+      expect(yesText).toMatch(/^200 other\n/);
+      expect(yesText).toContain("norma egress: 127.0.0.1:" + port + " is this server's own address");
+      expect(yesText).toContain('refused');
+      expect(yesText).not.toContain('"items"');
+      const noText = no.results[0].content[0].text as string;
+      expect(noText).toMatch(/^000/);
+      expect(noText).toContain('refused');
+      const evidence = (await t.api.get(`/v1/sessions/${open.id}/egress`)).body.items;
+      expect(evidence.map((e: { url: string; status: number; via: string }) => [e.url, e.status, e.via])).toEqual([
+        [`http://127.0.0.2:${otherPort}/`, 200, 'sandbox_proxy'],
+        [`http://127.0.0.1:${port}/v1/sessions`, 403, 'sandbox_proxy'],
+      ]);
+    } finally {
+      other.close();
+    }
   });
 
   it('PTY shells are opt-in, and closing the session stops what runs in them', async () => {
@@ -126,7 +155,7 @@ describe('Bash through the API', () => {
   });
 
   it('without a usable sandbox, asking for Bash is a 400 and the default set leaves it out with a warning', async () => {
-    t = await startServer({}, { processSandbox: { mode: 'bwrap', bwrapPath: null } });
+    t = await startServer({}, { processSandbox: new SandboxHost({ mode: 'bwrap', bwrapPath: null, limits: new RlimitBackend('test') }) });
     const ask = await t.api.post('/v1/sessions', { tools: ['Bash'] });
     expect(ask.status).toBe(400);
     expect(ask.body.detail).toContain('"Bash" cannot be installed: the process sandbox is unusable (bubblewrap (bwrap) not found on PATH');

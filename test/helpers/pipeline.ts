@@ -9,7 +9,8 @@ import { parseRules } from '../../src/permission/rules.js';
 import { execOne, type ApprovalAnswer, type ApprovalRequest, type DecisionNote, type PipelineEnv, type ToolCall } from '../../src/pipeline/exec-one.js';
 import { InputValidator } from '../../src/pipeline/validate.js';
 import { Workspace } from '../../src/sandbox/paths.js';
-import type { SandboxPolicy } from '../../src/sandbox/process.js';
+import type { SandboxHost } from '../../src/sandbox/process.js';
+import { testSandboxHost, testSessionSandbox, unsandboxedHost, type TestSessionSandboxOptions } from './sandbox.js';
 import { FileReadState } from '../../src/tools/read-state.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { BackgroundTasks } from '../../src/tools/tasks.js';
@@ -36,9 +37,17 @@ export interface PipelineHarness {
 
 export async function pipelineHarness(
   tools: CoreTool[],
-  opts: { capChars?: number; sandbox?: SandboxPolicy; spill?: PipelineEnv['spill'] } = {},
+  opts: {
+    capChars?: number;
+    /** `bwrap`: the real sandbox (shared host of the test file); default: NORMA_SANDBOX=off. */
+    sandbox?: 'bwrap' | 'off' | SandboxHost;
+    sandboxOptions?: TestSessionSandboxOptions;
+    spill?: PipelineEnv['spill'];
+  } = {},
 ): Promise<PipelineHarness> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-pipe-'));
+  const state = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-pipe-state-'));
+  const host = opts.sandbox === 'bwrap' ? await testSandboxHost() : opts.sandbox === undefined || opts.sandbox === 'off' ? unsandboxedHost() : opts.sandbox;
   const registry = new ToolRegistry();
   for (const t of tools) registry.register(t);
   const hooks = new HookRegistry();
@@ -65,7 +74,9 @@ export async function pipelineHarness(
     cleanup: async () => {
       h.env.shells.closeAll();
       await h.env.tasks.closeAll();
+      await h.env.sandbox.close();
       await fs.rm(dir, { recursive: true, force: true });
+      await fs.rm(state, { recursive: true, force: true });
     },
     env: undefined as unknown as PipelineEnv,
   };
@@ -77,7 +88,7 @@ export async function pipelineHarness(
     hooks,
     workspace: await Workspace.open(dir),
     readState: new FileReadState(),
-    sandbox: opts.sandbox ?? { mode: 'off', bwrapPath: null },
+    sandbox: testSessionSandbox(host, await fs.realpath(dir), path.join(state, 'sandbox'), opts.sandboxOptions),
     shells: new PtyShells(newId),
     tasks: new BackgroundTasks(path.join(dir, '.tasks'), newId, () => new Date(), { started: () => undefined, completed: () => undefined }),
     capChars: opts.capChars ?? 30_000,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildServer, type NormaServer, type ServerOptions } from '../../src/server.js';
 import { ContractClient } from './contract.js';
+import { testSandboxHost } from './sandbox.js';
 
 export interface TestServer {
   url: string;
@@ -29,7 +30,10 @@ export async function startServer(
   options.configure?.(config);
   let server: NormaServer;
   try {
-    server = await buildServer(config, options);
+    // One sandbox host per test file (its system scan and cgroups are made once), unless the
+    // test brings its own or turns the sandbox off.
+    const processSandbox = options.processSandbox ?? (config.sandbox === 'bwrap' ? await testSandboxHost() : undefined);
+    server = await buildServer(config, { ...options, ...(processSandbox ? { processSandbox } : {}) });
   } catch (err) {
     if (ownsDir) await fs.rm(dataDir, { recursive: true, force: true });
     throw err;

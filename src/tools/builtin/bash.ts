@@ -4,7 +4,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { Type, type Static } from '@sinclair/typebox';
 import { analyzeCommand, type CommandAnalysis } from '../../permission/shell.js';
-import { killTree, spawnInSandbox } from '../../sandbox/process.js';
 import { buildTool, textOutput, type ToolOutput } from '../tool.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -69,16 +68,14 @@ export const bashTool = buildTool<BashInput>({
     return { behavior: 'passthrough' };
   },
   async call(input, ctx): Promise<ToolOutput> {
+    const argv = ['/bin/bash', '-c', input.command];
     if (input.run_in_background) {
-      const task = await ctx.tasks.start(ctx.sandbox, { argv: ['/bin/bash', '-c', input.command], workspace: ctx.workspace.root }, input.command, {
-        turnId: ctx.turnId,
-        toolUseId: ctx.toolUseId,
-      });
+      const task = await ctx.tasks.start(ctx.sandbox, argv, input.command, { turnId: ctx.turnId, toolUseId: ctx.toolUseId });
       return textOutput(`Started background task ${task.id}. Read its output with TaskOutput, wait for a line with Monitor, stop it with TaskStop.`);
     }
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+    const child = await ctx.sandbox.spawn({ argv });
     const output = ctx.openOutput();
-    const child = spawnInSandbox(ctx.sandbox, { argv: ['/bin/bash', '-c', input.command], workspace: ctx.workspace.root });
 
     // One chain keeps chunks in arrival order; a stream pauses while its chunk is written,
     // so a fast producer waits for the disk instead of filling memory.
@@ -94,29 +91,19 @@ export const bashTool = buildTool<BashInput>({
       stream.on('data', (d: Buffer) => push(decoder.write(d)));
       stream.on('end', () => push(decoder.end()));
     };
-    pipe(child.stdout!);
-    pipe(child.stderr!);
+    pipe(child.stdout);
+    pipe(child.stderr);
 
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      killTree(child);
+      child.kill();
     }, timeoutMs);
-    const onAbort = () => killTree(child);
+    const onAbort = () => child.kill();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
-
-    let spawnError: Error | undefined;
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      child.on('error', (err) => {
-        spawnError = err;
-        resolve({ code: null, signal: null });
-      });
-      child.on('close', (code, signal) => resolve({ code, signal }));
-    });
+    const exit = await child.exited;
     clearTimeout(timer);
     ctx.signal.removeEventListener('abort', onAbort);
-    // Anything still alive in the group (a daemonised child) goes too.
-    killTree(child);
     await chain;
 
     if (ctx.signal.aborted) {
@@ -124,14 +111,16 @@ export const bashTool = buildTool<BashInput>({
       throw new Error('cancelled');
     }
     const { blocks, truncation } = await output.finish();
-    const status = spawnError
-      ? `The command could not be started: ${spawnError.message}`
-      : timedOut
-        ? `Killed after the ${timeoutMs} ms timeout (the whole process tree was stopped).`
-        : exit.signal
-          ? `Killed by ${exit.signal}.`
-          : `Exit code ${exit.code}.`;
-    const failed = spawnError !== undefined || timedOut || exit.signal !== null || exit.code !== 0;
+    const status = exit.error !== undefined
+      ? `The command could not be started: ${exit.error}`
+      : exit.limit
+        ? `Stopped: ${exit.limit}.`
+        : timedOut
+          ? `Killed after the ${timeoutMs} ms timeout (the whole process tree was stopped).`
+          : exit.signal
+            ? `Killed by ${exit.signal}.`
+            : `Exit code ${exit.code}.`;
+    const failed = exit.error !== undefined || exit.limit !== undefined || timedOut || exit.signal !== null || exit.code !== 0;
     const content = blocks[0]!.text === '' ? [{ type: 'text' as const, text: status }] : [...blocks, { type: 'text' as const, text: status }];
     return {
       content,

@@ -1,7 +1,9 @@
-// Grep's ripgrep engine. ripgrep runs without a shell, from the workspace root, with an
-// environment of PATH only (so RIPGREP_CONFIG_PATH and friends cannot apply) and `--no-config`.
-// It never gets `--follow`/`-L` or `--pre`; the search path it gets was resolved and confined by
-// the Workspace first, and it does not follow symlinks while walking.
+// Grep's ripgrep engine. ripgrep runs inside the session's process sandbox with the workspace
+// mounted read-only: whatever it meets while walking (a symlink swapped in mid-search, a path
+// into another session's workspace), it can only read what the sandbox shows, which is this
+// workspace. It runs without a shell, from the workspace root, with the sandbox's environment
+// (no RIPGREP_CONFIG_PATH) and `--no-config`; it never gets `--follow`/`-L` or `--pre`; the
+// search path it gets was resolved and confined by the Workspace first.
 //
 // Flags that fix the semantics both engines share (see grep-fallback.ts):
 //   --hidden --no-ignore   search everything the workspace has: hidden files too, no .gitignore
@@ -9,8 +11,8 @@
 //   --no-mmap              always the buffered reader (same binary detection for every file)
 // Output is machine-readable (`--null`, `--json`) and formatted by grep-output.ts.
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import type { SandboxedProcess } from '../../sandbox/session-sandbox.js';
 import type { GrepCollector, GrepQuery } from './grep-output.js';
 import type { SearchTarget } from './grep-fallback.js';
 
@@ -57,7 +59,11 @@ interface JsonRecord {
   data: { path?: Data; lines?: Data; line_number?: number | null };
 }
 
+/** Starts ripgrep (argv[0] is its path) where it may run: the session's sandbox. */
+export type StartRipgrep = (argv: string[]) => Promise<SandboxedProcess>;
+
 export async function searchRipgrep(
+  start: StartRipgrep,
   rgPath: string,
   root: string,
   target: SearchTarget,
@@ -77,16 +83,8 @@ export async function searchRipgrep(
   const args = ripgrepArgs(q, searchArg);
   const json = args.includes('--json');
 
-  const child = spawn(rgPath, args, {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    shell: false,
-    windowsHide: true,
-  });
-  const kill = (): void => {
-    child.kill('SIGKILL');
-  };
+  const child = await start([rgPath, ...args]);
+  const kill = (): void => child.kill();
   if (signal.aborted) kill();
   signal.addEventListener('abort', kill, { once: true });
 
@@ -158,10 +156,10 @@ export async function searchRipgrep(
       kill();
     }
   });
-  const exit = await new Promise<{ code: number | null; sig: NodeJS.Signals | null }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, sig) => resolve({ code, sig }));
-  }).finally(() => signal.removeEventListener('abort', kill));
+  const done = await child.exited.finally(() => signal.removeEventListener('abort', kill));
+  if (done.error !== undefined) throw new Error(`ripgrep could not be started: ${done.error}`);
+  if (done.limit) throw new RipgrepInputError(`the search was stopped: ${done.limit}`);
+  const exit = { code: done.code, sig: done.signal };
 
   if (signal.aborted) throw new Error('cancelled');
   if (failure) throw failure;

@@ -122,6 +122,10 @@ async function resolveTarget(ws: Workspace, userPath: string): Promise<SearchTar
   }
 }
 
+function isWithin(p: string, root: string): boolean {
+  return p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
 /** A Grep tool on a given engine: `rgPath` null forces the TypeScript fallback. */
 export function createGrepTool(opts: { rgPath: string | null }): CoreTool {
   const rgPath = opts.rgPath;
@@ -146,8 +150,13 @@ export function createGrepTool(opts: { rgPath: string | null }): CoreTool {
       const out = new GrepCollector(q);
       try {
         const exclude = (abs: string, isDir: boolean) => ctx.readDenied(abs, isDir) !== null;
-        if (rgPath) await searchRipgrep(rgPath, ctx.workspace.root, target, q, out, ctx.signal, exclude);
-        else await searchFallback(ctx.workspace, target, q, out, ctx.signal, exclude);
+        // ripgrep only inside the process sandbox, on a target inside the workspace it mounts;
+        // anywhere else the TypeScript engine, which goes through the path sandbox.
+        const sandboxed = rgPath !== null && ctx.sandbox.host.runsInside(rgPath) && isWithin(target.real, ctx.workspace.root);
+        if (sandboxed) {
+          const start = (argv: string[]) => ctx.sandbox.spawn({ argv, readOnly: true });
+          await searchRipgrep(start, rgPath, ctx.workspace.root, target, q, out, ctx.signal, exclude);
+        } else await searchFallback(ctx.workspace, target, q, out, ctx.signal, exclude);
       } catch (err) {
         if (err instanceof RipgrepInputError || err instanceof GrepRegexError || err instanceof GrepUsageError) return textOutput(err.message, true);
         if (err instanceof GlobSyntaxError) return textOutput(`error parsing glob: ${err.message}`, true);

@@ -22,7 +22,7 @@ export const shellOpenTool = buildTool<Static<typeof Input>>({
   // Opening runs nothing the user typed; what is typed is checked by ShellWrite.
   checkPermissions: async () => ({ behavior: 'allow', reason: 'opening a shell runs no command' }),
   async call(input, ctx) {
-    const id = ctx.shells.open(ctx.sandbox, ctx.workspace.root, input.cols ?? 120, input.rows ?? 40);
+    const id = await ctx.shells.open(ctx.sandbox, input.cols ?? 120, input.rows ?? 40);
     return textOutput(`Opened shell ${id}. Type with ShellWrite (end a command with "\\r"), read the screen with ShellRead.`);
   },
 });

@@ -14,7 +14,15 @@ const Input = Type.Object(
 
 export function describeTask(t: TaskInfo): string {
   if (t.status === 'running') return `Task ${t.id} is running (${t.outputBytes} bytes of output so far).`;
-  const how = t.status === 'stopped' ? 'was stopped' : t.status === 'failed' ? 'could not be started' : t.signal ? `was killed by ${t.signal}` : `exited with code ${t.exitCode}`;
+  const how = t.limit
+    ? `was stopped: ${t.limit}`
+    : t.status === 'stopped'
+      ? 'was stopped'
+      : t.status === 'failed'
+        ? 'could not be started'
+        : t.signal
+          ? `was killed by ${t.signal}`
+          : `exited with code ${t.exitCode}`;
   return `Task ${t.id} ${how} (${t.outputBytes} bytes of output).`;
 }
 

@@ -6,20 +6,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { execOne } from '../../../src/pipeline/exec-one.js';
-import { findBwrap, type SandboxPolicy } from '../../../src/sandbox/process.js';
+import { findBwrap, SandboxHost } from '../../../src/sandbox/process.js';
+import { RlimitBackend } from '../../../src/sandbox/limits.js';
+import type { ProxyEvidence } from '../../../src/sandbox/net-proxy.js';
 import { bashTool } from '../../../src/tools/builtin/bash.js';
 import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
 import { processesStartingWith } from '../../helpers/processes.js';
 
 const bwrapPath = findBwrap();
-const policy: SandboxPolicy = { mode: 'bwrap', bwrapPath };
 
 let h: PipelineHarness;
 let outside: string;
 beforeEach(async () => {
   // CI installs bubblewrap; without it these tests must fail, not pass vacuously.
   expect(bwrapPath, 'bubblewrap (bwrap) must be installed for the sandbox tests').not.toBeNull();
-  h = await pipelineHarness([bashTool], { sandbox: policy, capChars: 1000 });
+  h = await pipelineHarness([bashTool], { sandbox: 'bwrap', capChars: 1000 });
   h.setMode('bypassPermissions');
   outside = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-outside-'));
 });
@@ -59,12 +60,14 @@ describe('Bash in the sandbox', () => {
   it('sees none of the host environment, home directories or other data', async () => {
     process.env.NORMA_TEST_SECRET = 'sekrit-value';
     try {
-      const res = await run('env | grep -q sekrit-value && echo LEAKED || echo clean; env | wc -l; ls -d /root /home /work /var 2>&1; cat /etc/shadow | wc -c');
+      const res = await run('env | grep -q sekrit-value && echo LEAKED || echo clean; env | wc -l; ls -d /root /work /var 2>&1; ls -A /home; cat /etc/shadow | wc -c');
       expect(res.text).not.toContain('LEAKED');
       expect(res.text).toMatch(/^clean\n/);
-      // Only the documented allowlist (9 variables) plus what bash itself sets (PWD, SHLVL, _).
-      expect(res.text).toMatch(/^clean\n12\n/);
-      for (const dir of ['/root', '/home', '/work', '/var']) expect(res.text, res.text).toContain(`ls: cannot access '${dir}': No such file or directory`);
+      // Only the documented allowlist (12 variables) plus what bash itself sets (PWD, SHLVL, _).
+      expect(res.text).toMatch(/^clean\n15\n/);
+      for (const dir of ['/root', '/work', '/var']) expect(res.text, res.text).toContain(`ls: cannot access '${dir}': No such file or directory`);
+      // /home holds the session's own home and nothing of the host's.
+      expect(res.text).toMatch(/^sandbox$/m);
       expect(res.text).toMatch(/^0$/m);
     } finally {
       delete process.env.NORMA_TEST_SECRET;
@@ -84,15 +87,22 @@ describe('Bash in the sandbox', () => {
     }
   });
 
-  it('reaches the network when the session allows it', async () => {
+  it('reaches the network when the session allows it: HTTP through its egress proxy, never the host loopback directly', async () => {
     const server = http.createServer((_req, res) => res.end('reached'));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.2', r));
     const port = (server.address() as { port: number }).port;
+    const evidence: ProxyEvidence[] = [];
+    const net = await pipelineHarness([bashTool], { sandbox: 'bwrap', sandboxOptions: { network: true, egressAllow: ['127.0.0.2'], evidence } });
+    net.setMode('bypassPermissions');
     try {
-      h.env.sandbox = { ...policy, network: true };
-      const res = await run(`exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused`);
-      expect(res.text).toContain('connected');
+      const { result } = await execOne({ id: 'n', name: 'Bash', input: { command: `curl -s --max-time 10 http://127.0.0.2:${port}/; echo; exec 3<>/dev/tcp/127.0.0.2/${port} && echo connected || echo refused` } }, net.env);
+      const text = result.content.map((c) => c.text).join('\n');
+      expect(text).toMatch(/^reached\n/);
+      expect(text).toContain('refused');
+      expect(text).not.toContain('connected\n');
+      expect(evidence).toMatchObject([{ method: 'GET', url: `http://127.0.0.2:${port}/`, address: '127.0.0.2', status: 200, bytes: 7 }]);
     } finally {
+      await net.cleanup();
       server.close();
     }
   });
@@ -146,7 +156,7 @@ describe('Bash in the sandbox', () => {
 describe('Bash without a sandbox binary', () => {
   let bare: PipelineHarness;
   beforeAll(async () => {
-    bare = await pipelineHarness([bashTool], { sandbox: { mode: 'bwrap', bwrapPath: null } });
+    bare = await pipelineHarness([bashTool], { sandbox: new SandboxHost({ mode: 'bwrap', bwrapPath: null, limits: new RlimitBackend('test') }) });
     bare.setMode('bypassPermissions');
   });
   afterAll(async () => {
@@ -164,7 +174,7 @@ describe('Bash without a sandbox binary', () => {
 describe('Bash permissions through the command analyser', () => {
   let p: PipelineHarness;
   beforeEach(async () => {
-    p = await pipelineHarness([bashTool], { sandbox: policy });
+    p = await pipelineHarness([bashTool], { sandbox: 'bwrap' });
   });
   afterEach(async () => {
     await p.cleanup();

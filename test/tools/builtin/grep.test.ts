@@ -16,9 +16,22 @@ import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js
 
 const RG = findRipgrep();
 
-/** A context for calling the tool directly (what Glob and Grep use of it: workspace and signal). */
-function toolContext(workspace: Workspace, signal: AbortSignal): ToolContext {
-  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined, readDenied: () => null } as unknown as ToolContext;
+/** A context for calling the tool directly (what Grep uses of it: workspace, signal, and the sandbox ripgrep runs in). */
+function toolContext(workspace: Workspace, signal: AbortSignal, sandbox?: PipelineEnv['sandbox']): ToolContext {
+  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined, readDenied: () => null, sandbox } as unknown as ToolContext;
+}
+
+/** A harness whose sandbox counts the processes it starts: ripgrep runs there or not at all. */
+async function harnessFor(backend: Backend): Promise<PipelineHarness & { spawned: () => number }> {
+  const h = await pipelineHarness([], backend === 'ripgrep' ? { sandbox: 'bwrap' } : {});
+  let n = 0;
+  const sandbox = h.env.sandbox;
+  const spawn = sandbox.spawn.bind(sandbox);
+  sandbox.spawn = (req) => {
+    n++;
+    return spawn(req);
+  };
+  return Object.assign(h, { spawned: () => n });
 }
 
 function requireRipgrep(): string {
@@ -85,14 +98,14 @@ async function addLinks(root: string, outside: string): Promise<void> {
 }
 
 describe.each<Backend>(['ripgrep', 'fallback'])('Grep (%s)', (backend) => {
-  let h: PipelineHarness;
+  let h: Awaited<ReturnType<typeof harnessFor>>;
   let env: PipelineEnv;
   let outside: string;
   const run = (input: unknown) => runIn(env, input);
 
   // One tree per engine; no test changes it.
   beforeAll(async () => {
-    h = await pipelineHarness([]);
+    h = await harnessFor(backend);
     outside = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-grep-out-'));
     await write(h.dir, SMALL_TREE);
     await addLinks(h.dir, outside);
@@ -101,6 +114,9 @@ describe.each<Backend>(['ripgrep', 'fallback'])('Grep (%s)', (backend) => {
     env = envWith(h, toolFor(backend)); // per test: a missing ripgrep fails every ripgrep test
   });
   afterAll(async () => {
+    // The ripgrep half ran ripgrep in the sandbox; the fallback half started no process.
+    if (backend === 'ripgrep') expect(h.spawned()).toBeGreaterThan(20);
+    else expect(h.spawned()).toBe(0);
     await h?.cleanup();
     if (outside) await fs.rm(outside, { recursive: true, force: true });
   });
@@ -220,7 +236,7 @@ describe.each<Backend>(['ripgrep', 'fallback'])('Grep (%s)', (backend) => {
     const ws = await Workspace.open(h.dir);
     const before = new AbortController();
     before.abort();
-    const ctx = (signal: AbortSignal) => toolContext(ws, signal);
+    const ctx = (signal: AbortSignal) => toolContext(ws, signal, h.env.sandbox);
     await expect(tool.call({ pattern: 'TODO' }, ctx(before.signal))).rejects.toThrow('cancelled');
     const during = new AbortController();
     const pending = tool.call({ pattern: 'TODO', output_mode: 'content' }, ctx(during.signal));
@@ -231,13 +247,14 @@ describe.each<Backend>(['ripgrep', 'fallback'])('Grep (%s)', (backend) => {
 
 describe('Grep engines', () => {
   it('the ripgrep engine ignores RIPGREP_CONFIG_PATH and the caller environment', async () => {
-    const h = await pipelineHarness([]);
+    const h = await harnessFor('ripgrep');
     const cfg = path.join(h.dir, 'rgrc');
     await write(h.dir, { 'f.txt': 'Hello\n', rgrc: '--ignore-case\n--follow\n' });
     const saved = process.env.RIPGREP_CONFIG_PATH;
     process.env.RIPGREP_CONFIG_PATH = cfg;
     try {
       expect((await runIn(envWith(h, toolFor('ripgrep')), { pattern: 'hello' })).text).toBe('No matches found.');
+      expect(h.spawned()).toBe(1);
     } finally {
       if (saved === undefined) delete process.env.RIPGREP_CONFIG_PATH;
       else process.env.RIPGREP_CONFIG_PATH = saved;
@@ -384,16 +401,17 @@ const PARITY_QUERIES: Record<string, unknown>[] = [
 ];
 
 describe('Grep parity (ripgrep vs fallback)', () => {
-  let h: PipelineHarness;
+  let h: Awaited<ReturnType<typeof harnessFor>>;
   let rgEnv: PipelineEnv;
   let fbEnv: PipelineEnv;
   beforeAll(async () => {
-    h = await pipelineHarness([]);
+    h = await harnessFor('ripgrep');
     await generateTree(h.dir, 200);
     rgEnv = envWith(h, toolFor('ripgrep'));
     fbEnv = envWith(h, toolFor('fallback'));
   });
   afterAll(async () => {
+    expect(h.spawned()).toBeGreaterThan(10);
     await h.cleanup();
   });
 

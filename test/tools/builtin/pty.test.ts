@@ -17,7 +17,7 @@ let h: PipelineHarness;
 beforeEach(async () => {
   const bwrapPath = findBwrap();
   expect(bwrapPath, 'bubblewrap (bwrap) must be installed').not.toBeNull();
-  h = await pipelineHarness([shellOpenTool, shellWriteTool, shellReadTool, shellResizeTool, shellCloseTool], { sandbox: { mode: 'bwrap', bwrapPath } });
+  h = await pipelineHarness([shellOpenTool, shellWriteTool, shellReadTool, shellResizeTool, shellCloseTool], { sandbox: 'bwrap' });
 });
 afterEach(async () => {
   await h.cleanup();
@@ -125,7 +125,7 @@ describe('PTY idle timeout', () => {
     const { newId } = await import('../../../src/ids.js');
     // Long enough for the shell to start its command even on a loaded machine.
     const shells = new PtyShells(newId, 1000);
-    const id = shells.open({ mode: 'bwrap', bwrapPath: findBwrap() }, h.dir, 80, 24);
+    const id = await shells.open(h.env.sandbox, 80, 24);
     const marker = `${Math.floor(Math.random() * 1e6)}.3131`;
     shells.write(id, `sleep ${marker} &\r`);
     expect(await waitUntil(() => sleepers(marker), (n) => n === 1)).toBe(1);

@@ -14,7 +14,7 @@ let h: PipelineHarness;
 beforeEach(async () => {
   const bwrapPath = findBwrap();
   expect(bwrapPath, 'bubblewrap (bwrap) must be installed').not.toBeNull();
-  h = await pipelineHarness([bashTool, taskOutputTool, taskStopTool, taskListTool, monitorTool], { sandbox: { mode: 'bwrap', bwrapPath } });
+  h = await pipelineHarness([bashTool, taskOutputTool, taskStopTool, taskListTool, monitorTool], { sandbox: 'bwrap' });
   h.setMode('bypassPermissions');
 });
 afterEach(async () => {

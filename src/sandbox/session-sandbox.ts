@@ -1,0 +1,399 @@
+// One session's process sandbox: what every process of the session shares (its home and /tmp
+// outside the workspace, its cgroup and limits, its network proxy) and the watch over what its
+// running processes use. Tools, tasks, PTY shells, command hooks and ripgrep start processes
+// here and nowhere else.
+//
+// A limit that is exceeded ends the command that exceeded it, with the reason in its result:
+//   memory     the kernel's OOM killer acted inside the command's cgroup (then the whole command
+//              is stopped), or, with rlimits, allocations fail inside the program;
+//   processes  the session's pids limit refused a fork: the command with the most processes is
+//              stopped (with rlimits, forks fail and the program reports it);
+//   file size  a process was stopped by SIGXFSZ;
+//   disk       the workspace, home and /tmp together passed `disk_bytes` (measured with du while
+//              processes run): the session's running processes are stopped and new ones refused
+//              until files are removed.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { execa } from 'execa';
+import * as pty from 'node-pty';
+import type { EgressPolicy } from './egress.js';
+import { niceFor, rlimitSpec, type CommandGroup, type LimitCounters, type ResourceLimits, type SessionGroup } from './limits.js';
+import { SandboxNetProxy, type ProxyEvidence } from './net-proxy.js';
+import { baseEnvironment, killTree, startProcess, type SandboxHost, type SandboxSpec, type StartedProcess } from './process.js';
+
+export class SandboxRefusal extends Error {}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
+  /** The process could not be started. */
+  error?: string;
+  /** A limit of the session stopped it: which, in words. */
+  limit?: string;
+}
+
+export interface SpawnRequest {
+  argv: string[];
+  /** A stdin pipe (command hooks read their input there); otherwise /dev/null. */
+  stdin?: boolean;
+  env?: Record<string, string>;
+  /** The workspace mounted read-only (searches). */
+  readOnly?: boolean;
+}
+
+export interface SandboxedProcess {
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  readonly stdin: Writable | null;
+  /** Settles when the process has exited and its output pipes are closed. */
+  readonly exited: Promise<ProcessExit>;
+  /** Stops the process and everything it started. */
+  kill(): void;
+}
+
+export interface SessionSandboxOptions {
+  sessionId: string;
+  workspace: string;
+  network: boolean;
+  limits: ResourceLimits;
+  /** This session's directory for its home, /tmp and proxy socket. */
+  stateDir: string;
+  egress: EgressPolicy;
+  upstreamProxy?: string;
+  ownAddresses: () => { address: string; port: number }[];
+  onEgress: (e: ProxyEvidence) => void;
+  clock?: () => Date;
+}
+
+interface Running {
+  kill(): void;
+  group: CommandGroup | null;
+  start: LimitCounters;
+  limit?: string;
+}
+
+const WATCH_MS = 250;
+const DU_MIN_INTERVAL_MS = 1000;
+
+function mib(n: number): string {
+  return n >= 1024 ** 3 && n % 1024 ** 3 === 0 ? `${n / 1024 ** 3} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
+}
+
+export class SessionSandbox {
+  readonly mode: SandboxHost['mode'];
+  private group: Promise<SessionGroup | null> | undefined;
+  private dirs: Promise<{ home: string; tmp: string }> | undefined;
+  private proxy: Promise<string> | undefined;
+  private proxyServer: SandboxNetProxy | undefined;
+  private readonly running = new Set<Running>();
+  private timer: NodeJS.Timeout | undefined;
+  private sessionStart: LimitCounters = { oomKills: 0, pidsMax: 0 };
+  private diskUsed = 0;
+  private diskCheckedAt = 0;
+  private diskBusy = false;
+  private diskCost = 0;
+  private closed = false;
+  private seq = 0;
+
+  constructor(
+    readonly host: SandboxHost,
+    private readonly o: SessionSandboxOptions,
+  ) {
+    this.mode = host.mode;
+  }
+
+  get limits(): ResourceLimits {
+    return this.o.limits;
+  }
+
+  get workspace(): string {
+    return this.o.workspace;
+  }
+
+  /** The limits in force and how, for the session resource. */
+  describe(): { enforcement: string; disk_used_bytes: number | null } & ResourceLimits {
+    return { enforcement: this.host.limits.enforcement, ...this.o.limits, disk_used_bytes: this.diskCheckedAt > 0 ? this.diskUsed : null };
+  }
+
+  private scratch(): Promise<{ home: string; tmp: string }> {
+    this.dirs ??= (async () => {
+      const home = path.join(this.o.stateDir, 'home');
+      const tmp = path.join(this.o.stateDir, 'tmp');
+      await fs.mkdir(home, { recursive: true, mode: 0o700 });
+      await fs.mkdir(tmp, { recursive: true, mode: 0o700 });
+      return { home, tmp };
+    })();
+    return this.dirs;
+  }
+
+  private sessionGroup(): Promise<SessionGroup | null> {
+    this.group ??= this.host.limits.session(this.o.sessionId, this.o.limits).then(async (g) => {
+      if (g) this.sessionStart = await g.counters();
+      return g;
+    });
+    return this.group;
+  }
+
+  private proxySocket(): Promise<string> {
+    this.proxy ??= (async () => {
+      let dir = path.join(this.o.stateDir, 'net');
+      // A Unix socket path has at most 107 bytes: a deep data directory gets a private temp one.
+      if (dir.length > 90) dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-net-'));
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      const socketPath = path.join(dir, 'proxy.sock');
+      const server = new SandboxNetProxy({
+        socketPath,
+        policy: this.o.egress,
+        ...(this.o.upstreamProxy ? { upstream: this.o.upstreamProxy } : {}),
+        ownAddresses: this.o.ownAddresses,
+        onEvidence: this.o.onEgress,
+        ...(this.o.clock ? { clock: this.o.clock } : {}),
+      });
+      await server.listen();
+      this.proxyServer = server;
+      return socketPath;
+    })();
+    return this.proxy;
+  }
+
+  /** Everything a launch needs, made once per session and once per command. */
+  private async prepare(readOnly: boolean, env: Record<string, string> | undefined, argv: string[], newSession: boolean) {
+    if (this.closed) throw new SandboxRefusal('the session is closing; no new processes');
+    if (this.host.mode === 'bwrap') {
+      if (!this.host.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
+      await this.host.prepare();
+    }
+    await this.checkDisk();
+    const dirs = await this.scratch();
+    const g = this.host.mode === 'bwrap' ? await this.sessionGroup() : null;
+    const group = g ? await g.command(`c${++this.seq}`) : null;
+    const proxySocket = this.o.network && this.host.mode === 'bwrap' ? await this.proxySocket() : undefined;
+    const enforcement = this.host.limits.enforcement;
+    const spec: SandboxSpec = {
+      argv,
+      workspace: this.o.workspace,
+      readOnly,
+      home: dirs.home,
+      tmp: dirs.tmp,
+      ...(proxySocket ? { proxySocket } : {}),
+      ...(env ? { env } : {}),
+      newSession,
+      cgroupProcs: group?.procs ?? [],
+      rlimits: rlimitSpec(this.o.limits, enforcement),
+      nice: niceFor(this.o.limits.cpu_weight, enforcement),
+    };
+    const start = group ? await group.counters() : { oomKills: 0, pidsMax: 0 };
+    return { spec, group, start };
+  }
+
+  /** Starts a process in the sandbox (with NORMA_SANDBOX=off: directly, reported as such). */
+  async spawn(req: SpawnRequest): Promise<SandboxedProcess> {
+    const { spec, group, start } = await this.prepare(req.readOnly ?? false, req.env, req.argv, true);
+    let started: StartedProcess;
+    try {
+      started = startProcess(this.host, spec, req.stdin ?? false);
+    } catch (err) {
+      await group?.remove();
+      throw err;
+    }
+    const entry: Running = { kill: () => killTree(started), group, start };
+    this.track(entry);
+    const child = started.child;
+    const exited = (async (): Promise<ProcessExit> => {
+      const r = await child;
+      killTree(started); // anything left in the group goes too
+      const exit: ProcessExit = { code: r.exitCode ?? null, signal: r.signal ?? null };
+      if (r.exitCode === undefined && r.signal === undefined && r.failed) exit.error = r.originalMessage || r.message;
+      await this.settle(entry, exit);
+      return exit;
+    })();
+    return {
+      stdout: child.stdout!,
+      stderr: child.stderr!,
+      stdin: child.stdin ?? null,
+      exited,
+      kill: () => killTree(started),
+    };
+  }
+
+  /** Starts a PTY shell in the sandbox (node-pty); `onExit` runs once it is gone. */
+  async spawnPty(req: { argv: string[]; env: Record<string, string>; cols: number; rows: number }): Promise<{ proc: pty.IPty; exited: Promise<ProcessExit> }> {
+    const { spec, group, start } = await this.prepare(false, req.env, req.argv, false);
+    let proc: pty.IPty;
+    try {
+      if (this.host.mode === 'bwrap') {
+        const argv = this.host.launch(spec);
+        proc = pty.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: req.cols, rows: req.rows, cwd: this.o.workspace, env: {} });
+      } else {
+        proc = pty.spawn(req.argv[0]!, req.argv.slice(1), {
+          name: 'xterm-256color',
+          cols: req.cols,
+          rows: req.rows,
+          cwd: this.o.workspace,
+          env: { ...baseEnvironment(), HOME: spec.home, TMPDIR: spec.tmp, ...req.env },
+        });
+      }
+    } catch (err) {
+      await group?.remove();
+      throw err;
+    }
+    const kill = () => {
+      try {
+        // The pty's child leads its own session and group: the group goes, and under bwrap the
+        // pid namespace with everything inside.
+        process.kill(-proc.pid, 'SIGKILL');
+      } catch {
+        try {
+          proc.kill('SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    };
+    const entry: Running = { kill, group, start };
+    this.track(entry);
+    const exited = new Promise<ProcessExit>((resolve) => {
+      proc.onExit(({ exitCode, signal }) => {
+        const exit: ProcessExit = { code: exitCode, signal: signal ? String(signal) : null };
+        void this.settle(entry, exit).then(() => resolve(exit));
+      });
+    });
+    return { proc, exited };
+  }
+
+  private track(entry: Running): void {
+    this.running.add(entry);
+    this.timer ??= setInterval(() => void this.watch(), WATCH_MS);
+    this.timer.unref();
+  }
+
+  /** After a process ended: its limit, if one stopped it, and its cgroup leaf removed. */
+  private async settle(entry: Running, exit: ProcessExit): Promise<void> {
+    this.running.delete(entry);
+    if (this.running.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+    if (!entry.limit && entry.group) {
+      const now = await entry.group.counters().catch(() => entry.start);
+      if (now.oomKills > entry.start.oomKills) entry.limit = this.memoryMessage();
+    }
+    if (!entry.limit && exit.signal === 'SIGXFSZ') entry.limit = `the file size limit of ${mib(this.o.limits.file_size_bytes)} per file was reached`;
+    if (entry.limit) exit.limit = entry.limit;
+    await entry.group?.remove().catch(() => undefined);
+  }
+
+  private memoryMessage(): string {
+    return `the session's memory limit of ${mib(this.o.limits.memory_bytes)} was exceeded (the kernel stopped the command)`;
+  }
+
+  private stop(entry: Running, why: string): void {
+    if (entry.limit) return;
+    entry.limit = why;
+    entry.kill();
+  }
+
+  /** One round of the watch over the running processes' counters and the session's disk use. */
+  private async watch(): Promise<void> {
+    const entries = [...this.running];
+    for (const e of entries) {
+      if (!e.group || e.limit) continue;
+      const c = await e.group.counters().catch(() => e.start);
+      if (c.oomKills > e.start.oomKills) this.stop(e, this.memoryMessage());
+    }
+    const g = this.group ? await this.group : null;
+    if (g) {
+      const c = await g.counters().catch(() => this.sessionStart);
+      if (c.pidsMax > this.sessionStart.pidsMax) {
+        this.sessionStart = c;
+        const victim = await this.biggest(entries);
+        if (victim) this.stop(victim, `the session's process limit of ${this.o.limits.processes} was reached (this command had the most processes)`);
+      }
+    }
+    const due = Date.now() - this.diskCheckedAt >= Math.max(DU_MIN_INTERVAL_MS, this.diskCost * 20);
+    if (due && !this.diskBusy && entries.length > 0) {
+      const used = await this.measureDisk();
+      if (used !== null && used > this.o.limits.disk_bytes) {
+        for (const e of [...this.running]) this.stop(e, this.diskMessage(used));
+      }
+    }
+  }
+
+  private async biggest(entries: Running[]): Promise<Running | undefined> {
+    let best: Running | undefined;
+    let most = -1;
+    for (const e of entries) {
+      if (!e.group || e.limit) continue;
+      const n = await countProcesses(e.group);
+      if (n > most) {
+        most = n;
+        best = e;
+      }
+    }
+    return best;
+  }
+
+  private diskMessage(used: number): string {
+    return `the session's disk limit of ${mib(this.o.limits.disk_bytes)} was exceeded (${mib(used)} in the workspace, home and /tmp); remove files to go on`;
+  }
+
+  /** du over the workspace and the scratch directories; null when it cannot be measured. */
+  private async measureDisk(): Promise<number | null> {
+    this.diskBusy = true;
+    const t0 = performance.now();
+    try {
+      const dirs = this.dirs ? await this.dirs : null;
+      const targets = [this.o.workspace, ...(dirs ? [dirs.home, dirs.tmp] : [])];
+      const r = await execa('du', ['-s', '-B1', '--', ...targets], { env: { LC_ALL: 'C' }, extendEnv: false, reject: false, timeout: 120_000 });
+      const total = String(r.stdout)
+        .split('\n')
+        .map((l) => Number(l.split('\t')[0]))
+        .filter((n) => Number.isFinite(n))
+        .reduce((a, b) => a + b, 0);
+      if (r.stdout === '') return null;
+      this.diskUsed = total;
+      this.diskCheckedAt = Date.now();
+      return total;
+    } finally {
+      this.diskCost = performance.now() - t0;
+      this.diskBusy = false;
+    }
+  }
+
+  /** A new process is refused while the session is over its disk limit. */
+  private async checkDisk(): Promise<void> {
+    if (this.diskCheckedAt === 0 || this.diskUsed <= this.o.limits.disk_bytes) return;
+    const used = await this.measureDisk();
+    if (used !== null && used > this.o.limits.disk_bytes) throw new SandboxRefusal(this.diskMessage(used));
+  }
+
+  /** Session close: stops what runs, removes the cgroup, the proxy and the scratch directories. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const e of [...this.running]) e.kill();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const g = this.group ? await this.group.catch(() => null) : null;
+    await g?.remove().catch(() => undefined);
+    if (this.proxy) {
+      const socket = await this.proxy.catch(() => null);
+      await this.proxyServer?.close().catch(() => undefined);
+      if (socket && !socket.startsWith(this.o.stateDir)) await fs.rm(path.dirname(socket), { recursive: true, force: true });
+    }
+    await fs.rm(this.o.stateDir, { recursive: true, force: true });
+  }
+}
+
+async function countProcesses(group: CommandGroup): Promise<number> {
+  let n = 0;
+  for (const f of group.procs) {
+    try {
+      n = Math.max(n, (await fs.readFile(f, 'utf8')).split('\n').filter(Boolean).length);
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}

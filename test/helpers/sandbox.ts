@@ -1,0 +1,60 @@
+// The process sandbox for tests: one SandboxHost per test file (its system scan and limits
+// backend are made once), and a session sandbox over a test's workspace. What the host made
+// (its cgroups) is removed when the test process exits.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_LIMITS, detectLimitBackend, RlimitBackend, type ResourceLimits } from '../../src/sandbox/limits.js';
+import { findBwrap, findProgram, SANDBOX_PATH, SandboxHost } from '../../src/sandbox/process.js';
+import { SessionSandbox } from '../../src/sandbox/session-sandbox.js';
+import type { ProxyEvidence } from '../../src/sandbox/net-proxy.js';
+
+let shared: Promise<SandboxHost> | undefined;
+
+/** The bwrap sandbox with the strongest limits backend this machine allows, shared by a test file. */
+export function testSandboxHost(): Promise<SandboxHost> {
+  shared ??= (async () => {
+    const limits = await detectLimitBackend('auto');
+    process.once('exit', () => limits.closeSync());
+    const host = new SandboxHost({
+      mode: 'bwrap',
+      bwrapPath: findBwrap(),
+      limits,
+      socatPath: findProgram('socat', SANDBOX_PATH),
+      nicePath: findProgram('nice', SANDBOX_PATH),
+    });
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'norma-selftest-'));
+    process.once('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
+    const status = await host.selfTest(scratch);
+    if (!status.usable) throw new Error(`the test sandbox is unusable: ${status.detail}`);
+    return host;
+  })();
+  return shared;
+}
+
+/** NORMA_SANDBOX=off, for tests that run processes without a sandbox. */
+export function unsandboxedHost(): SandboxHost {
+  return new SandboxHost({ mode: 'off', bwrapPath: null, limits: new RlimitBackend('NORMA_SANDBOX=off') });
+}
+
+export interface TestSessionSandboxOptions {
+  network?: boolean;
+  limits?: Partial<ResourceLimits>;
+  egressAllow?: string[];
+  ownAddresses?: { address: string; port: number }[];
+  evidence?: ProxyEvidence[];
+}
+
+/** A session sandbox over `workspace`, its state under `stateDir`. */
+export function testSessionSandbox(host: SandboxHost, workspace: string, stateDir: string, o: TestSessionSandboxOptions = {}): SessionSandbox {
+  return new SessionSandbox(host, {
+    sessionId: `ses_test${Math.random().toString(36).slice(2, 10)}`,
+    workspace,
+    network: o.network ?? false,
+    limits: { ...DEFAULT_LIMITS, ...(o.limits ?? {}) },
+    stateDir,
+    egress: { allow: o.egressAllow ?? [] },
+    ownAddresses: () => o.ownAddresses ?? [],
+    onEgress: (e) => o.evidence?.push(e),
+  });
+}
