@@ -25,6 +25,7 @@ import { EgressListSchema, EVENT_SCHEMAS, EventSchema, HookRunListSchema, Sessio
 import * as schemas from './contract/schemas.js';
 import type { Problem, Readiness } from './contract/schemas.js';
 import { DomainError, type DomainErrorKind } from './errors.js';
+import { requestGate } from './http/host-check.js';
 import { EventLog } from './events/log.js';
 import { HookRegistry, type HookRegistration } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
@@ -406,8 +407,17 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
+  const gate = requestGate(config.allowedHosts, config.host);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // Before anything else: a Host this server does not answer to (DNS rebinding), or a
+    // cross-origin browser request that would change state.
+    const port = listening()[0]?.port ?? null;
+    const badHost = gate.checkHost(req.headers.host, port);
+    if (badHost) return sendProblem(reply, req, 421, badHost);
+    const fetchSite = req.headers['sec-fetch-site'];
+    const badOrigin = gate.checkOrigin(req.method, req.headers.origin, typeof fetchSite === 'string' ? fetchSite : undefined, req.headers.host);
+    if (badOrigin) return sendProblem(reply, req, 403, badOrigin);
     if (config.token === undefined) return;
     const url = req.url.split('?')[0]!;
     if (PUBLIC_PATHS.has(url) || url === '/docs' || url.startsWith('/docs/')) return;

@@ -145,7 +145,7 @@ describe('a subscriber that reads too slowly', () => {
     const url = new URL(t.url);
     const sock = net.connect(Number(url.port), url.hostname);
     await new Promise((r) => sock.once('connect', r));
-    sock.write(`GET /v1/sessions/${s.id}/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
+    sock.write(`GET /v1/sessions/${s.id}/events HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n\r\n`);
     sock.pause(); // no 'data' listener yet: nothing is read, the kernel buffers fill, then the server's
     const calls = Array.from({ length: 64 }, () => ({ name: 'Read', input: { file_path: 'big.txt' } }));
     for (let i = 0; i < 3; i++) expect((await t.api.post(`/v1/sessions/${s.id}/turns?wait=60`, { tool_uses: calls })).body.status).toBe('completed');
