@@ -38,11 +38,17 @@ function commandSuggestions(a: CommandAnalysis): string[] {
   const out: string[] = [];
   for (const cmd of parts) {
     if (cmd.dynamic[0]) return []; // the command name is not known: nothing narrow to offer
+    // A rule must spell out every word that writes or runs code (shell/pattern.ts): the prefix
+    // reaches the last of them, and a danger in a run-time word cannot be spelled out at all.
+    const lastDanger = Math.max(-1, ...cmd.dangers.map((d) => d.word));
+    if (lastDanger >= cmd.argv.length || cmd.dangers.some((d) => cmd.dynamic[d.word])) return [];
+    if (cmd.dynamic.slice(0, lastDanger + 1).some(Boolean)) return [];
     const assigns = cmd.assignments.map(quoteWord);
     const words = cmd.argv.map(quoteWord);
     const exact = !cmd.openArgs && !cmd.dynamic.some(Boolean);
-    if (parts.length === 1 && exact && words.length > prefixLength(cmd)) out.push(`Bash(${[...assigns, ...words].join(' ')})`);
-    out.push(`Bash(${[...assigns, ...words.slice(0, prefixLength(cmd))].join(' ')} *)`);
+    const prefix = Math.max(prefixLength(cmd), lastDanger + 1);
+    if (parts.length === 1 && exact && words.length > prefix) out.push(`Bash(${[...assigns, ...words].join(' ')})`);
+    out.push(prefix >= words.length && exact ? `Bash(${[...assigns, ...words].join(' ')})` : `Bash(${[...assigns, ...words.slice(0, prefix)].join(' ')} *)`);
   }
   return out;
 }

@@ -23,7 +23,7 @@
 // MMDDhhmm), and for script languages their own scanners (programs/awk.ts, sed.ts, tar.ts,
 // interpreters.ts). A read-only command has no dangers.
 import { parseArgs } from './getopt.js';
-import { PROGRAMS } from './programs/index.js';
+import { programSpec } from './programs/index.js';
 import type { ArgDanger, Judgement, ProgramSpec } from './programs/spec.js';
 import type { Danger } from './types.js';
 import { literalArgs, programName, SENSITIVE_VAR, type ArgWord } from './words.js';
@@ -51,7 +51,7 @@ export function judgeCommand(argv: readonly ArgWord[], openArgs: boolean): Comma
   const prog = programName(first.value);
   if (prog === null) return { readOnly: false, dangers: [] };
   const args = argv.slice(1);
-  const spec = PROGRAMS[prog];
+  const spec = programSpec(prog);
   if (spec !== undefined) {
     const j = judgeProgram(prog, spec, args, openArgs);
     const dangers = j.dangers.map((d) => ({ word: d.index + 1, kind: d.kind, description: d.description, spelling: d.spelling }));
