@@ -206,6 +206,8 @@ export class SandboxHost {
       '--hostname',
       'sandbox',
     ];
+    // /tmp first: anything mounted later at a path below it (a workspace in /tmp) stays visible.
+    a.push('--bind', spec.tmp, '/tmp', '--bind', spec.home, SANDBOX_HOME);
     for (const m of view.mounts) {
       if (m.kind === 'bind') a.push('--ro-bind', m.path, m.path);
       else a.push('--symlink', m.target!, m.path);
@@ -215,7 +217,6 @@ export class SandboxHost {
       else a.push('--tmpfs', m.path, '--remount-ro', m.path);
     }
     a.push('--dev', '/dev', '--proc', '/proc');
-    a.push('--bind', spec.tmp, '/tmp', '--bind', spec.home, SANDBOX_HOME);
     if (spec.proxySocket) a.push('--bind', spec.proxySocket, PROXY_SOCKET);
     a.push(spec.readOnly ? '--ro-bind' : '--bind', spec.workspace, spec.workspace);
     // The sandbox's own root is a tmpfs: read-only too (mounts below keep their modes).

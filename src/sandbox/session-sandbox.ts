@@ -10,8 +10,9 @@
 //              stopped (with rlimits, forks fail and the program reports it);
 //   file size  a process was stopped by SIGXFSZ;
 //   disk       the workspace, home and /tmp together passed `disk_bytes` (measured with du while
-//              processes run): the session's running processes are stopped and new ones refused
-//              until files are removed.
+//              processes run): the session's running processes are stopped; while the session
+//              stays over the limit, a process is stopped as soon as the use grows again (one
+//              that removes files runs).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -165,7 +166,6 @@ export class SessionSandbox {
       if (!this.host.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
       await this.host.prepare();
     }
-    await this.checkDisk();
     const dirs = await this.scratch();
     const g = this.host.mode === 'bwrap' ? await this.sessionGroup() : null;
     const group = g ? await g.command(`c${++this.seq}`) : null;
@@ -285,6 +285,10 @@ export class SessionSandbox {
     await entry.group?.remove().catch(() => undefined);
   }
 
+  private processMessage(): string {
+    return `the session's process limit of ${this.o.limits.processes} was reached (the command that started the most processes is stopped)`;
+  }
+
   private memoryMessage(): string {
     return `the session's memory limit of ${mib(this.o.limits.memory_bytes)} was exceeded (the kernel stopped the command)`;
   }
@@ -302,6 +306,9 @@ export class SessionSandbox {
       if (!e.group || e.limit) continue;
       const c = await e.group.counters().catch(() => e.start);
       if (c.oomKills > e.start.oomKills) this.stop(e, this.memoryMessage());
+      // Where a refused fork is counted depends on the kernel: in the forking command's leaf, or
+      // at the session's cgroup, whose limit it hit (below).
+      else if (c.pidsMax > e.start.pidsMax) this.stop(e, this.processMessage());
     }
     const g = this.group ? await this.group : null;
     if (g) {
@@ -309,13 +316,15 @@ export class SessionSandbox {
       if (c.pidsMax > this.sessionStart.pidsMax) {
         this.sessionStart = c;
         const victim = await this.biggest(entries);
-        if (victim) this.stop(victim, `the session's process limit of ${this.o.limits.processes} was reached (this command had the most processes)`);
+        if (victim) this.stop(victim, this.processMessage());
       }
     }
     const due = Date.now() - this.diskCheckedAt >= Math.max(DU_MIN_INTERVAL_MS, this.diskCost * 20);
     if (due && !this.diskBusy && entries.length > 0) {
+      const before = this.diskCheckedAt > 0 ? this.diskUsed : 0;
       const used = await this.measureDisk();
-      if (used !== null && used > this.o.limits.disk_bytes) {
+      // Over the limit and growing (or just crossed it): what runs now is what fills the disk.
+      if (used !== null && used > this.o.limits.disk_bytes && (before <= this.o.limits.disk_bytes || used > before)) {
         for (const e of [...this.running]) this.stop(e, this.diskMessage(used));
       }
     }
@@ -360,13 +369,6 @@ export class SessionSandbox {
       this.diskCost = performance.now() - t0;
       this.diskBusy = false;
     }
-  }
-
-  /** A new process is refused while the session is over its disk limit. */
-  private async checkDisk(): Promise<void> {
-    if (this.diskCheckedAt === 0 || this.diskUsed <= this.o.limits.disk_bytes) return;
-    const used = await this.measureDisk();
-    if (used !== null && used > this.o.limits.disk_bytes) throw new SandboxRefusal(this.diskMessage(used));
   }
 
   /** Session close: stops what runs, removes the cgroup, the proxy and the scratch directories. */

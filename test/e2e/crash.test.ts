@@ -1,16 +1,14 @@
 // A real server process on a real SQLite file, killed with SIGKILL at awkward moments, then
 // started again on the same data directory. After the restart every tool_use has exactly one
 // tool_result (or still waits on its stored permission request), and the event log is whole.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContractClient } from '../helpers/contract.js';
+import { launchServer, type ServerProcess } from '../helpers/server-process.js';
 import { openSse, type SseMessage } from '../helpers/sse.js';
 
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 let children: ChildProcess[] = [];
 let dirs: string[] = [];
 
@@ -22,37 +20,16 @@ afterEach(async () => {
   dirs = [];
 });
 
-interface Running {
-  child: ChildProcess;
-  api: ContractClient;
-  url: string;
-  exited: Promise<unknown>;
-}
+type Running = ServerProcess;
 
 async function launch(dataDir: string): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', NORMA_DATA_DIR: dataDir, PORT: '0', NORMA_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)?.[1];
-    if (url) return { child, api: new ContractClient(url), url, exited };
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${err || out}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const r = await launchServer({ NORMA_DATA_DIR: dataDir });
+  children.push(r.child);
+  return r;
 }
 
 async function kill(r: Running): Promise<void> {
-  r.child.kill('SIGKILL');
-  await r.exited;
+  await r.kill();
 }
 
 async function newDataDir(): Promise<string> {

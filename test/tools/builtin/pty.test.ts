@@ -100,6 +100,32 @@ describe('PTY shells', () => {
     }
   });
 
+  it('a command cannot type into its own terminal (TIOCSTI): the injected text never runs', async () => {
+    h.setMode('bypassPermissions');
+    const id = await open();
+    await run('ShellWrite', { shell_id: id, input: `perl -e 'ioctl(STDIN, 0x5412, $_) or print "refused: $!\\n" for split //, "touch INJECTED\\r"' | head -1; echo EN""D\r` });
+    const out = await readUntil(id, 'END\r\n');
+    expect(out).toContain('refused: Operation not permitted');
+    await run('ShellWrite', { shell_id: id, input: 'echo AFT""ER\r' });
+    await readUntil(id, 'AFTER\r\n');
+    await expect(fs.stat(path.join(h.dir, 'INJECTED'))).rejects.toThrow();
+  });
+
+  it('reads no readline configuration: neither the workspace\'s .inputrc nor one written to its home', async () => {
+    h.setMode('bypassPermissions');
+    // Remaps Enter to run another command, as a planted .inputrc would.
+    const rc = '"\\C-m": " ; touch REMAPPED\\n"\n"\\r": " ; touch REMAPPED\\n"\n';
+    await fs.writeFile(path.join(h.dir, '.inputrc'), rc);
+    const first = await open();
+    await run('ShellWrite', { shell_id: first, input: 'cp .inputrc ~/.inputrc; echo DO""NE\r' });
+    await readUntil(first, 'DONE\r\n');
+    const id = await open();
+    await run('ShellWrite', { shell_id: id, input: 'echo PLA""IN\r' });
+    const out = await readUntil(id, 'PLAIN\r\n');
+    expect(out).toContain('PLAIN');
+    await expect(fs.stat(path.join(h.dir, 'REMAPPED'))).rejects.toThrow();
+  });
+
   it('resizes, closes (stopping what runs in it), and refuses unknown ids and too many shells', async () => {
     h.setMode('bypassPermissions');
     const id = await open();
