@@ -19,7 +19,7 @@
 // path with symlinks resolved (and, for deny and ask, against the path as written too).
 import path from 'node:path';
 import { compileIgnoreGlob, GlobSyntaxError, type IgnoreGlob } from '../tools/builtin/glob-match.js';
-import { matchCommandPattern, validateCommandPattern, type SimpleCommand } from './shell.js';
+import { matchCommandPattern, patternHead, validateCommandPattern, type SimpleCommand } from './shell.js';
 import type { RuleSubject, SubjectPath } from './subject.js';
 
 export type RuleBehavior = 'allow' | 'deny' | 'ask';
@@ -217,6 +217,55 @@ export interface MatchContext {
   root: string;
 }
 
+// Command rules are indexed by the program name their pattern starts with, and a line's
+// identical commands are matched once: matching stays linear in the commands of a line times the
+// rules for their programs (a line runs at most MAX_COMMANDS commands).
+interface CommandIndex {
+  byHead: Map<string, number[]>;
+  /** Rules any command may match (`Bash(*)`, a wildcard first word). */
+  any: number[];
+}
+
+const indexes = new WeakMap<readonly ParsedRule[], CommandIndex>();
+
+function commandIndex(rules: readonly ParsedRule[]): CommandIndex {
+  let idx = indexes.get(rules);
+  if (idx) return idx;
+  idx = { byHead: new Map(), any: [] };
+  rules.forEach((r, i) => {
+    if (r.kind !== 'command') return;
+    const head = patternHead(r.specifier!);
+    if (head === undefined) return;
+    if (head === null) idx!.any.push(i);
+    else {
+      const list = idx!.byHead.get(head);
+      if (list) list.push(i);
+      else idx!.byHead.set(head, [i]);
+    }
+  });
+  indexes.set(rules, idx);
+  return idx;
+}
+
+/** Indices of the command rules that may match `cmd`, in rule order. */
+function candidates(idx: CommandIndex, cmd: SimpleCommand, lenient: boolean): number[] {
+  const name = cmd.argv[0] ?? '';
+  const lists = [idx.any, idx.byHead.get(name) ?? []];
+  if (lenient && name.includes('/')) lists.push(idx.byHead.get(path.basename(name)) ?? []);
+  return lists.length === 2 && lists[0]!.length === 0 ? lists[1]! : [...new Set(lists.flat())].sort((a, b) => a - b);
+}
+
+/** The commands of a line without repeats (their matching does not depend on where they are). */
+function distinctCommands(commands: readonly SimpleCommand[]): SimpleCommand[] {
+  const seen = new Set<string>();
+  return commands.filter((c) => {
+    const key = `${c.openArgs ? 1 : 0}${c.text}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /**
  * Deny and ask: the first rule that matches any part of the call (any command of a line, the
  * path as written or as resolved). An unanalysable command line matches no command rule: the
@@ -224,12 +273,10 @@ export interface MatchContext {
  */
 export function firstLenientMatch(rules: readonly ParsedRule[], behavior: 'deny' | 'ask', c: MatchContext): ParsedRule | undefined {
   const s = c.subject;
-  return rules.find((rule) => {
+  let best = rules.findIndex((rule) => {
     if (rule.kind === 'name') return nameMatches(rule.tool, c.toolName);
-    if (!specifierApplies(rule, c.toolName, s)) return false;
+    if (rule.kind === 'command' || !specifierApplies(rule, c.toolName, s)) return false;
     switch (s.kind) {
-      case 'command':
-        return s.analysis.ok && s.analysis.commands.some((cmd) => commandMatches(rule, cmd, behavior));
       case 'paths':
         return s.paths.some((p) => pathGlobMatches(rule.path!, p.real, p.isDir, c.root) || pathGlobMatches(rule.path!, p.lexical, p.isDir, c.root));
       case 'url':
@@ -238,6 +285,20 @@ export function firstLenientMatch(rules: readonly ParsedRule[], behavior: 'deny'
         return false;
     }
   });
+  if (best === -1) best = rules.length;
+  if (s.kind === 'command' && s.analysis.ok && COMMAND_TOOLS.has(c.toolName)) {
+    const idx = commandIndex(rules);
+    for (const cmd of distinctCommands(s.analysis.commands)) {
+      for (const i of candidates(idx, cmd, true)) {
+        if (i >= best) break;
+        if (commandMatches(rules[i]!, cmd, behavior)) {
+          best = i;
+          break;
+        }
+      }
+    }
+  }
+  return rules[best];
 }
 
 /**
@@ -264,10 +325,13 @@ export function allowingRules(rules: readonly ParsedRule[], c: MatchContext): Pa
       const a = s.analysis;
       if (!a.ok || a.redirects.some((r) => r.writes)) return null;
       let needed = false;
-      for (const cmd of a.commands) {
+      const idx = commandIndex(rules);
+      for (const cmd of distinctCommands(a.commands)) {
         if (cmd.readOnly) continue;
         needed = true;
-        if (!cover((r) => commandMatches(r, cmd, 'allow'))) return null;
+        const i = candidates(idx, cmd, false).find((k) => commandMatches(rules[k]!, cmd, 'allow'));
+        if (i === undefined) return null;
+        used.add(rules[i]!);
       }
       if (!needed) return null; // read-only lines are allowed by the read-only stage, not a rule
       break;

@@ -3,6 +3,6 @@
 // patterns) and shell/continuation.ts (what a PTY shell runs as input is typed).
 export { analyzeCommand } from './shell/analyze.js';
 export { isReadOnlyCommand } from './shell/read-only.js';
-export { matchCommandPattern, validateCommandPattern } from './shell/pattern.js';
+export { matchCommandPattern, patternHead, validateCommandPattern } from './shell/pattern.js';
 export { quoteWord } from './shell/words.js';
 export { MAX_DEPTH, MAX_INPUT, type CommandAnalysis, type Danger, type PatternBehavior, type Redirect, type SimpleCommand } from './shell/types.js';

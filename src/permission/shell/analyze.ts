@@ -63,7 +63,7 @@
 import { parse } from 'unbash';
 import type { Assignment, CaseItem, Command, CompoundList, ParsedScript, Redirection, Statement, TestExpression } from 'unbash';
 import { ALWAYS_FAIL, builtinChecks } from './builtins.js';
-import { checkOwnText, HereDocBodies } from './coverage.js';
+import { checkOwnText, HereDocBodies, MAX_HEREDOCS_PER_LINE, maxHereDocsOnALine } from './coverage.js';
 import { newAcc, WordWalker, type Ctx } from './expand.js';
 import { isFindValuePrimary } from './programs/find.js';
 import { checkGit } from './programs/git.js';
@@ -72,7 +72,7 @@ import { FOREIGN_FD_PATH, redirectWrites } from './redirects.js';
 import { shellInvocation, SHELLS } from './shells.js';
 import { fail, Fail, MAX_COMMANDS, MAX_DEPTH, MAX_INPUT, type CommandAnalysis, type Redirect, type SimpleCommand } from './types.js';
 import {
-  argWord,
+  own,
   assignmentName,
   programName,
   quoteAssignment,
@@ -87,6 +87,7 @@ import { WRAPPERS, type RunState } from './wrappers.js';
 /** Most assignments one command may run with (each later command carries its own copy). */
 export const MAX_ASSIGNMENTS = 256;
 
+
 class Analyzer extends WordWalker {
   readonly commands: SimpleCommand[] = [];
   readonly redirects: Redirect[] = [];
@@ -95,6 +96,8 @@ class Analyzer extends WordWalker {
 
   parseAndRun(source: string, ctx: Omit<Ctx, 'src' | 'bodies'>): void {
     if (ctx.depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH} levels`);
+    // The parser's time grows with the square of the here-documents pending on one line.
+    if (maxHereDocsOnALine(source) > MAX_HEREDOCS_PER_LINE) fail(`more than ${MAX_HEREDOCS_PER_LINE} here-documents on one line`);
     this.script(parse(source), { ...ctx, src: source, bodies: HereDocBodies.none });
   }
 
@@ -103,18 +106,24 @@ class Analyzer extends WordWalker {
     if (script.errors && script.errors.length > 0) fail(`parse error: ${script.errors[0]?.message ?? 'unknown'}`);
     if (outer.depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH} levels`);
     const src = script.source ?? outer.src;
-    const ctx: Ctx = { ...outer, src, bodies: HereDocBodies.of(script) };
-    checkOwnText(script, src, ctx.bodies);
+    const ctx: Ctx = { ...outer, src, bodies: HereDocBodies.of(script, script.source) };
+    this.check(script, ctx);
     for (const st of script.commands) this.statement(st, ctx);
   }
 
+  /** The coverage check of one node, counted against the work budget. */
+  private check(node: Parameters<typeof checkOwnText>[0], ctx: Ctx): void {
+    this.spend();
+    checkOwnText(node, ctx.src, ctx.bodies);
+  }
+
   private list(list: CompoundList, ctx: Ctx): void {
-    checkOwnText(list, ctx.src, ctx.bodies);
+    this.check(list, ctx);
     for (const st of list.commands) this.statement(st, ctx);
   }
 
   private statement(st: Statement, ctx: Ctx): void {
-    checkOwnText(st, ctx.src, ctx.bodies);
+    this.check(st, ctx);
     this.node(st.command, ctx);
   }
 
@@ -122,41 +131,41 @@ class Analyzer extends WordWalker {
     switch (node.type) {
       case 'AndOr':
       case 'Pipeline':
-        checkOwnText(node, ctx.src, ctx.bodies);
+        this.check(node, ctx);
         for (const c of node.commands) this.node(c, ctx);
         return;
       case 'Command':
         this.command(node, ctx);
         return;
       case 'Redirected':
-        checkOwnText(node, ctx.src, ctx.bodies);
+        this.check(node, ctx);
         for (const r of node.redirects) this.redirect(r, ctx);
         this.node(node.command, ctx);
         return;
       case 'Subshell':
       case 'BraceGroup':
-        checkOwnText(node, ctx.src, ctx.bodies);
+        this.check(node, ctx);
         this.list(node.body, ctx);
         return;
       case 'If':
-        checkOwnText(node, ctx.src, ctx.bodies);
+        this.check(node, ctx);
         this.list(node.clause, ctx);
         this.list(node.then, ctx);
         for (const e of node.elif) {
-          checkOwnText(e, ctx.src, ctx.bodies);
+          this.check(e, ctx);
           this.list(e.clause, ctx);
           this.list(e.then, ctx);
         }
         if (node.else) this.list(node.else, ctx);
         return;
       case 'While':
-        checkOwnText(node, ctx.src, ctx.bodies);
+        this.check(node, ctx);
         this.list(node.clause, ctx);
         this.list(node.body, ctx);
         return;
       case 'For':
       case 'Select': {
-        checkOwnText(node, ctx.src, ctx.bodies);
+        this.check(node, ctx);
         const name = this.word(node.name, ctx);
         if (name.dynamic) fail('loop variable name is not literal');
         this.assignVariable(name.value, node.type === 'For' ? 'for' : 'select');
@@ -165,12 +174,12 @@ class Analyzer extends WordWalker {
         return;
       }
       case 'Case':
-        checkOwnText(node, ctx.src, ctx.bodies);
+        this.check(node, ctx);
         this.word(node.word, ctx);
         for (const item of node.items) this.caseItem(item, ctx);
         return;
       case 'TestCommand':
-        checkOwnText(node, ctx.src, ctx.bodies);
+        this.check(node, ctx);
         this.testCommand(node.expression, ctx);
         return;
       case 'Function':
@@ -189,7 +198,7 @@ class Analyzer extends WordWalker {
   }
 
   private caseItem(item: CaseItem, ctx: Ctx): void {
-    checkOwnText(item, ctx.src, ctx.bodies);
+    this.check(item, ctx);
     for (const p of item.pattern) this.word(p, ctx);
     this.list(item.body, ctx);
   }
@@ -276,7 +285,7 @@ class Analyzer extends WordWalker {
   // ── simple commands ──
 
   private command(cmd: Command, ctx: Ctx): void {
-    checkOwnText(cmd, ctx.src, ctx.bodies);
+    this.check(cmd, ctx);
     let stdinScript = false;
     for (const r of cmd.redirects) if (this.redirect(r, ctx)) stdinScript = true;
     const prefix: string[] = [];
@@ -293,7 +302,7 @@ class Analyzer extends WordWalker {
       else {
         const info = this.assignment(a, ctx);
         const lead = info.dynamic ? `${a.name}=` : info.text;
-        words.push({ value: info.text, dynamic: info.dynamic, split: false, fields: false, lead, display: info.dynamic ? a.text : quoteWord(info.text) });
+        words.push({ value: info.text, dynamic: info.dynamic, mayBeOption: false, split: false, fields: false, lead, display: info.dynamic ? a.text : quoteWord(info.text) });
       }
     }
     if (ctx.env.length + prefix.length > MAX_ASSIGNMENTS) fail(`a command runs with more than ${MAX_ASSIGNMENTS} assignments`);
@@ -312,9 +321,9 @@ class Analyzer extends WordWalker {
         this.push(words, st);
         return;
       }
-      const always = ALWAYS_FAIL[prog];
+      const always = own(ALWAYS_FAIL, prog);
       if (always !== undefined) fail(always);
-      const wrapper = WRAPPERS[prog];
+      const wrapper = own(WRAPPERS, prog);
       if (wrapper !== undefined) {
         const step = wrapper(words.slice(1), st);
         switch (step.kind) {
@@ -345,7 +354,7 @@ class Analyzer extends WordWalker {
         this.find(words, st, ctx);
         return;
       }
-      if (prog === 'git') checkGit(words.slice(1).map(argWord));
+      if (prog === 'git') checkGit(words.slice(1));
       const exports = builtinChecks(prog, words);
       this.push(words, st);
       for (const e of exports) {
@@ -406,13 +415,15 @@ class Analyzer extends WordWalker {
       const own = new Set(st.env.map(assignmentName));
       for (const [name, e] of this.exported) if (!own.has(name)) assignments.push(e);
     }
-    const display = [...assignments.map(quoteAssignment), ...words.map((w) => w.display)].join(' ');
-    const j = judgeCommand(words.map(argWord), st.openArgs);
+    let display = '';
+    for (const a of assignments) display += `${quoteAssignment(a)} `;
+    for (let k = 0; k < words.length; k++) display += k === 0 ? words[k]!.display : ` ${words[k]!.display}`;
+    const j = judgeCommand(words, st.openArgs);
     const readOnly =
       j.readOnly &&
       !st.tainted &&
       assignments.every((a) => SAFE_ENV.test(assignmentName(a))) &&
-      !words.some((w) => !w.dynamic && FOREIGN_FD_PATH.test(w.value));
+      !words.some((w) => !w.dynamic && w.value.startsWith('/') && FOREIGN_FD_PATH.test(w.value));
     this.commands.push({ argv, text: display, nested: st.nested, dynamic, assignments, openArgs: st.openArgs, readOnly, dangers: j.dangers });
   }
 }

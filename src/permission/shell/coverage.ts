@@ -38,7 +38,9 @@ export class HereDocBodies {
 
   static none: HereDocBodies = new HereDocBodies([]);
 
-  static of(script: Script): HereDocBodies {
+  /** `ownSource`: the script's own text, when it has one (a quick way to see there are none). */
+  static of(script: Script, ownSource: string | undefined): HereDocBodies {
+    if (ownSource !== undefined && !ownSource.includes('<<')) return HereDocBodies.none;
     const out: Range[] = [];
     const visit = (node: SyntaxNode): void => {
       if (node.type === 'HereDoc') {
@@ -74,19 +76,19 @@ export class HereDocBodies {
   }
 }
 
+const isBlank = (src: string, s: number, e: number): boolean => {
+  for (let i = s; i < e; i++) {
+    const c = src.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+};
+
 export function checkOwnText(node: SyntaxNode & { pos: number; end: number }, src: string, bodies: HereDocBodies): void {
   const allowed = OWN_TOKENS[node.type];
   if (allowed === undefined) fail(`unsupported syntax: ${node.type}`);
-  const children: Range[] = [];
-  let sorted = true;
-  forEachChild(node, (child) => {
-    if ('pos' in child && 'end' in child) {
-      if (children.length > 0 && children[children.length - 1]![0] > child.pos) sorted = false;
-      children.push([child.pos, child.end]);
-    }
-  });
-  if (!sorted) children.sort((a, b) => a[0] - b[0]);
   const scan = (s: number, e: number): void => {
+    if (isBlank(src, s, e)) return;
     const text = src.slice(s, e);
     GAP_TOKEN.lastIndex = 0;
     while (GAP_TOKEN.lastIndex < text.length) {
@@ -98,12 +100,53 @@ export function checkOwnText(node: SyntaxNode & { pos: number; end: number }, sr
       if (!allowed.includes(tok)) fail(`parse error near ${JSON.stringify(tok)}`);
     }
   };
+  // Children come in source order (checked); the gaps between them are the node's own text.
   let at = node.pos;
-  for (const [s, e] of children) {
-    if (e <= at) continue;
-    if (s >= node.end) break;
-    if (s > at) bodies.forGaps(at, Math.min(s, node.end), scan);
-    at = Math.max(at, e);
+  let prevStart = -1;
+  let sorted = true;
+  forEachChild(node, (child) => {
+    if (!sorted || !('pos' in child && 'end' in child)) return;
+    if (child.pos < prevStart) {
+      sorted = false;
+      return;
+    }
+    prevStart = child.pos;
+    if (child.end <= at || child.pos >= node.end) return;
+    if (child.pos > at) bodies.forGaps(at, child.pos, scan);
+    at = Math.max(at, child.end);
+  });
+  if (!sorted) {
+    const children: Range[] = [];
+    forEachChild(node, (child) => {
+      if ('pos' in child && 'end' in child) children.push([child.pos, child.end]);
+    });
+    children.sort((a, b) => a[0] - b[0]);
+    at = node.pos;
+    for (const [s, e] of children) {
+      if (e <= at) continue;
+      if (s >= node.end) break;
+      if (s > at) bodies.forGaps(at, Math.min(s, node.end), scan);
+      at = Math.max(at, e);
+    }
   }
   if (at < node.end) bodies.forGaps(at, node.end, scan);
+}
+
+/** Most `<<` operators on one line (counted in the raw text, quotes included: an overestimate). */
+export const MAX_HEREDOCS_PER_LINE = 100;
+
+export function maxHereDocsOnALine(src: string): number {
+  let max = 0;
+  let n = 0;
+  for (let i = 0; i < src.length; i++) {
+    const c = src.charCodeAt(i);
+    if (c === 0x0a) {
+      n = 0;
+    } else if (c === 0x3c && src.charCodeAt(i + 1) === 0x3c) {
+      if (src.charCodeAt(i + 2) === 0x3c) i += 2; // a here-string
+      else if (++n > max) max = n;
+      i++;
+    }
+  }
+  return max;
 }

@@ -14,8 +14,8 @@
 // its literal start (`lead`): option parsers use these to tell whether it could be an option.
 import type { ArrayValue, Assignment, ParameterExpansionPart, ParsedScript, Word, WordPart } from 'unbash';
 import type { HereDocBodies } from './coverage.js';
-import { fail } from './types.js';
-import { PLAIN_WORD, quoteWord, staticWord, type WordInfo } from './words.js';
+import { fail, MAX_WORK } from './types.js';
+import { mayBeOption, PLAIN_WORD, quoteWord, staticWord, type WordInfo } from './words.js';
 
 export interface Ctx {
   /** The string node positions index into. */
@@ -39,10 +39,18 @@ export interface Acc {
 export const newAcc = (): Acc => ({ value: '', dynamic: false, split: false, fields: false, lead: '' });
 
 export abstract class WordWalker {
+  /** Syntax nodes and words still allowed: analysis stays bounded whatever the input. */
+  private work = MAX_WORK;
+
   /** Analyses the commands of a substitution's script. */
   protected abstract script(script: ParsedScript | undefined, ctx: Ctx): void;
 
+  protected spend(): void {
+    if (--this.work < 0) fail(`the line is too large to analyse (more than ${MAX_WORK} words and syntax nodes)`);
+  }
+
   protected word(w: Word, ctx: Ctx): WordInfo {
+    this.spend();
     if (!w.parts) {
       // An unquoted leading ~ (tilde expansion) is kept literally and displayed unquoted.
       if (w.text.startsWith('~') && w.text === w.value && PLAIN_WORD.test(w.value)) return { ...staticWord(w.value), display: w.value };
@@ -50,7 +58,8 @@ export abstract class WordWalker {
     }
     const acc = newAcc();
     for (const p of w.parts) this.part(p, ctx, acc, false);
-    return { ...acc, lead: acc.dynamic ? acc.lead : acc.value, display: acc.dynamic ? w.text : quoteWord(acc.value) };
+    const lead = acc.dynamic ? acc.lead : acc.value;
+    return { ...acc, lead, mayBeOption: mayBeOption(acc.dynamic, acc.fields, lead), display: acc.dynamic ? w.text : quoteWord(acc.value) };
   }
 
   protected part(p: WordPart, ctx: Ctx, acc: Acc, quoted: boolean): void {

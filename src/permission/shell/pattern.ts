@@ -131,6 +131,17 @@ function parsePatternUncached(pattern: string): ParsedPattern | string {
   return { assigns, words, prefix, all: false };
 }
 
+/**
+ * The literal program name a pattern starts with (rules are indexed by it): null when any
+ * command may match (`*`, a wildcard first word), undefined for a malformed pattern.
+ */
+export function patternHead(pattern: string): string | null | undefined {
+  const p = parsePattern(pattern);
+  if (typeof p === 'string') return undefined;
+  if (p.all || p.words[0]!.segments !== null) return null;
+  return p.words[0]!.literal;
+}
+
 /** Returns an error message for a malformed command pattern, or null when it is valid. */
 export function validateCommandPattern(pattern: string): string | null {
   const p = parsePattern(pattern);

@@ -54,10 +54,10 @@ export type PatternBehavior = 'allow' | 'deny' | 'ask';
 export const MAX_INPUT = 1_000_000;
 /** Deepest eval / bash -c / nested-substitution nesting accepted. */
 export const MAX_DEPTH = 12;
-/** Most simple commands one line may run (past it the line is not analysed: matching stays bounded). */
-export const MAX_COMMANDS = 10_000;
-/** Most distinct variables exported in one line (every later command carries them). */
-export const MAX_EXPORTS = 256;
+/** Most simple commands one line may run (past it the line is not analysed: rule matching stays bounded). */
+export const MAX_COMMANDS = 1_000;
+/** Most words and syntax nodes analysed for one line (past it the line is not analysed). */
+export const MAX_WORK = 20_000;
 
 /** Thrown inside the analyser; analyzeCommand turns it into { ok: false, reason }. */
 export class Fail extends Error {}

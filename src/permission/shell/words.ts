@@ -1,6 +1,7 @@
 // Words as the analyser sees them, and the tables about names it shares.
 
-export interface WordInfo {
+/** A word as the analyser reads it; it is also what option parsers see (ArgWord). */
+export interface WordInfo extends ArgWord {
   value: string;
   dynamic: boolean;
   /** Has an unquoted expansion, substitution or glob: may become several words (or none). */
@@ -26,17 +27,12 @@ export interface ArgWord {
 }
 
 export function staticWord(value: string): WordInfo {
-  return { value, dynamic: false, split: false, fields: false, lead: value, display: quoteWord(value) };
+  return { value, dynamic: false, mayBeOption: false, split: false, fields: false, lead: value, display: quoteWord(value) };
 }
 
-export function argWord(w: WordInfo): ArgWord {
-  return {
-    value: w.value,
-    dynamic: w.dynamic,
-    mayBeOption: w.dynamic && (w.fields || w.lead === '' || w.lead.startsWith('-')),
-    split: w.dynamic && w.split,
-    lead: w.lead,
-  };
+/** Whether a dynamic word's run-time text could start with `-` or become several words. */
+export function mayBeOption(dynamic: boolean, fields: boolean, lead: string): boolean {
+  return dynamic && (fields || lead === '' || lead.startsWith('-'));
 }
 
 export function literalArgs(argv: readonly string[]): ArgWord[] {
@@ -97,3 +93,8 @@ export const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z_]+|TZ|NO_COLOR|FORCE_COLOR|CLIC
 /** Variables that change what later commands run (or how the shell parses): never set in a line. */
 export const SENSITIVE_VAR =
   /^(PATH|HOME|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|EXECIGNORE|FIGNORE|PROMPT_COMMAND|PS[0-4]|BASH_XTRACEFD|BASH_COMPAT|HISTFILE|HOSTFILE|INPUTRC|MAIL|MAILPATH|SHELL|TMPDIR|PWD|OLDPWD|PAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|NODE_PATH|PERL5LIB|PERL5OPT|RUBYOPT|RUBYLIB|LD_\w*|DYLD_\w*|GIT_\w*|XDG_\w*|BASH_FUNC_\w*|npm_config_\w*|NPM_CONFIG_\w*)$/;
+
+/** A table entry by a name from the command line (never an Object.prototype member). */
+export function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}

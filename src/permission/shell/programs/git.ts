@@ -4,7 +4,7 @@
 // that make a git command write files or run programs.
 import { parseArgs, type Effect } from '../getopt.js';
 import { fail } from '../types.js';
-import type { ArgWord } from '../words.js';
+import { own, type ArgWord } from '../words.js';
 import {
   GIT_COMMANDS,
   GIT_DANGEROUS,
@@ -95,7 +95,7 @@ export function parseGitCommandLine(args: readonly ArgWord[]): GitCommandLine {
     if (!w.value.startsWith('-')) return { globals, sub: i, problem: null };
     const eq = w.value.startsWith('--') ? w.value.indexOf('=') : -1;
     const name = eq === -1 ? w.value : w.value.slice(0, eq);
-    const def = GIT_GLOBALS[name];
+    const def = own(GIT_GLOBALS, name);
     if (def === undefined) return { globals, sub: i, problem: `git option ${w.value} is not known` };
     if (eq !== -1) {
       if (def.takes !== 'either' && def.takes !== 'optional') return { globals, sub: i, problem: `git option ${name} takes no value` };
@@ -132,8 +132,8 @@ function globalEffect(g: GitGlobal): Effect | null {
 
 /** Dangerous options of a subcommand, by exact name or abbreviation (git abbreviates long options). */
 function subcommandDangers(sub: string, args: readonly ArgWord[], start: number): ArgDanger[] {
-  const lists = [GIT_DANGEROUS['*']!, GIT_DANGEROUS[sub]].filter((l) => l !== undefined);
-  const roTable = (GIT_READ_ONLY_TABLES as Record<string, { long: ReadonlyMap<string, { effect: Effect | null }> }>)[sub];
+  const lists = [GIT_DANGEROUS['*']!, own(GIT_DANGEROUS, sub)].filter((l) => l !== undefined);
+  const roTable = own(GIT_READ_ONLY_TABLES as Record<string, { long: ReadonlyMap<string, { effect: Effect | null }> }>, sub);
   const out: ArgDanger[] = [];
   for (let i = start; i < args.length; i++) {
     const w = args[i]!;
@@ -167,9 +167,9 @@ function subcommandDangers(sub: string, args: readonly ArgWord[], start: number)
     }
   }
   const subIdx = start - 1;
-  const execSub = GIT_EXEC_SUBCOMMANDS[sub];
+  const execSub = own(GIT_EXEC_SUBCOMMANDS, sub);
   if (execSub) out.push(wordDanger(args, subIdx, 'exec', execSub));
-  const execOperand = GIT_EXEC_OPERANDS[sub];
+  const execOperand = own(GIT_EXEC_OPERANDS, sub);
   if (execOperand) {
     const first = args.slice(start).findIndex((a) => !a.value.startsWith('-'));
     if (first !== -1 && (args[start + first]!.dynamic || args[start + first]!.value === execOperand)) {
@@ -232,7 +232,7 @@ function judgeGit(args: readonly ArgWord[], openArgs: boolean): Judgement {
   }
   const sub = subWord.value;
   if (!subWord.dynamic) dangers.push(...subcommandDangers(sub, args, c.sub + 1));
-  const t = (GIT_READ_ONLY_TABLES as Record<string, (typeof GIT_READ_ONLY_TABLES)['log']>)[sub];
+  const t = own(GIT_READ_ONLY_TABLES as Record<string, (typeof GIT_READ_ONLY_TABLES)['log']>, sub);
   const rest = args.slice(c.sub + 1);
   if (sub === 'remote') {
     readOnly &&= rest.length === 0 || (rest.length === 1 && !rest[0]!.dynamic && ['-v', '--verbose'].includes(rest[0]!.value));

@@ -7,7 +7,7 @@
 // (kubectl, docker, helm, make …) are matched as a subsequence instead (pattern.ts).
 import { resolveLong, table, type OptionTable } from '../getopt.js';
 import type { SimpleCommand } from '../types.js';
-import { baseName, literalArgs } from '../words.js';
+import { baseName, literalArgs, own } from '../words.js';
 import { gitSubcommandStart } from './git.js';
 
 interface GlobalsSpec {
@@ -42,11 +42,12 @@ const NPM_NAMES = [...NPM_COMMANDS.split(' '), ...Object.keys(NPM_ALIASES)].sort
 
 function npmCanonical(word: string): string | null {
   if (NPM_COMMANDS.split(' ').includes(word)) return word;
-  if (NPM_ALIASES[word]) return NPM_ALIASES[word]!;
+  const alias = own(NPM_ALIASES, word);
+  if (alias) return alias;
   const hits = NPM_NAMES.filter((n) => n.startsWith(word));
   if (word === '' || hits.length !== 1) return null;
   let c = hits[0]!;
-  while (NPM_ALIASES[c]) c = NPM_ALIASES[c]!;
+  for (let a = own(NPM_ALIASES, c); a; a = own(NPM_ALIASES, c)) c = a;
   return c;
 }
 
@@ -55,7 +56,7 @@ const PNPM_ALIASES: Record<string, string> = {
   t: 'test', tst: 'test', 'run-script': 'run', ln: 'link', ls: 'list', la: 'list', ll: 'list', x: 'exec',
 };
 const CARGO_ALIASES: Record<string, string> = { b: 'build', c: 'check', d: 'doc', r: 'run', t: 'test', rm: 'remove' };
-const aliasOf = (m: Record<string, string>) => (w: string): string | null => m[w] ?? w;
+const aliasOf = (m: Record<string, string>) => (w: string): string | null => own(m, w) ?? w;
 
 const KUBE_VALUE =
   'as= as-group= as-uid= cache-dir= certificate-authority= client-certificate= client-key= cluster= context= ' +
@@ -199,7 +200,7 @@ export function lenientVariants(cmd: SimpleCommand): Variant[] {
     const g = gitSubcommandStart(literalArgs(argv.slice(1)).map((a, i) => ({ ...a, dynamic: cmd.dynamic[i + 1] ?? false, mayBeOption: true })));
     if (g) v.push({ idx: [0, ...range(g.sub + 1, argv.length)], sub: 1, subsequence: false });
   }
-  const spec = GLOBALS[name];
+  const spec = own(GLOBALS, name);
   if (spec && !cmd.dynamic[0]) {
     for (const s of subcommandStarts(spec, argv, cmd.dynamic)) {
       if (s !== 1) v.push({ idx: [0, ...range(s, argv.length)], sub: 1, subsequence: false, ...(spec.canonical ? { canonical: spec.canonical } : {}) });

@@ -3,7 +3,7 @@
 // inline code cannot be analysed, so the word holding it (or naming code to load) is a danger
 // that an allow rule must spell out. Running a script file is what the program is for: not a
 // danger.
-import type { ArgWord } from '../words.js';
+import { own, type ArgWord } from '../words.js';
 import { wordDanger, type ArgDanger, type ProgramSpec } from './spec.js';
 
 /**
@@ -37,7 +37,7 @@ function langDangers(lang: Lang, args: readonly ArgWord[]): ArgDanger[] {
     if (v === '--' || v === '-' || !v.startsWith('-')) return out;
     if (v.startsWith('--')) {
       const eq = v.indexOf('=');
-      const kind = lang.long?.[v.slice(2, eq === -1 ? undefined : eq)];
+      const kind = lang.long ? own(lang.long, v.slice(2, eq === -1 ? undefined : eq)) : undefined;
       if (kind === 'code' || kind === 'load' || kind === 'inplace') {
         if (eq !== -1) danger(i, kind);
         else if (i + 1 < args.length) danger(++i, kind);
@@ -46,7 +46,7 @@ function langDangers(lang: Lang, args: readonly ArgWord[]): ArgDanger[] {
       continue;
     }
     for (let k = 1; k < v.length; k++) {
-      const kind = lang.letters[v[k]!] ?? (lang.unknownIsFlag ? 'flag' : undefined);
+      const kind = own(lang.letters, v[k]!) ?? (lang.unknownIsFlag ? 'flag' : undefined);
       if (kind === undefined) {
         out.push(wordDanger(args, i, 'exec', `${lang.name} option -${v[k]} is not known`));
         return out;
