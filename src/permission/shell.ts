@@ -6,3 +6,4 @@ export { isReadOnlyCommand } from './shell/read-only.js';
 export { matchCommandPattern, patternHead, validateCommandPattern } from './shell/pattern.js';
 export { quoteWord } from './shell/words.js';
 export { MAX_DEPTH, MAX_INPUT, type CommandAnalysis, type Danger, type PatternBehavior, type Redirect, type SimpleCommand } from './shell/types.js';
+export { advance, MAX_PENDING, type Advance } from './shell/continuation.js';

@@ -4,6 +4,7 @@
 // server-made. What is typed is checked by the same command analyser as Bash (see
 // ShellWrite): the manager tracks the unfinished line the shell holds.
 import * as pty from 'node-pty';
+import { advance } from '../permission/shell/continuation.js';
 import { ToolRefusal } from './tool.js';
 import type { IdFactory } from '../ids.js';
 import type { SessionSandbox } from '../sandbox/session-sandbox.js';
@@ -20,7 +21,7 @@ interface Shell {
   buffer: string;
   dropped: number;
   exited: { code: number; signal: number | null } | null;
-  /** Text typed since the last line end: the shell holds it and runs it at the next Enter. */
+  /** Text the shell holds: the unfinished line, and the lines of a command not complete yet (continuation.ts). */
   pendingLine: string;
   idleTimer: NodeJS.Timeout;
   waiters: Set<() => void>;
@@ -120,7 +121,7 @@ export class PtyShells {
     return shell;
   }
 
-  /** The line a write would complete: what the shell already holds plus the new input. */
+  /** What the shell holds: a write's input is added to it (see advance in continuation.ts). */
   pendingLine(id: string): string | null {
     return this.shells.get(id)?.pendingLine ?? null;
   }
@@ -128,9 +129,7 @@ export class PtyShells {
   write(id: string, input: string): void {
     const shell = this.get(id);
     if (shell.exited) throw new ShellRefusal(`shell ${id} has exited (code ${shell.exited.code}); open a new one`);
-    const text = shell.pendingLine + input;
-    const lastEnd = Math.max(text.lastIndexOf('\r'), text.lastIndexOf('\n'));
-    shell.pendingLine = lastEnd === -1 ? text : text.slice(lastEnd + 1);
+    shell.pendingLine = advance(shell.pendingLine, input).pending;
     shell.proc.write(input);
     this.touch(shell);
   }
