@@ -19,7 +19,7 @@
 // path with symlinks resolved (and, for deny and ask, against the path as written too).
 import path from 'node:path';
 import { compileIgnoreGlob, GlobSyntaxError, type IgnoreGlob } from '../tools/builtin/glob-match.js';
-import { matchCommandPattern, patternHead, validateCommandPattern, type SimpleCommand } from './shell.js';
+import { matchCommandPattern, PatternIndex, validateCommandPattern, type SimpleCommand } from './shell.js';
 import type { RuleSubject, SubjectPath } from './subject.js';
 
 export type RuleBehavior = 'allow' | 'deny' | 'ask';
@@ -217,42 +217,18 @@ export interface MatchContext {
   root: string;
 }
 
-// Command rules are indexed by the program name their pattern starts with, and a line's
+// Command rules are indexed (PatternIndex: by program name and a literal word), and a line's
 // identical commands are matched once: matching stays linear in the commands of a line times the
-// rules for their programs (a line runs at most MAX_COMMANDS commands).
-interface CommandIndex {
-  byHead: Map<string, number[]>;
-  /** Rules any command may match (`Bash(*)`, a wildcard first word). */
-  any: number[];
-}
+// rules that could match them (a line runs at most MAX_COMMANDS commands).
+const indexes = new WeakMap<readonly ParsedRule[], PatternIndex>();
 
-const indexes = new WeakMap<readonly ParsedRule[], CommandIndex>();
-
-function commandIndex(rules: readonly ParsedRule[]): CommandIndex {
+function commandIndex(rules: readonly ParsedRule[]): PatternIndex {
   let idx = indexes.get(rules);
-  if (idx) return idx;
-  idx = { byHead: new Map(), any: [] };
-  rules.forEach((r, i) => {
-    if (r.kind !== 'command') return;
-    const head = patternHead(r.specifier!);
-    if (head === undefined) return;
-    if (head === null) idx!.any.push(i);
-    else {
-      const list = idx!.byHead.get(head);
-      if (list) list.push(i);
-      else idx!.byHead.set(head, [i]);
-    }
-  });
-  indexes.set(rules, idx);
+  if (!idx) {
+    idx = new PatternIndex(rules.flatMap((r, id) => (r.kind === 'command' ? [{ id, pattern: r.specifier! }] : [])));
+    indexes.set(rules, idx);
+  }
   return idx;
-}
-
-/** Indices of the command rules that may match `cmd`, in rule order. */
-function candidates(idx: CommandIndex, cmd: SimpleCommand, lenient: boolean): number[] {
-  const name = cmd.argv[0] ?? '';
-  const lists = [idx.any, idx.byHead.get(name) ?? []];
-  if (lenient && name.includes('/')) lists.push(idx.byHead.get(path.basename(name)) ?? []);
-  return lists.length === 2 && lists[0]!.length === 0 ? lists[1]! : [...new Set(lists.flat())].sort((a, b) => a - b);
 }
 
 /** The commands of a line without repeats (their matching does not depend on where they are). */
@@ -289,7 +265,7 @@ export function firstLenientMatch(rules: readonly ParsedRule[], behavior: 'deny'
   if (s.kind === 'command' && s.analysis.ok && COMMAND_TOOLS.has(c.toolName)) {
     const idx = commandIndex(rules);
     for (const cmd of distinctCommands(s.analysis.commands)) {
-      for (const i of candidates(idx, cmd, true)) {
+      for (const i of idx.candidates(cmd, behavior)) {
         if (i >= best) break;
         if (commandMatches(rules[i]!, cmd, behavior)) {
           best = i;
@@ -329,7 +305,7 @@ export function allowingRules(rules: readonly ParsedRule[], c: MatchContext): Pa
       for (const cmd of distinctCommands(a.commands)) {
         if (cmd.readOnly) continue;
         needed = true;
-        const i = candidates(idx, cmd, false).find((k) => commandMatches(rules[k]!, cmd, 'allow'));
+        const i = idx.candidates(cmd, 'allow').find((k) => commandMatches(rules[k]!, cmd, 'allow'));
         if (i === undefined) return null;
         used.add(rules[i]!);
       }

@@ -98,15 +98,16 @@ class Analyzer extends WordWalker {
     if (ctx.depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH} levels`);
     // The parser's time grows with the square of the here-documents pending on one line.
     if (maxHereDocsOnALine(source) > MAX_HEREDOCS_PER_LINE) fail(`more than ${MAX_HEREDOCS_PER_LINE} here-documents on one line`);
-    this.script(parse(source), { ...ctx, src: source, bodies: HereDocBodies.none });
+    this.script(parse(source), { ...ctx, src: source, bodies: HereDocBodies.none }, source);
   }
 
-  protected script(script: ParsedScript | undefined, outer: Ctx): void {
+  /** `ownSource`: the text the script was parsed from (none for a substitution's script). */
+  protected script(script: ParsedScript | undefined, outer: Ctx, ownSource?: string): void {
     if (script === undefined) fail('unparsable substitution');
     if (script.errors && script.errors.length > 0) fail(`parse error: ${script.errors[0]?.message ?? 'unknown'}`);
     if (outer.depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH} levels`);
     const src = script.source ?? outer.src;
-    const ctx: Ctx = { ...outer, src, bodies: HereDocBodies.of(script, script.source) };
+    const ctx: Ctx = { ...outer, src, bodies: HereDocBodies.of(script, ownSource ?? script.source) };
     this.check(script, ctx);
     for (const st of script.commands) this.statement(st, ctx);
   }

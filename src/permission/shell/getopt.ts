@@ -177,7 +177,7 @@ export function parseArgs(t: OptionTable, words: readonly ArgWord[], start = 0):
         parseShort(t, lead, i, out, problem, () => false);
         continue;
       }
-      problem(i, 'dynamic', `${w.value} is not a literal word and could be an option`);
+      problem(i, 'dynamic', 'a word that is not literal could be an option');
       continue;
     }
     const v = w.value;

@@ -132,14 +132,55 @@ function parsePatternUncached(pattern: string): ParsedPattern | string {
 }
 
 /**
- * The literal program name a pattern starts with (rules are indexed by it): null when any
- * command may match (`*`, a wildcard first word), undefined for a malformed pattern.
+ * Patterns indexed by the literal program name they start with and by their first literal word
+ * after it: the patterns that may match a command are found without trying the others (a
+ * pattern's literal words must all be among the command's words, unless a dynamic word,
+ * run-time arguments or a subcommand alias could stand for them). Ids are returned in order.
  */
-export function patternHead(pattern: string): string | null | undefined {
-  const p = parsePattern(pattern);
-  if (typeof p === 'string') return undefined;
-  if (p.all || p.words[0]!.segments !== null) return null;
-  return p.words[0]!.literal;
+export class PatternIndex {
+  private readonly any: number[] = [];
+  private readonly byHead = new Map<string, { all: number[]; noKey: number[]; byKey: Map<string, number[]> }>();
+
+  constructor(patterns: readonly { id: number; pattern: string }[]) {
+    for (const { id, pattern } of patterns) {
+      const p = parsePattern(pattern);
+      if (typeof p === 'string') continue;
+      if (p.all || p.words[0]!.segments !== null) {
+        this.any.push(id);
+        continue;
+      }
+      const head = p.words[0]!.literal;
+      let h = this.byHead.get(head);
+      if (!h) this.byHead.set(head, (h = { all: [], noKey: [], byKey: new Map() }));
+      h.all.push(id);
+      const key = p.words.slice(1).find((w) => w.segments === null)?.literal;
+      if (key === undefined) h.noKey.push(id);
+      else h.byKey.set(key, [...(h.byKey.get(key) ?? []), id]);
+    }
+  }
+
+  candidates(cmd: SimpleCommand, behavior: PatternBehavior): number[] {
+    const lenient = behavior !== 'allow';
+    const name = cmd.argv[0] ?? '';
+    const heads = lenient && name.includes('/') ? [name, baseName(name)] : [name];
+    const lists: number[][] = [this.any];
+    for (const head of heads) {
+      const h = this.byHead.get(head);
+      if (!h) continue;
+      if (lenient && (cmd.openArgs || cmd.dynamic.some(Boolean) || lenientVariants(cmd).some((v) => v.canonical))) {
+        lists.push(h.all);
+        continue;
+      }
+      lists.push(h.noKey);
+      for (const w of new Set(cmd.argv.slice(1))) {
+        const l = h.byKey.get(w);
+        if (l) lists.push(l);
+      }
+    }
+    const nonEmpty = lists.filter((l) => l.length > 0);
+    if (nonEmpty.length <= 1) return nonEmpty[0] ?? [];
+    return [...new Set(nonEmpty.flat())].sort((a, b) => a - b);
+  }
 }
 
 /** Returns an error message for a malformed command pattern, or null when it is valid. */

@@ -112,7 +112,7 @@ function judgeProgram(prog: string, spec: ProgramSpec, args: readonly ArgWord[],
     for (const pr of p.problems) {
       const w = args[pr.index]!;
       if (pr.kind === 'dynamic') {
-        dangers.push({ index: pr.index, kind: 'exec', description: `${prog}: ${pr.message}, one that writes or runs a program`, spelling: w.value });
+        dangers.push({ index: pr.index, kind: 'exec', description: `${prog}: ${w.value} is not a literal word and could be an option that writes or runs a program`, spelling: w.value });
       } else if (pr.kind === 'ambiguous') {
         // Our notion of ambiguity may differ from the program's: assume the worst candidate.
         const name = w.value.slice(2).split('=')[0]!;

@@ -57,7 +57,7 @@ export const MAX_DEPTH = 12;
 /** Most simple commands one line may run (past it the line is not analysed: rule matching stays bounded). */
 export const MAX_COMMANDS = 1_000;
 /** Most words and syntax nodes analysed for one line (past it the line is not analysed). */
-export const MAX_WORK = 20_000;
+export const MAX_WORK = 10_000;
 
 /** Thrown inside the analyser; analyzeCommand turns it into { ok: false, reason }. */
 export class Fail extends Error {}
