@@ -1,7 +1,8 @@
 // Permission evaluation (SPEC §4 with the argument-aware rules of §9.3); the first stage that
 // decides wins:
 //   1. a deny rule matches any part of the call, or the tool hard-denies   → deny (nothing overrides this)
-//   2. a file edit touches a protected path (.git/, hook and agent config)  → ask, whatever the mode
+//   2. a file edit touches a protected path (.git/, hook and agent config,   → ask, whatever the mode
+//      shell/tool startup files such as .bashrc, .gitconfig, .npmrc, .envrc)
 //      (denied where nobody can be asked: plan, dontAsk, auto)
 //   3. bypassPermissions → allow; plan: mutating → deny, read-only → allow
 //   4. an ask rule matches, or the tool asks                                 → ask (ask beats allow)
@@ -47,9 +48,29 @@ export interface EvaluationInput {
   root?: string;
 }
 
-/** Names that, anywhere in an edited path, make the edit ask whatever the mode. */
-const PROTECTED_DIRS = new Set(['.git', '.norma', '.claude', '.husky']);
-const PROTECTED_FILES = new Set(['.gitmodules', '.mcp.json']);
+/**
+ * Names that, anywhere in an edited path, make the edit ask whatever the mode: repository
+ * metadata, hooks and agent configuration, and the files that make programs run code — shell
+ * and readline startup files, git, npm/yarn/pnpm, direnv, editor and client configuration,
+ * ssh keys and configuration.
+ */
+const PROTECTED_DIRS = new Set(['.git', '.norma', '.claude', '.husky', '.ssh', '.gnupg', '.vscode', '.idea', '.devcontainer']);
+/** Directory pairs (`.config/git`): protected where the two names follow each other. */
+const PROTECTED_SUBDIRS: readonly (readonly [string, string])[] = [
+  ['.config', 'git'],
+  ['.config', 'fish'],
+  ['.config', 'direnv'],
+  ['.yarn', 'releases'],
+  ['.yarn', 'plugins'],
+];
+const PROTECTED_FILES = new Set([
+  '.gitmodules', '.mcp.json',
+  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin',
+  '.zlogout', '.kshrc', '.mkshrc', '.inputrc',
+  '.gitconfig', '.gitattributes', '.git-credentials',
+  '.envrc', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', '.bunfig.toml',
+  '.curlrc', '.wgetrc', '.netrc', '.lesskey', '.vimrc', '.exrc', '.nvimrc',
+]);
 
 /** The protected part of a path (e.g. `.git`), or null. Paths outside `root` are judged by their names too. */
 export function protectedPart(p: SubjectPath, root: string): string | null {
@@ -58,6 +79,7 @@ export function protectedPart(p: SubjectPath, root: string): string | null {
     const parts = rel.split('/');
     for (const [i, part] of parts.entries()) {
       if (PROTECTED_DIRS.has(part)) return parts.slice(0, i + 1).join('/');
+      if (i > 0 && PROTECTED_SUBDIRS.some(([a, b]) => parts[i - 1] === a && part === b)) return parts.slice(0, i + 1).join('/');
       if (i === parts.length - 1 && PROTECTED_FILES.has(part)) return rel;
     }
   }
@@ -84,7 +106,7 @@ export function evaluatePermission(e: EvaluationInput): PermissionDecision {
   if (subject.kind === 'paths' && subject.access === 'edit') {
     const hit = subject.paths.map((p) => protectedPart(p, root)).find((x) => x !== null);
     if (hit) {
-      const reason = `${hit} is protected (repository metadata, hooks or agent configuration): every change to it is asked about`;
+      const reason = `${hit} is protected (repository metadata, hooks, agent configuration, or a file that makes programs run code): every change to it is asked about`;
       if (mode === 'plan' || mode === 'dontAsk' || mode === 'auto') {
         return { behavior: 'deny', reason: `${mode} mode never asks, and ${reason}`, decidedBy: 'protected_path', ...none };
       }
