@@ -40,7 +40,7 @@ const df = table({
 const cut = table({ short: 'b:c:d:f:nsz', long: `bytes= characters= delimiter= fields= complement only-delimited output-delimiter= zero-terminated ${GNU}` });
 const tr = table({ short: 'cCdst', long: `complement delete squeeze-repeats truncate-set1 ${GNU}` });
 const diff = table({
-  short: 'abBcC:dD:eEF:hHiI:lL:nNpPqrsS:tTuU:vwW:x:X:yZ',
+  short: '0123456789abBcC:dD:eEF:hHiI:lL:nNpPqrsS:tTuU:vwW:x:X:yZ',
   long:
     'normal brief report-identical-files context[=] unified[=] ed rcs side-by-side width= left-column ' +
     'suppress-common-lines show-c-function show-function-line= label= expand-tabs initial-tab tabsize= ' +
@@ -97,7 +97,7 @@ const uname = table({
 });
 const whoami = table({ long: GNU });
 const grep = table({
-  short: 'A:B:C:D:EFGHILPRTUVZabcd:e:f:hilm:noqrsuvwxyz',
+  short: '0123456789A:B:C:D:EFGHILPRTUVZabcd:e:f:hilm:noqrsuvwxyz',
   long:
     'extended-regexp fixed-strings basic-regexp perl-regexp regexp= file= ignore-case no-ignore-case word-regexp ' +
     'line-regexp null-data no-messages invert-match max-count= byte-offset line-number line-buffered with-filename ' +
