@@ -137,6 +137,9 @@ describe('allow rules do not cover what a command writes or runs unless they spe
     ['grep *', 'grep $OPTS in', true],
     ['sort *', 'xargs sort', false],
     ['grep *', 'xargs grep x', true],
+    ['git log *', 'xargs git log', false],
+    ['python3 *', 'xargs python3', false],
+    ['find *', 'xargs find', false],
     // inline code
     ['python3 *', `python3 -c 'print(1)'`, false],
     ['python3 *', `python3 -Ic 'print(1)'`, false],

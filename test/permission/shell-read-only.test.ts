@@ -269,5 +269,6 @@ describe('descriptors inherited from outside the line', () => {
     expect(readOnlyLine('cat /dev/fd/5')).toBe(false);
     expect(readOnlyLine('head /proc/self/fd/3')).toBe(false);
     expect(readOnlyLine('cat /dev/fd/0')).toBe(true);
+    expect(readOnlyLine('ls /proc/self/fd /dev/fd')).toBe(true); // listing the directories reads no descriptor
   });
 });

@@ -95,11 +95,17 @@ function envWithoutCommand(args: readonly string[]): boolean {
   return true;
 }
 
+/** Arguments xargs or find -exec append at run time could be any option. */
+function appended(prog: string, args: readonly ArgWord[]): ArgDanger {
+  return { index: args.length, kind: 'exec', description: `${prog}: arguments appended at run time could be options that write or run a program`, spelling: '' };
+}
+
 function judgeProgram(prog: string, spec: ProgramSpec, args: readonly ArgWord[], openArgs: boolean): Judgement {
   const anyDynamic = args.some((a) => a.dynamic);
   if (spec.judge) {
     const j = spec.judge(args, openArgs);
-    return { readOnly: j.readOnly && !anyDynamic, dangers: j.dangers };
+    const dangers = openArgs ? [...j.dangers, appended(prog, args)] : j.dangers;
+    return { readOnly: j.readOnly && !anyDynamic, dangers };
   }
   const t = spec.options;
   if (t === undefined) return { readOnly: false, dangers: [] };
@@ -120,7 +126,7 @@ function judgeProgram(prog: string, spec: ProgramSpec, args: readonly ArgWord[],
         if (effect) dangers.push({ index: pr.index, kind: effect, description: `${prog}: ${pr.message} and could be an option that ${effect === 'write' ? 'writes a file' : 'runs a program'}`, spelling: w.value });
       }
     }
-    if (openArgs) dangers.push({ index: args.length, kind: 'exec', description: `${prog}: arguments appended at run time could be options that write or run a program`, spelling: '' });
+    if (openArgs) dangers.push(appended(prog, args));
   }
   if (spec.dangers) dangers.push(...spec.dangers(args, p));
   const dynamicSafe = !t.hasDangers && spec.operands === undefined;

@@ -14,7 +14,7 @@
 import type { WordInfo } from './words.js';
 
 /** An inherited descriptor or a network socket, as a path. */
-export const FOREIGN_FD_PATH = /^\/(dev\/fd\/0*([3-9]|\d{2,})|proc\/[^/]+\/fd(\/|$)|dev\/(tcp|udp)\/)/;
+export const FOREIGN_FD_PATH = /^\/(dev\/fd\/0*([3-9]|\d{2,})|proc\/[^/]+\/fd\/[^/]|dev\/(tcp|udp)\/)/;
 
 function isHarmlessSink(t: WordInfo): boolean {
   return !t.dynamic && /^\/dev\/(null|stdout|stderr|fd\/[0-2])$/.test(t.value);
