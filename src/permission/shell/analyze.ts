@@ -38,8 +38,10 @@
 // `test`/`[` with an unquoted expansion or a dynamic word followed by a dynamic or `[`-containing
 // word (could become `-v a[$(cmd)]`); likewise printf's first argument; unknown options of the
 // wrappers / xargs / sudo / watch / shells; eval/bash -c nesting deeper than MAX_DEPTH; more than
-// MAX_COMMANDS simple commands, or a command with more than MAX_ASSIGNMENTS assignments; input
-// longer than MAX_INPUT or containing NUL.
+// MAX_COMMANDS simple commands, MAX_WORK words and syntax nodes, MAX_HEREDOCS_PER_LINE
+// here-documents on one line, or MAX_ASSIGNMENTS assignments for one command or exported (the
+// analysis and the rule matching after it stay bounded); input longer than MAX_INPUT or
+// containing NUL.
 // Not failures: an empty line or comments only (ok, no commands, readOnly true); a line with only
 // assignments/redirects (`x=1`, `> f`: no command, the redirect is reported).
 //
@@ -65,7 +67,7 @@ import type { Assignment, CaseItem, Command, CompoundList, ParsedScript, Redirec
 import { ALWAYS_FAIL, builtinChecks } from './builtins.js';
 import { checkOwnText, HereDocBodies, MAX_HEREDOCS_PER_LINE, maxHereDocsOnALine } from './coverage.js';
 import { newAcc, WordWalker, type Ctx } from './expand.js';
-import { isFindValuePrimary } from './programs/find.js';
+import { findExecCommands } from './programs/find.js';
 import { checkGit } from './programs/git.js';
 import { judgeCommand } from './read-only.js';
 import { FOREIGN_FD_PATH, redirectWrites } from './redirects.js';
@@ -79,7 +81,6 @@ import {
   quoteWord,
   SAFE_ENV,
   SENSITIVE_VAR,
-  staticWord,
   type WordInfo,
 } from './words.js';
 import { WRAPPERS, type RunState } from './wrappers.js';
@@ -205,48 +206,7 @@ class Analyzer extends WordWalker {
   }
 
   private testCommand(expr: TestExpression, ctx: Ctx): void {
-    const words: WordInfo[] = [staticWord('[[')];
-    const walk = (e: TestExpression): void => {
-      switch (e.type) {
-        case 'TestUnary': {
-          words.push(staticWord(e.operator));
-          const w = this.word(e.operand, ctx);
-          if (e.operator === '-v' && (w.dynamic || w.value.includes('['))) fail('[[ -v ]] with a subscript or non-literal name evaluates code');
-          words.push(w);
-          return;
-        }
-        case 'TestBinary': {
-          const l = this.word(e.left, ctx);
-          const r = this.word(e.right, ctx);
-          if (['-eq', '-ne', '-lt', '-le', '-gt', '-ge'].includes(e.operator)) {
-            const int = (w: WordInfo): boolean => !w.dynamic && /^\s*[+-]?\d+\s*$/.test(w.value);
-            if (!int(l) || !int(r)) fail(`[[ ${e.operator} ]] evaluates its operands as arithmetic`);
-          }
-          words.push(l, staticWord(e.operator), r);
-          return;
-        }
-        case 'TestLogical':
-          e.operands.forEach((o, i) => {
-            if (i > 0) words.push(staticWord(e.operator));
-            walk(o);
-          });
-          return;
-        case 'TestNot':
-          for (let i = 0; i < e.negations.length; i++) words.push(staticWord('!'));
-          walk(e.operand);
-          return;
-        case 'TestGroup':
-          words.push(staticWord('('));
-          walk(e.expression);
-          words.push(staticWord(')'));
-          return;
-        default:
-          fail('unsupported [[ ]] expression');
-      }
-    };
-    walk(expr);
-    words.push(staticWord(']]'));
-    this.push(words, { nested: ctx.nested, env: [...ctx.env], openArgs: false, tainted: false, stdinScript: false, replace: null });
+    this.push(this.testWords(expr, ctx), { nested: ctx.nested, env: [...ctx.env], openArgs: false, tainted: false, stdinScript: false, replace: null });
   }
 
   /** A variable set in the shell itself (standalone assignment, loop variable, read …). */
@@ -377,29 +337,7 @@ class Analyzer extends WordWalker {
   }
 
   private find(words: WordInfo[], st: RunState, ctx: Ctx): void {
-    const inner: WordInfo[][] = [];
-    for (let i = 1; i < words.length; i++) {
-      const w = words[i]!;
-      if (w.dynamic) {
-        const prev = words[i - 1]!;
-        if (prev.dynamic || !isFindValuePrimary(prev.value)) fail(`find argument ${w.display} is not a literal word and could be an action`);
-        continue;
-      }
-      if (['-exec', '-execdir', '-ok', '-okdir'].includes(w.value)) {
-        let j = i + 1;
-        const body: WordInfo[] = [];
-        for (; j < words.length; j++) {
-          const b = words[j]!;
-          if (b.dynamic) fail(`find ${w.value} argument ${b.display} is not a literal word`);
-          if (b.value === ';' || (b.value === '+' && body.at(-1)?.value === '{}')) break;
-          body.push(b);
-        }
-        if (j >= words.length) fail(`find ${w.value} without a terminating ';' or '+'`);
-        if (body.length === 0) fail(`find ${w.value} without a command`);
-        inner.push(body);
-        i = j;
-      }
-    }
+    const inner = findExecCommands(words);
     this.push(words, st);
     for (const argv of inner) {
       const open = argv.some((a) => a.value.includes('{}'));

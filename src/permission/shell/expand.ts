@@ -12,7 +12,7 @@
 // A word records whether it is dynamic, may split into several words (unquoted expansion or
 // glob), may make new words of any text (unquoted parameter or command expansion: `fields`), and
 // its literal start (`lead`): option parsers use these to tell whether it could be an option.
-import type { ArrayValue, Assignment, ParameterExpansionPart, ParsedScript, Word, WordPart } from 'unbash';
+import type { ArrayValue, Assignment, ParameterExpansionPart, ParsedScript, TestExpression, Word, WordPart } from 'unbash';
 import type { HereDocBodies } from './coverage.js';
 import { fail, MAX_WORK } from './types.js';
 import { mayBeOption, PLAIN_WORD, quoteWord, staticWord, type WordInfo } from './words.js';
@@ -154,5 +154,51 @@ export abstract class WordWalker {
     }
     const v = this.word(value, ctx);
     return { name: a.name, text: `${lhs}${op}${v.value}`, dynamic: v.dynamic };
+  }
+
+  /** The pseudo argv of `[[ … ]]`: ['[[', …, ']]']. */
+  protected testWords(expr: TestExpression, ctx: Ctx): WordInfo[] {
+    const words: WordInfo[] = [staticWord('[[')];
+    const walk = (e: TestExpression): void => {
+      switch (e.type) {
+        case 'TestUnary': {
+          words.push(staticWord(e.operator));
+          const w = this.word(e.operand, ctx);
+          if (e.operator === '-v' && (w.dynamic || w.value.includes('['))) fail('[[ -v ]] with a subscript or non-literal name evaluates code');
+          words.push(w);
+          return;
+        }
+        case 'TestBinary': {
+          const l = this.word(e.left, ctx);
+          const r = this.word(e.right, ctx);
+          if (['-eq', '-ne', '-lt', '-le', '-gt', '-ge'].includes(e.operator)) {
+            const int = (w: WordInfo): boolean => !w.dynamic && /^\s*[+-]?\d+\s*$/.test(w.value);
+            if (!int(l) || !int(r)) fail(`[[ ${e.operator} ]] evaluates its operands as arithmetic`);
+          }
+          words.push(l, staticWord(e.operator), r);
+          return;
+        }
+        case 'TestLogical':
+          e.operands.forEach((o, i) => {
+            if (i > 0) words.push(staticWord(e.operator));
+            walk(o);
+          });
+          return;
+        case 'TestNot':
+          for (let i = 0; i < e.negations.length; i++) words.push(staticWord('!'));
+          walk(e.operand);
+          return;
+        case 'TestGroup':
+          words.push(staticWord('('));
+          walk(e.expression);
+          words.push(staticWord(')'));
+          return;
+        default:
+          fail('unsupported [[ ]] expression');
+      }
+    };
+    walk(expr);
+    words.push(staticWord(']]'));
+    return words;
   }
 }

@@ -1,8 +1,9 @@
 // find: its primaries (findutils 4.9 `find --help` and find(1)). Read-only when every primary
 // is a test or a printing action; -delete, -fprint*, -fls write files; -exec/-execdir/-ok/-okdir
 // run the commands the analyser reports as nested (so they are not dangers of find itself).
+import { fail } from '../types.js';
+import type { ArgWord, WordInfo } from '../words.js';
 import { wordDanger, type ArgDanger, type Judgement, type ProgramSpec } from './spec.js';
-import type { ArgWord } from '../words.js';
 
 const NO_ARG = new Set([
   '-daystart', '-follow', '-nowarn', '-warn', '-depth', '-d', '-mount', '-noleaf', '-xdev', '-ignore_readdir_race',
@@ -80,3 +81,34 @@ function judgeFind(args: readonly ArgWord[], openArgs: boolean): Judgement {
 }
 
 export const FIND: ProgramSpec = { readOnly: true, judge: judgeFind };
+
+/**
+ * The commands of -exec/-execdir/-ok/-okdir (words[0] is find). A non-literal word is allowed
+ * only as the value of a test: anywhere else it could be an action, and in a command it could
+ * be any program.
+ */
+export function findExecCommands(words: readonly WordInfo[]): WordInfo[][] {
+  const inner: WordInfo[][] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.dynamic) {
+      const prev = words[i - 1]!;
+      if (prev.dynamic || !isFindValuePrimary(prev.value)) fail(`find argument ${w.display} is not a literal word and could be an action`);
+      continue;
+    }
+    if (!EXECS.has(w.value)) continue;
+    let j = i + 1;
+    const body: WordInfo[] = [];
+    for (; j < words.length; j++) {
+      const b = words[j]!;
+      if (b.dynamic) fail(`find ${w.value} argument ${b.display} is not a literal word`);
+      if (b.value === ';' || (b.value === '+' && body.at(-1)?.value === '{}')) break;
+      body.push(b);
+    }
+    if (j >= words.length) fail(`find ${w.value} without a terminating ';' or '+'`);
+    if (body.length === 0) fail(`find ${w.value} without a command`);
+    inner.push(body);
+    i = j;
+  }
+  return inner;
+}
