@@ -86,7 +86,7 @@ import {
 import { WRAPPERS, type RunState } from './wrappers.js';
 
 /** Most assignments one command may run with (each later command carries its own copy). */
-export const MAX_ASSIGNMENTS = 256;
+export const MAX_ASSIGNMENTS = 64;
 
 
 class Analyzer extends WordWalker {
