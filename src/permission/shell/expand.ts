@@ -101,8 +101,9 @@ export abstract class WordWalker {
       case 'Glob':
       case 'ExtendedGlob':
       case 'BraceExpansion': {
+        // Only an expansion inside a glob or brace can run anything (`*$(cmd)`, `{a,$(cmd)}`).
         const sub = newAcc();
-        for (const c of p.parts ?? []) this.part(c, ctx, sub, quoted);
+        if (/[$`]/.test(p.text)) for (const c of p.parts ?? []) this.part(c, ctx, sub, quoted);
         acc.value += p.text;
         acc.dynamic = true;
         return;
