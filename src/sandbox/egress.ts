@@ -24,25 +24,28 @@ export interface EgressPolicy {
 
 const defaultResolve: Resolver = (host) => dns.lookup(host, { all: true, verbatim: true });
 
-/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64, 6to4), if any. */
+/** The IPv4 address an IPv6 address carries (mapped, translated, compatible, NAT64, 6to4), if any. */
 function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | null {
-  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
   const p = v6.parts;
+  const last = () => ipaddr.IPv4.parse(`${p[6]! >> 8}.${p[6]! & 255}.${p[7]! >> 8}.${p[7]! & 255}`);
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
+  // ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765)
+  if (p.slice(0, 4).every((x) => x === 0) && p[4] === 0xffff && p[5] === 0) return last();
   // ::a.b.c.d (deprecated IPv4-compatible)
-  if (p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1)) return ipaddr.IPv4.parse(`${p[6]! >> 8}.${p[6]! & 255}.${p[7]! >> 8}.${p[7]! & 255}`);
+  if (p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1)) return last();
   // 64:ff9b::/96 (NAT64) and 64:ff9b:1::/48 (local-use NAT64)
-  if (p[0] === 0x64 && p[1] === 0xff9b && (p.slice(2, 6).every((x) => x === 0) || p[2] === 1)) {
-    return ipaddr.IPv4.parse(`${p[6]! >> 8}.${p[6]! & 255}.${p[7]! >> 8}.${p[7]! & 255}`);
-  }
+  if (p[0] === 0x64 && p[1] === 0xff9b && (p.slice(2, 6).every((x) => x === 0) || p[2] === 1)) return last();
   // 2002:wwxx:yyzz::/16 (6to4)
   if (p[0] === 0x2002) return ipaddr.IPv4.parse(`${p[1]! >> 8}.${p[1]! & 255}.${p[2]! >> 8}.${p[2]! & 255}`);
   return null;
 }
 
-const DENIED_V4 = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved', 'as112', 'amt']);
-const DENIED_V6 = new Set(['unspecified', 'linkLocal', 'multicast', 'loopback', 'uniqueLocal', 'reserved', 'benchmarking', 'amt', 'as112v6', 'orchid2', 'droneRemoteIdProtocolEntityTags']);
-
-/** Why an address may not be reached (`"loopback"`, `"private"` …), or null when it may. */
+/**
+ * Why an address may not be reached (`"loopback"`, `"private"` …), or null when it may. Only
+ * global unicast passes: every special-purpose range is refused, those ipaddr.js knows by name and
+ * any it may learn later (Teredo, ORCHID, discard-only, documentation …), after unwrapping the
+ * IPv4 address an IPv6 form carries.
+ */
 export function deniedRange(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
   let ip = ipaddr.parse(address);
@@ -57,9 +60,8 @@ export function deniedRange(address: string): string | null {
     if (v4.octets[0] === 0) return 'unspecified';
     if (v4.match(ipaddr.parseCIDR('192.0.0.0/24') as [ipaddr.IPv4, number])) return 'reserved';
     if (v4.match(ipaddr.parseCIDR('198.18.0.0/15') as [ipaddr.IPv4, number])) return 'reserved';
-    return DENIED_V4.has(range) ? range : null;
   }
-  return DENIED_V6.has(range) ? range : null;
+  return range === 'unicast' ? null : range;
 }
 
 function allowlisted(address: string, host: string, allow: readonly string[]): boolean {

@@ -21,6 +21,7 @@ const DNS: Record<string, string[]> = {
   'internal.test': ['10.1.2.3'],
   'v6loop.test': ['::1'],
   'mapped.test': ['::ffff:127.0.0.1'],
+  'translated.test': ['::ffff:0:a9fe:a9fe'],
   'ula.test': ['2606:4700::1111', 'fd00::5'],
 };
 const resolve: Resolver = async (host) => {
@@ -79,6 +80,9 @@ describe('WebFetch: SSRF vectors are refused, naming the rule', () => {
       [`http://[::127.0.0.1]:${P}/`, /loopback/],
       [`http://[64:ff9b::7f00:1]:${P}/`, /loopback/],
       [`http://[2002:7f00:1::]:${P}/`, /loopback/],
+      [`http://[::ffff:0:127.0.0.1]:${P}/`, /loopback/],
+      [`http://[::ffff:0:7f00:1]:${P}/`, /loopback/],
+      ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', /teredo/],
       ['http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254: linkLocal/],
       ['http://[fe80::1]/', /linkLocal/],
       ['http://10.0.0.1/', /10\.0\.0\.1: private/],
@@ -94,6 +98,7 @@ describe('WebFetch: SSRF vectors are refused, naming the rule', () => {
       ['http://internal.test/', /internal\.test resolves to 10\.1\.2\.3: private/],
       ['http://v6loop.test/', /v6loop\.test resolves to ::1: loopback/],
       ['http://mapped.test/', /mapped\.test resolves to ::ffff:127\.0\.0\.1: loopback/],
+      ['http://translated.test/', /translated\.test resolves to ::ffff:0:a9fe:a9fe: linkLocal/],
       ['http://ula.test/', /ula\.test resolves to fd00::5: uniqueLocal/],
       ['file:///etc/passwd', /file: URLs are not allowed/],
       [`gopher://127.0.0.1:${P}/_GET`, /gopher: URLs are not allowed/],

@@ -46,11 +46,22 @@ describe('deniedRange', () => {
     ['64:ff9b::7f00:1', 'loopback'],
     ['2002:7f00:1::', 'loopback'],
     ['2002:a9fe:a9fe::1', 'linkLocal'],
+    // IPv4-translated (RFC 2765), in its spellings.
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['0:0:0:0:ffff:0:a9fe:a9fe', 'linkLocal'],
+    ['::ffff:0:10.0.0.1', 'private'],
+    ['::ffff:0:0.0.0.0', 'unspecified'],
+    // Special-purpose IPv6 that is no global unicast, whatever it carries.
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
+    ['100::1', 'discard'],
+    ['fec0::1', 'deprecatedSiteLocal'],
+    ['2001:10::1', 'deprecatedOrchid'],
   ])('%s is %s', (address, range) => {
     expect(deniedRange(address)).toBe(range);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34', '64:ff9b::808:808'])('%s may be reached', (address) => {
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34', '64:ff9b::808:808', '::ffff:0:8.8.8.8'])('%s may be reached', (address) => {
     expect(deniedRange(address)).toBeNull();
   });
 });
