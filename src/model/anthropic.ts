@@ -194,7 +194,7 @@ export async function readMessageStream(events: AsyncIterable<SseEvent>, onText?
         const errType = typeof err.type === 'string' ? err.type : 'error';
         const message = typeof err.message === 'string' ? err.message : JSON.stringify(data.error ?? null);
         const transient = TRANSIENT_ERRORS[errType];
-        throw new ProviderError(`anthropic stream error: ${errType}: ${message.slice(0, 500)}`, transient ?? 'provider_stream', transient !== undefined);
+        throw new ProviderError(`anthropic stream error: ${errType}: ${message}`, transient ?? 'provider_stream', transient !== undefined);
       }
       default:
         // ping, and event types added after this was written

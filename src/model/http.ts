@@ -18,6 +18,7 @@
 //   and its message (from the provider's JSON) shown up to 500 characters.
 // Error messages never contain the API key (it is scrubbed should a provider echo it) nor any
 // request header.
+import { redactSecrets } from '../redact.js';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
@@ -123,6 +124,9 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
+
+/** Longest error message a caller gets. */
+const MAX_MESSAGE_CHARS = 4000;
 
 function truncate(text: string, max = MAX_DETAIL_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -342,7 +346,8 @@ export class HttpTransport {
   }
 
   private httpError(provider: string, status: number, headers: Record<string, string | string[] | undefined>, text: string): ProviderError {
-    const detail = errorDetail(text);
+    // Redacted before errorDetail cuts it: a body that echoes the key loses all of it.
+    const detail = errorDetail(this.redact(text));
     const retryable = RETRY_STATUS.has(status);
     const code =
       status === 401 || status === 403
@@ -377,15 +382,15 @@ export class HttpTransport {
     return new ProviderError(`the stream from ${url} was cut off: ${message}`, 'provider_stream', transient);
   }
 
-  /** The error the caller gets: the key scrubbed, the retries counted. */
+  /** The error the caller gets: the key scrubbed, then shortened, the retries counted. */
   private final(err: ProviderError, retries: number): ProviderError {
-    const message = this.redact(retries > 0 ? `${err.message} (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : err.message);
+    const message = truncate(this.redact(retries > 0 ? `${err.message} (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})` : err.message), MAX_MESSAGE_CHARS);
     if (message === err.message) return err;
     return new ProviderError(message, err.code, err.retryable, err.status, err.retryAfterS);
   }
 
+  /** The key out of a text, before anything shortens it (runs of its characters too). */
   private redact(text: string): string {
-    const key = this.opts.apiKey;
-    return key && key.length >= 4 ? text.split(key).join('[redacted]') : text;
+    return redactSecrets(text, [this.opts.apiKey]);
   }
 }

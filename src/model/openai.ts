@@ -152,7 +152,7 @@ export async function readChunkStream(events: AsyncIterable<SseEvent>, onText?: 
       const kind = type && errorCode ? `${type} (${errorCode})` : type || errorCode;
       const transient = TRANSIENT.test(`${kind} ${message}`) || (typeof eo.code === 'number' && eo.code >= 500);
       const code = /overload|rate.?limit|capacity/i.test(`${kind} ${message}`) ? 'provider_overloaded' : 'provider_stream';
-      throw new ProviderError(`openai stream error: ${kind ? `${kind}: ` : ''}${message.slice(0, 500)}`, code, transient);
+      throw new ProviderError(`openai stream error: ${kind ? `${kind}: ` : ''}${message}`, code, transient);
     }
     if (chunk.usage && typeof chunk.usage === 'object') {
       const u = obj(chunk.usage);

@@ -159,6 +159,19 @@ describe('prompt turns against a fake Anthropic endpoint', () => {
     for (const x of everything) expect(x).not.toContain('sk-ant-secret-999');
   });
 
+  it('a provider error that echoes most of the key after a long preamble leaves none of it in the turn, events or export', async () => {
+    const key = 'sk-ant-api03-Zq8vLm2Xr7TnB4wKs9PdYc1HgFj6UeA0oRi';
+    const f = await fake();
+    // 480 characters first, then 42 of the key's 46: a message cut before redaction kept them.
+    f.always(jsonError(401, JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `${'x'.repeat(480)} invalid x-api-key ${key.slice(0, 42)}` } })));
+    const t = await boot({ NORMA_EGRESS_ALLOW: '127.0.0.1' });
+    const s = (await t.api.post('/v1/sessions', { model: { provider: 'anthropic', model: 'claude-test', base_url: f.origin, api_key: key } })).body;
+    const res = await t.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { prompt: 'hi' });
+    expect(res.body).toMatchObject({ status: 'failed', error: { code: 'provider_auth' } });
+    const everything = [res.text, (await t.api.get(`/v1/sessions/${s.id}/turns`)).text, await fetch(`${t.url}/v1/sessions/${s.id}/export`).then((r) => r.text())];
+    for (const x of everything) for (let i = 0; i + 12 <= key.length; i++) expect(x).not.toContain(key.slice(i, i + 12));
+  });
+
   it('cancels a turn whose model stream hangs: the provider connection is closed', async () => {
     const f = await fake();
     const t = await boot({ NORMA_EGRESS_ALLOW: '127.0.0.1' });

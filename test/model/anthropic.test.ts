@@ -296,6 +296,21 @@ describe('AnthropicProvider: failures', () => {
     expect(err.message).toContain('key [redacted] may not use this model');
   });
 
+  it('scrubs the key before the message is cut: a long echo of most of the key loses all of it', async () => {
+    // 42 of the key's characters after 480 of padding: cutting first would keep most of them.
+    const partial = KEY.slice(0, 42);
+    server.always(jsonError(401, JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `${'p'.repeat(480)} invalid x-api-key ${partial}` } })));
+    const { err } = await failure(provider());
+    for (let i = 0; i + 12 <= KEY.length; i++) expect(err.message).not.toContain(KEY.slice(i, i + 12));
+    expect(err.message).toMatch(/^anthropic answered HTTP 401: authentication_error: p{400}/);
+  });
+
+  it('scrubs a key echoed inside a stream error event', async () => {
+    server.always({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: `${'q'.repeat(600)} ${KEY}` } })}\n\n` });
+    const { err } = await failure(provider());
+    for (let i = 0; i + 12 <= KEY.length; i++) expect(err.message).not.toContain(KEY.slice(i, i + 12));
+  });
+
   it('truncates a long error message', async () => {
     server.always(jsonError(422, JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'x'.repeat(5000) } })));
     const { err } = await failure(provider());
