@@ -32,6 +32,8 @@ export interface Config {
     proxy: string | undefined;
     fetchMaxBytes: number;
     fetchTimeoutMs: number;
+    /** Longest an HTML page's conversion may take before the plain-text fallback (NORMA_WEBFETCH_CONVERT_TIMEOUT_S). */
+    convertTimeoutMs: number;
     search: { backend: string | undefined; apiKey: string | undefined; url: string | undefined };
   };
   model: {
@@ -222,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   };
   const fetchMaxBytes = positiveInt('NORMA_WEBFETCH_MAX_BYTES', 10 * 1024 * 1024);
   const fetchTimeoutS = positiveNumber('NORMA_WEBFETCH_TIMEOUT_S', 30);
+  const convertTimeoutS = positiveNumber('NORMA_WEBFETCH_CONVERT_TIMEOUT_S', 15);
   const proxy = get('NORMA_EGRESS_PROXY');
   if (proxy !== undefined) {
     let ok = false;
@@ -290,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       proxy,
       fetchMaxBytes,
       fetchTimeoutMs: fetchTimeoutS * 1000,
+      convertTimeoutMs: convertTimeoutS * 1000,
       search: { backend: searchBackend, apiKey: get('NORMA_WEBSEARCH_API_KEY'), url: get('NORMA_WEBSEARCH_URL') },
     },
     model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY'), script },

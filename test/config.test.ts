@@ -35,6 +35,7 @@ describe('loadConfig: defaults', () => {
         proxy: undefined,
         fetchMaxBytes: 10 * 1024 * 1024,
         fetchTimeoutMs: 30_000,
+        convertTimeoutMs: 15_000,
         search: { backend: undefined, apiKey: undefined, url: undefined },
       },
       model: { provider: undefined, model: undefined, baseUrl: undefined, apiKey: undefined, script: undefined },

@@ -8,6 +8,8 @@ import { htmlToPlainText, type Converted } from './html-markdown.js';
 
 export const MAX_HTML_CHARS = 4 * 1024 * 1024;
 export const CONVERT_TIMEOUT_MS = 15_000;
+/** Most of a page the plain-text fallback reads (it is linear, a few ms per MiB). */
+export const FALLBACK_HTML_CHARS = 1024 * 1024;
 
 export interface ConvertOutcome extends Converted {
   /** How the text was made: `markdown`, or `text` when the conversion was cut short. */
@@ -18,9 +20,11 @@ export interface ConvertOutcome extends Converted {
 
 interface Job {
   worker: Worker;
-  resolve: (c: Converted) => void;
+  resolve: (c: unknown) => void;
   reject: (e: Error) => void;
 }
+
+type JobInput = { kind: 'markdown'; html: string; url: string } | { kind: 'ddg'; html: string };
 
 class ConverterThread {
   private worker: Worker | null = null;
@@ -37,7 +41,7 @@ class ConverterThread {
           { eval: true },
         )
       : new Worker(here.replace(/html-convert\.js$/, 'html-worker.js'));
-    worker.on('message', (m: { id: number; ok: boolean; result?: Converted; error?: string }) => {
+    worker.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
       const job = this.jobs.get(m.id);
       if (!job) return;
       this.jobs.delete(m.id);
@@ -66,16 +70,16 @@ class ConverterThread {
     worker.unref();
   }
 
-  convert(html: string, url: string, timeoutMs: number, signal?: AbortSignal): Promise<Converted> {
+  run<T>(input: JobInput, timeoutMs: number, signal?: AbortSignal): Promise<T> {
     this.worker ??= this.start();
     const worker = this.worker;
     const id = this.nextId++;
-    return new Promise<Converted>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         // The worker is busy with this page: replace it (jobs queued behind it fail and fall back too).
         if (this.worker === worker) this.worker = null;
         void worker.terminate();
-        reject(new Error(`the conversion took longer than ${timeoutMs / 1000} s`));
+        reject(new ParseTimeout(`the page took longer than ${timeoutMs / 1000} s to read`));
       }, timeoutMs);
       const onAbort = () => {
         this.jobs.delete(id);
@@ -89,7 +93,7 @@ class ConverterThread {
         resolve: (c) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
-          resolve(c);
+          resolve(c as T);
         },
         reject: (e) => {
           clearTimeout(timer);
@@ -98,7 +102,7 @@ class ConverterThread {
         },
       });
       worker.ref();
-      worker.postMessage({ id, html, url });
+      worker.postMessage({ id, ...input });
     });
   }
 
@@ -115,12 +119,25 @@ export async function convertHtml(html: string, url: string, opts: { timeoutMs?:
   const omittedChars = Math.max(0, html.length - MAX_HTML_CHARS);
   const input = omittedChars > 0 ? html.slice(0, MAX_HTML_CHARS) : html;
   try {
-    const converted = await thread.convert(input, url, opts.timeoutMs ?? CONVERT_TIMEOUT_MS, opts.signal);
+    const converted = await thread.run<Converted>({ kind: 'markdown', html: input, url }, opts.timeoutMs ?? CONVERT_TIMEOUT_MS, opts.signal);
     return { ...converted, mode: 'markdown', omittedChars };
   } catch (err) {
     if (opts.signal?.aborted) throw err;
-    return { title: null, markdown: htmlToPlainText(input), mode: 'text', omittedChars };
+    // The fallback runs on the event loop: it reads at most FALLBACK_HTML_CHARS of the page.
+    const head = input.length > FALLBACK_HTML_CHARS ? input.slice(0, FALLBACK_HTML_CHARS) : input;
+    return { title: null, markdown: htmlToPlainText(head), mode: 'text', omittedChars: omittedChars + (input.length - head.length) };
   }
+}
+
+/** A page that could not be read within its time limit. */
+export class ParseTimeout extends Error {}
+
+/**
+ * DuckDuckGo's results page, read in the worker thread (a page of millions of nested elements
+ * would otherwise hold the event loop for seconds); rejects with the parser's message or a ParseTimeout.
+ */
+export function parseDdgOffThread<T>(html: string, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+  return thread.run<T>({ kind: 'ddg', html }, timeoutMs, signal);
 }
 
 /** Stops the converter thread (server shutdown). */

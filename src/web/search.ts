@@ -12,6 +12,9 @@
 // - Errors are SearchError: backend, HTTP status and the backend's own error text (cut at 300
 //   characters). The API key never appears in a message (it is scrubbed should a backend echo
 //   it). A Fetcher rejection (egress refusal, connection failure, abort) is passed on untouched.
+import { Parser } from 'htmlparser2';
+import { ParseTimeout, parseDdgOffThread } from './html-convert.js';
+import { redactSecrets } from '../redact.js';
 import { domainToASCII } from 'node:url';
 import type { EgressResponse, Fetcher } from './types.js';
 
@@ -58,6 +61,10 @@ export class SearchError extends Error {
 
 export const SEARCH_MAX_BYTES = 2 * 1024 * 1024;
 export const SEARCH_TIMEOUT_MS = 20_000;
+/** How long reading DuckDuckGo's results page may take (in the worker thread). */
+export const DDG_PARSE_TIMEOUT_MS = 10_000;
+/** HTML fragments (titles, snippets, error bodies) are read up to this many characters. */
+const MAX_FRAGMENT_CHARS = 16 * 1024;
 export const MAX_SEARCH_COUNT = 20;
 /** Results asked for when a domain filter will drop some. */
 const FILTERED_FETCH_COUNT = 20;
@@ -186,8 +193,9 @@ export async function runSearch(c: SearchConfig, q: SearchQuery, fetch: Fetcher)
   });
 
   const key = c.apiKey;
+  // Scrubbed first, cut second: a shortened message could keep most of an echoed key.
   const fail = (message: string, status?: number): SearchError =>
-    new SearchError(scrub(`${c.backend}: ${message}`, key), { backend: c.backend, ...(status === undefined ? {} : { status }) });
+    new SearchError(truncate(scrub(`${c.backend}: ${message}`, key), MAX_MESSAGE_CHARS), { backend: c.backend, ...(status === undefined ? {} : { status }) });
 
   if (res.redirect !== undefined || (res.status >= 300 && res.status < 400)) {
     const location = res.redirect?.location ?? res.headers['location'] ?? '(no location)';
@@ -198,17 +206,23 @@ export async function runSearch(c: SearchConfig, q: SearchQuery, fetch: Fetcher)
   }
   if (res.truncated) throw fail(`the response is larger than ${SEARCH_MAX_BYTES} bytes; not read`, res.status);
   const text = res.body.toString('utf8');
-  if (res.status < 200 || res.status >= 300) throw fail(statusMessage(c.backend, res, text), res.status);
+  // The key out of an error body before any message is cut from it (a backend may echo it).
+  if (res.status < 200 || res.status >= 300) throw fail(statusMessage(c.backend, res, redactSecrets(text, [key])), res.status);
 
   let results: SearchResult[];
   if (c.backend === 'ddgs') {
-    results = parseDdgHtml(text, (m) => fail(`HTTP ${res.status}: ${m}`, res.status));
+    try {
+      results = await parseDdgOffThread<SearchResult[]>(text, DDG_PARSE_TIMEOUT_MS, q.signal);
+    } catch (err) {
+      if (q.signal?.aborted) throw err;
+      throw fail(`HTTP ${res.status}: ${err instanceof ParseTimeout ? `the results page could not be read within ${DDG_PARSE_TIMEOUT_MS / 1000} s` : (err as Error).message}`, res.status);
+    }
   } else {
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw fail(`HTTP ${res.status}: the response is not JSON: ${truncate(collapse(stripTags(text)), MAX_DETAIL_CHARS) || '(empty body)'}`, res.status);
+      throw fail(`HTTP ${res.status}: the response is not JSON: ${truncate(collapse(stripTags(redactSecrets(text, [key]))), MAX_DETAIL_CHARS) || '(empty body)'}`, res.status);
     }
     results = parseJson(c.backend, json, (m) => fail(`HTTP ${res.status}: ${m}`, res.status));
   }
@@ -339,7 +353,7 @@ function parseJson(backend: Exclude<SearchBackendName, 'ddgs'>, j: unknown, fail
   if (!isObject(j)) throw fail(`unexpected response: ${truncate(JSON.stringify(j) ?? '', 80)}`);
   // A 2xx body that reports an error (and carries no results).
   if ((j['error'] !== undefined && j['error'] !== null && !Array.isArray(j['results'])) || j['type'] === 'ErrorResponse') {
-    throw fail(`${DISPLAY[backend]} reported an error: ${truncate(collapse(jsonErrorText(j)) || 'no details', MAX_DETAIL_CHARS)}`);
+    throw fail(`${DISPLAY[backend]} reported an error: ${collapse(jsonErrorText(j)) || 'no details'}`);
   }
   switch (backend) {
     case 'brave': {
@@ -392,27 +406,72 @@ function keysOf(j: Record<string, unknown>): string {
  * the snippet is `.result__snippet`'s text. A bot challenge instead of results is an error.
  */
 export function parseDdgHtml(html: string, fail: (message: string) => Error = (m) => new SearchError(`ddgs: ${m}`, { backend: 'ddgs' })): SearchResult[] {
-  const root = parseHtml(html);
   const out: SearchResult[] = [];
-  for (const block of findAll(root, (el) => hasClass(el, 'result'))) {
-    if (hasClass(block, 'result--ad') || hasClass(block, 'result--ads')) continue;
-    const link = findFirst(block, (el) => el.tag === 'a' && hasClass(el, 'result__a'));
-    if (link === null) continue;
-    const url = ddgTarget(link.attrs.get('href') ?? '');
-    if (url === null) continue;
-    const title = collapse(textOf(link));
-    const snippetEl = findFirst(block, (el) => hasClass(el, 'result__snippet'));
-    out.push({ title: title || url, url, snippet: snippetEl === null ? '' : collapse(textOf(snippetEl)) });
+  // One pass of a streaming parser (linear, no tree, no recursion: a page of a million nested
+  // elements costs a million steps). Open elements are a stack of their text roles.
+  interface Open {
+    inline: boolean;
+    /** This element starts the current result block / its title link / its snippet. */
+    role: 'result' | 'ad' | 'link' | 'snippet' | null;
   }
-  if (out.length === 0 && isDdgChallenge(root, html)) {
+  const stack: Open[] = [];
+  let result: { href: string | null; title: string[]; snippet: string[] | null; ad: boolean } | null = null;
+  let capture: string[] | null = null;
+  let skip = 0;
+  let challenge = false;
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        const classes = (attrs.class ?? '').split(/\s+/);
+        let role: Open['role'] = null;
+        if (SKIPPED_CONTENT.has(name)) skip++;
+        if (attrs.id === 'challenge-form' || (name === 'form' && /challenge|anomaly/i.test(attrs.action ?? ''))) challenge = true;
+        if (result === null && classes.includes('result')) {
+          result = { href: null, title: [], snippet: null, ad: classes.includes('result--ad') || classes.includes('result--ads') };
+          role = 'result';
+        } else if (result !== null && capture === null) {
+          if (name === 'a' && classes.includes('result__a') && result.href === null) {
+            result.href = decodeEntities(attrs.href ?? '');
+            capture = result.title;
+            role = 'link';
+          } else if (classes.includes('result__snippet') && result.snippet === null) {
+            result.snippet = [];
+            capture = result.snippet;
+            role = 'snippet';
+          }
+        }
+        const inline = INLINE_ELEMENTS.has(name);
+        if (capture !== null && role === null) capture.push(name === 'br' || !inline ? ' ' : '');
+        stack.push({ inline, role });
+      },
+      ontext(text) {
+        if (capture !== null && skip === 0) capture.push(decodeEntities(text));
+      },
+      onclosetag(name) {
+        const el = stack.pop();
+        if (SKIPPED_CONTENT.has(name) && skip > 0) skip--;
+        if (el === undefined) return;
+        if (el.role === 'link' || el.role === 'snippet') capture = null;
+        else if (capture !== null && !el.inline) capture.push(' ');
+        if (el.role === 'result' && result !== null) {
+          const r = result;
+          result = null;
+          capture = null;
+          const url = r.href === null ? null : ddgTarget(r.href);
+          if (!r.ad && url !== null) {
+            const title = collapse(r.title.join(''));
+            out.push({ title: title || url, url, snippet: r.snippet === null ? '' : collapse(r.snippet.join('')) });
+          }
+        }
+      },
+    },
+    { decodeEntities: false, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+  if (out.length === 0 && (challenge || /anomaly|bots use DuckDuckGo/i.test(html))) {
     throw fail('DuckDuckGo refused the request: it answered with a bot challenge (anomaly page) instead of results; try again later or use another backend (NORMA_WEBSEARCH_BACKEND)');
   }
   return out;
-}
-
-function isDdgChallenge(root: El, html: string): boolean {
-  if (/anomaly|bots use DuckDuckGo/i.test(html)) return true;
-  return findFirst(root, (el) => el.attrs.get('id') === 'challenge-form' || (el.tag === 'form' && /challenge|anomaly/i.test(el.attrs.get('action') ?? ''))) !== null;
 }
 
 /** The target of a result link: the `uddg` parameter of a DuckDuckGo redirect, or the href itself; null for ads and others. */
@@ -496,142 +555,47 @@ function dedupe(results: SearchResult[]): SearchResult[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A small, forgiving HTML reader: enough of a tree to find elements by class and read their text.
-// Tags are matched by a bounded regex (quoted attribute values may hold `>`); comments, doctype
-// and processing instructions are skipped, script/style contents skipped; void elements do not
-// nest; an end tag closes up to its nearest open element of that name (a stray one is ignored).
+// Text of HTML, with htmlparser2's streaming parser: script/style contents skipped, block
+// boundaries a space, inline ones nothing; character references decoded by decodeEntities.
 
-interface El {
-  tag: string;
-  attrs: Map<string, string>;
-  children: (El | string)[];
-}
-
-const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 const SKIPPED_CONTENT = new Set(['script', 'style', 'noscript', 'template']);
 /** Inline elements: their boundaries add no space to the text. */
 const INLINE_ELEMENTS = new Set([
   'a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'mark', 'q', 's', 'samp',
   'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr',
 ]);
-/** A start or end tag at the start of the string; a tag longer than MAX_TAG_CHARS is taken as text. */
-const TAG_RE = /^<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:"[^"]*"|'[^']*'|[^'">])*)>/;
-const ATTR_RE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
-const MAX_TAG_CHARS = 16 * 1024;
 
-function parseHtml(html: string): El {
-  const root: El = { tag: '#root', attrs: new Map(), children: [] };
-  const stack: El[] = [root];
-  const top = (): El => stack[stack.length - 1]!;
-  const text = (s: string): void => {
-    if (s !== '') top().children.push(decodeEntities(s));
-  };
-  let i = 0;
-  const len = html.length;
-  while (i < len) {
-    const lt = html.indexOf('<', i);
-    if (lt < 0) {
-      text(html.slice(i));
-      break;
-    }
-    if (lt > i) text(html.slice(i, lt));
-    if (html.startsWith('<!--', lt)) {
-      const end = html.indexOf('-->', lt + 4);
-      i = end < 0 ? len : end + 3;
-      continue;
-    }
-    const next = html.charAt(lt + 1);
-    if (next === '!' || next === '?') {
-      const end = html.indexOf('>', lt);
-      i = end < 0 ? len : end + 1;
-      continue;
-    }
-    const m = TAG_RE.exec(html.slice(lt, Math.min(len, lt + MAX_TAG_CHARS)));
-    if (m === null) {
-      text('<');
-      i = lt + 1;
-      continue;
-    }
-    i = lt + m[0].length;
-    const tag = m[2]!.toLowerCase();
-    if (m[1] === '/') {
-      for (let k = stack.length - 1; k > 0; k--) {
-        if (stack[k]!.tag === tag) {
-          stack.length = k;
-          break;
-        }
-      }
-      continue;
-    }
-    const rawAttrs = m[3]!;
-    if (SKIPPED_CONTENT.has(tag)) {
-      const close = new RegExp(`</${tag}\\s*>`, 'ig');
-      close.lastIndex = i;
-      const cm = close.exec(html);
-      i = cm === null ? len : cm.index + cm[0].length;
-      continue;
-    }
-    const el: El = { tag, attrs: parseAttrs(rawAttrs), children: [] };
-    top().children.push(el);
-    if (!VOID_ELEMENTS.has(tag) && !/\/\s*$/.test(rawAttrs)) stack.push(el);
-  }
-  return root;
-}
-
-function parseAttrs(raw: string): Map<string, string> {
-  const attrs = new Map<string, string>();
-  for (const m of raw.matchAll(ATTR_RE)) {
-    const name = m[1]!.toLowerCase();
-    if (attrs.has(name)) continue;
-    attrs.set(name, decodeEntities(m[2] ?? m[3] ?? m[4] ?? ''));
-  }
-  return attrs;
-}
-
-function hasClass(el: El, cls: string): boolean {
-  const c = el.attrs.get('class');
-  return c !== undefined && c.split(/\s+/).includes(cls);
-}
-
-/** The elements matching `pred`, outermost first; the inside of a match is not searched. */
-function findAll(el: El, pred: (el: El) => boolean, out: El[] = []): El[] {
-  for (const child of el.children) {
-    if (typeof child === 'string') continue;
-    if (pred(child)) out.push(child);
-    else findAll(child, pred, out);
-  }
-  return out;
-}
-
-function findFirst(el: El, pred: (el: El) => boolean): El | null {
-  for (const child of el.children) {
-    if (typeof child === 'string') continue;
-    if (pred(child)) return child;
-    const found = findFirst(child, pred);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
-function textOf(el: El): string {
-  let out = '';
-  for (const child of el.children) {
-    if (typeof child === 'string') out += child;
-    else if (child.tag === 'br') out += ' ';
-    else if (INLINE_ELEMENTS.has(child.tag)) out += textOf(child);
-    else out += ` ${textOf(child)} `;
-  }
-  return out;
+function textOfHtml(html: string): string {
+  const parts: string[] = [];
+  let skip = 0;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (SKIPPED_CONTENT.has(name)) skip++;
+        else if (name === 'br' || !INLINE_ELEMENTS.has(name)) parts.push(' ');
+      },
+      ontext(text) {
+        if (skip === 0) parts.push(decodeEntities(text));
+      },
+      onclosetag(name) {
+        if (SKIPPED_CONTENT.has(name)) skip = Math.max(0, skip - 1);
+        else if (!INLINE_ELEMENTS.has(name)) parts.push(' ');
+      },
+    },
+    { decodeEntities: false, lowerCaseTags: true },
+  );
+  parser.end(html);
+  return parts.join('');
 }
 
 /** Text of an HTML fragment (Brave's titles and descriptions carry <strong> and entities). */
 export function htmlToText(fragment: string): string {
-  return collapse(textOf(parseHtml(fragment)));
+  return collapse(textOfHtml(fragment.slice(0, MAX_FRAGMENT_CHARS)));
 }
 
 /** Text of an error body: markup removed when there is any. */
 function stripTags(s: string): string {
-  return textOf(parseHtml(s));
+  return textOfHtml(s.slice(0, MAX_FRAGMENT_CHARS));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -716,7 +680,9 @@ function httpUrl(s: string): string | null {
 }
 
 /** Removes the API key from a message, should a backend have echoed it. */
+/** Longest message of a search failure. */
+const MAX_MESSAGE_CHARS = 2000;
+
 function scrub(message: string, key: string | undefined): string {
-  if (key === undefined || key.length < 4) return message;
-  return message.split(key).join('[redacted]');
+  return redactSecrets(message, [key]);
 }

@@ -53,6 +53,8 @@ export interface WebState {
   cache: FetchCache;
   fetchMaxBytes: number;
   fetchTimeoutMs: number;
+  /** HTML conversion's time limit (then the plain-text fallback). */
+  convertTimeoutMs: number;
   /** null: no usable backend (WebSearch is then not installable). */
   search: SearchConfig | null;
 }

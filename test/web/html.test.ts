@@ -2,7 +2,7 @@
 // links and scripts dropped; a conversion past its time limit falls back to plain text; huge pages
 // are converted from their beginning.
 import { describe, expect, it } from 'vitest';
-import { convertHtml, MAX_HTML_CHARS } from '../../src/web/html-convert.js';
+import { convertHtml, FALLBACK_HTML_CHARS, MAX_HTML_CHARS } from '../../src/web/html-convert.js';
 import { htmlToMarkdown, htmlToPlainText } from '../../src/web/html-markdown.js';
 
 const article = (body: string) =>
@@ -55,10 +55,24 @@ describe('convertHtml (worker thread)', () => {
     expect(again.mode).toBe('markdown');
   });
 
-  it('converts only the first MAX_HTML_CHARS of a huge page, and says how much was left out', async () => {
+  it('converts only the first MAX_HTML_CHARS of a huge page (the fallback the first FALLBACK_HTML_CHARS), and says how much was left out', async () => {
     const huge = `<html><body><p>start</p>${'x'.repeat(MAX_HTML_CHARS)}</body></html>`;
     const r = await convertHtml(huge, 'https://e.com/', { timeoutMs: 1 });
-    expect(r.omittedChars).toBe(huge.length - MAX_HTML_CHARS);
+    expect(r.mode).toBe('text');
+    expect(r.omittedChars).toBe(huge.length - FALLBACK_HTML_CHARS);
+    expect(r.markdown.startsWith('start\nxxx')).toBe(true);
+    expect(r.markdown.length).toBeLessThanOrEqual(FALLBACK_HTML_CHARS);
+  });
+
+  it('the plain-text fallback stays linear on hostile markup, and keeps what is text', () => {
+    const n = 200_000;
+    expect(htmlToPlainText(`${'<'.repeat(n)}end`)).toBe(`${'<'.repeat(n)}end`);
+    expect(htmlToPlainText(`a<b${'<a'.repeat(n)}`)).toBe(`a<b${'<a'.repeat(n)}`.replace(/^a<b/, 'a<b'));
+    expect(htmlToPlainText(`${'<div>'.repeat(n)}deep${'</div>'.repeat(n)}`)).toBe('deep');
+    expect(htmlToPlainText(`x${'<script>'.repeat(n)}never closed`)).toBe('x');
+    expect(htmlToPlainText(`x${'<!--'.repeat(n)}`)).toBe('x');
+    expect(htmlToPlainText(`a${' '.repeat(n)}b${' \n '.repeat(n)}c`)).toBe('a b\nc');
+    expect(htmlToPlainText('<p>one &amp; two &lt;three&gt;</p><p>four&nbsp;five</p><br>six')).toBe('one & two <three>\nfour five\nsix');
   });
 
   it('a cancelled call rejects with the reason', async () => {

@@ -85,7 +85,7 @@ export const webFetchTool = buildTool<WebFetchInput>({
     const text = decode(res.body, res.headers['content-type']);
     let body: string;
     if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /^\s*<(!doctype html|html)/i.test(text))) {
-      const page = await convertHtml(text, res.url, { signal: ctx.signal });
+      const page = await convertHtml(text, res.url, { signal: ctx.signal, ...(ctx.web ? { timeoutMs: ctx.web.convertTimeoutMs } : {}) });
       if (page.title) head.push(`Title: ${page.title}`);
       body = page.markdown;
       if (page.mode === 'text') body = `[The page took too long to convert to Markdown: this is its plain text.]\n\n${body}`;
