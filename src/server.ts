@@ -26,6 +26,7 @@ import * as schemas from './contract/schemas.js';
 import type { Problem, Readiness } from './contract/schemas.js';
 import { DomainError, type DomainErrorKind } from './errors.js';
 import { requestGate } from './http/host-check.js';
+import { MAX_JSON_DEPTH, textNestedDeeperThan } from './json-depth.js';
 import { EventLog } from './events/log.js';
 import { HookRegistry, type HookRegistration } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
@@ -427,6 +428,18 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     }
   });
 
+  // A body nested past MAX_JSON_DEPTH is refused before it is even parsed (and so before any
+  // schema, digest or store sees it); the rest goes to Fastify's own parser (prototype poisoning).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (textNestedDeeperThan(body as string)) {
+      done(Object.assign(new Error(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }), undefined);
+      return;
+    }
+    parseJson(req, body as string, done);
+  });
+
   app.setNotFoundHandler((req, reply) => sendProblem(reply, req, 404, `no route ${req.method} ${req.url.split('?')[0]}`));
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -490,9 +503,9 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(outputRoutes, { ctx });
 
   // Retention: one sweep at start (orphans of a previous process), then periodically.
-  const sweep = () =>
+  const sweep = (startup = false) =>
     Promise.all([
-      outputs.sweep().then(
+      outputs.sweep(startup).then(
         (r) => (r.expired > 0 || r.orphanDirs > 0) && logger.info(r, 'spill retention sweep'),
         (err) => logger.warn({ err }, 'spill retention sweep failed'),
       ),
@@ -500,15 +513,23 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         (n) => n > 0 && logger.info({ removed: n }, 'session retention sweep'),
         (err) => logger.warn({ err }, 'session retention sweep failed'),
       ),
+      ...(startup
+        ? [
+            sessions.sweepSandboxState().then(
+              (n) => n > 0 && logger.info({ removed: n }, 'sandbox state of ended sessions removed'),
+              (err) => logger.warn({ err }, 'sandbox state sweep failed'),
+            ),
+          ]
+        : []),
     ]);
   const sweepTimer = setInterval(() => {
-    void sweep();
+    void sweep(false);
     // A system file made unreadable since the last scan is masked from now on.
     sandboxHost.refresh().catch((err: Error) => logger.warn({ err }, 'rescanning the system directories for the sandbox failed'));
   }, Math.min(config.outputRetentionMs, config.sessionRetentionMs, 10 * 60_000));
   sweepTimer.unref();
   app.addHook('onReady', async () => {
-    await sweep();
+    await sweep(true);
   });
   app.addHook('onClose', async () => clearInterval(sweepTimer));
 

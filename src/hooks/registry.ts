@@ -53,6 +53,9 @@ export interface HookOutput {
 /** A hook that reports a problem but does not block (a command hook's exit code other than 0 or 2, invalid JSON). */
 export class HookNonBlockingError extends Error {}
 
+/** Why hooks were stopped from outside other than the turn's cancellation (e.g. a lifecycle bound). */
+export class HookStop extends Error {}
+
 export type HookCallback = (input: HookInput, signal: AbortSignal) => HookOutput | void | Promise<HookOutput | void>;
 
 export interface HookRegistration {
@@ -230,7 +233,7 @@ async function runWithTimeout(hook: CompiledHook, input: HookInput, outer?: Abor
     }, timeoutMs);
     onOuter = () => {
       controller.abort();
-      reject(new Error('cancelled with the turn'));
+      reject(outer?.reason instanceof HookStop ? outer.reason : new Error('cancelled with the turn'));
     };
     outer?.addEventListener('abort', onOuter, { once: true });
   });

@@ -2,6 +2,8 @@
 // object is reported on the call (`input_error`), which then gets an is_error tool_result the
 // model can correct itself from; it never fails the turn.
 
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json-depth.js';
+
 export function parseToolInput(raw: string): { input: unknown; input_error?: string } {
   if (raw.trim() === '') return { input: {} };
   let value: unknown;
@@ -13,6 +15,7 @@ export function parseToolInput(raw: string): { input: unknown; input_error?: str
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { input: {}, input_error: `the input must be a JSON object, got ${truncate(raw)}` };
   }
+  if (nestedDeeperThan(value)) return { input: {}, input_error: `the input nests deeper than ${MAX_JSON_DEPTH} levels` };
   return { input: value };
 }
 

@@ -23,7 +23,7 @@ import type { NormaEvent } from '../contract/events.js';
 import type { EventLog } from '../events/log.js';
 import { compileSessionHooks, type HookEvidenceSink } from '../hooks/config.js';
 import type { EgressPolicy, Resolver } from '../sandbox/egress.js';
-import { HookRegistry, type HookInput, type HookRegistration, type HookRunRecord, type SessionHooks } from '../hooks/registry.js';
+import { HookRegistry, HookStop, type HookInput, type HookRegistration, type HookRunRecord, type SessionHooks } from '../hooks/registry.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { RuleSet } from '../permission/evaluate.js';
 import { parseRules, type ParsedRule } from '../permission/rules.js';
@@ -160,70 +160,87 @@ export class SessionService {
       throw new DomainError('invalid', `the session configuration has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
     }
 
-    const owned = workspaceDir === undefined;
-    if (owned) {
-      workspaceDir = path.join(await this.workspaceRoot(), id);
-      await fs.mkdir(workspaceDir, { mode: 0o700 });
-    }
-    const workspace = await Workspace.open(workspaceDir!);
-    const processes = this.sessionSandbox(id, workspace.root, body.sandbox_network ?? false, limits);
-    const sessionHooks =
-      hookEvents.length > 0
-        ? compileSessionHooks(body.hooks, { ...sandboxForHooks, session: processes }, this.egress(), 'hooks', this.hookEvidence)
-        : undefined;
-    const registry = new ToolRegistry();
-    for (const tool of (selection as { tools: import('../tools/tool.js').CoreTool[] }).tools) registry.register(tool);
-
-    const warnings: string[] = [...(selection as { warnings: string[] }).warnings];
-    if (config.sandbox === 'off') {
-      warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
-    }
-    // A rule naming a tool the session does not have is legal (MCP tools come and go) but is
-    // most often a typo: say so instead of letting it match nothing silently.
-    const installed = new Set(registry.names());
-    for (const [field, texts] of [['allowed_tools', body.allowed_tools], ['disallowed_tools', body.disallowed_tools], ['ask_rules', body.ask_rules]] as const) {
-      for (const rule of parseRules(field, texts ?? []).rules) {
-        if (rule.kind === 'name' && rule.tool !== '*' && !rule.tool.startsWith('mcp__') && !installed.has(rule.tool)) {
-          warnings.push(`${field}: rule ${JSON.stringify(rule.text)} names no tool of this session`);
+    // Whatever fails from here (the disk, the store) leaves nothing behind: no runtime, no
+    // sandbox state, no workspace directory the server made.
+    const made: { dir?: string; processes?: SessionSandbox } = {};
+    let built: { session: Session; runtime: SessionRuntime };
+    try {
+      built = await (async () => {
+        const owned = workspaceDir === undefined;
+        if (owned) {
+          workspaceDir = path.join(await this.workspaceRoot(), id);
+          await fs.mkdir(workspaceDir, { mode: 0o700 });
+          made.dir = workspaceDir;
         }
-      }
+        const workspace = await Workspace.open(workspaceDir!);
+        const processes = this.sessionSandbox(id, workspace.root, body.sandbox_network ?? false, limits);
+        made.processes = processes;
+        const sessionHooks =
+          hookEvents.length > 0
+            ? compileSessionHooks(body.hooks, { ...sandboxForHooks, session: processes }, this.egress(), 'hooks', this.hookEvidence)
+            : undefined;
+        const registry = new ToolRegistry();
+        for (const tool of (selection as { tools: import('../tools/tool.js').CoreTool[] }).tools) registry.register(tool);
+
+        const warnings: string[] = [...(selection as { warnings: string[] }).warnings];
+        if (config.sandbox === 'off') {
+          warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
+        }
+        // A rule naming a tool the session does not have is legal (MCP tools come and go) but is
+        // most often a typo: say so instead of letting it match nothing silently.
+        const installed = new Set(registry.names());
+        for (const [field, texts] of [['allowed_tools', body.allowed_tools], ['disallowed_tools', body.disallowed_tools], ['ask_rules', body.ask_rules]] as const) {
+          for (const rule of parseRules(field, texts ?? []).rules) {
+            if (rule.kind === 'name' && rule.tool !== '*' && !rule.tool.startsWith('mcp__') && !installed.has(rule.tool)) {
+              warnings.push(`${field}: rule ${JSON.stringify(rule.text)} names no tool of this session`);
+            }
+          }
+        }
+        const session: Session = {
+          id,
+          status: 'active',
+          workspace: workspace.root,
+          workspace_owned: owned,
+          permission_mode: body.permission_mode ?? 'default',
+          allowed_tools: body.allowed_tools ?? [],
+          disallowed_tools: body.disallowed_tools ?? [],
+          ask_rules: body.ask_rules ?? [],
+          rules: [],
+          tools: registry.names(),
+          output_cap_chars: body.output_cap_chars ?? DEFAULT_OUTPUT_CAP_CHARS,
+          permission_timeout_s: body.permission_timeout_s ?? null,
+          sandbox: config.sandbox,
+          hook_events: sessionHooks?.events ?? [],
+          model: resolved.ok && resolved.model ? publicModel(resolved.model) : null,
+          system_prompt: body.system_prompt ?? null,
+          sandbox_network: body.sandbox_network ?? false,
+          limits: { enforcement: this.deps.sandbox.mode === 'off' ? 'none' : this.deps.sandbox.limits.enforcement, ...limits },
+          active_turn_id: null,
+          warnings,
+          created_at: clock().toISOString(),
+          closed_at: null,
+        };
+        const runtime = this.newRuntime(session, registry, workspace, processes, this.hooksFor(sessionHooks?.registrations ?? [], sandbox, processes));
+        runtime.model = resolved.ok ? resolved.model : null;
+        let modelInput: SessionRecord['model'] = null;
+        if (body.model) {
+          const { api_key: _key, ...rest } = body.model;
+          modelInput = rest;
+        }
+        this.deps.store.transaction(() => {
+          this.saveSession({ session, hooks: sessionHooks ? body.hooks! : null, modelApiKey: body.model?.api_key ?? null, model: modelInput });
+          events.emit(id, { type: 'session.created', session });
+        });
+        this.runtimes.set(id, runtime);
+        return { session, runtime };
+      })();
+    } catch (err) {
+      this.runtimes.delete(id);
+      await made.processes?.close().catch(() => undefined);
+      if (made.dir) await fs.rm(made.dir, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
     }
-    const session: Session = {
-      id,
-      status: 'active',
-      workspace: workspace.root,
-      workspace_owned: owned,
-      permission_mode: body.permission_mode ?? 'default',
-      allowed_tools: body.allowed_tools ?? [],
-      disallowed_tools: body.disallowed_tools ?? [],
-      ask_rules: body.ask_rules ?? [],
-      rules: [],
-      tools: registry.names(),
-      output_cap_chars: body.output_cap_chars ?? DEFAULT_OUTPUT_CAP_CHARS,
-      permission_timeout_s: body.permission_timeout_s ?? null,
-      sandbox: config.sandbox,
-      hook_events: sessionHooks?.events ?? [],
-      model: resolved.ok && resolved.model ? publicModel(resolved.model) : null,
-      system_prompt: body.system_prompt ?? null,
-      sandbox_network: body.sandbox_network ?? false,
-      limits: { enforcement: this.deps.sandbox.mode === 'off' ? 'none' : this.deps.sandbox.limits.enforcement, ...limits },
-      active_turn_id: null,
-      warnings,
-      created_at: clock().toISOString(),
-      closed_at: null,
-    };
-    const runtime = this.newRuntime(session, registry, workspace, processes, this.hooksFor(sessionHooks?.registrations ?? [], sandbox, processes));
-    runtime.model = resolved.ok ? resolved.model : null;
-    this.runtimes.set(id, runtime);
-    let modelInput: SessionRecord['model'] = null;
-    if (body.model) {
-      const { api_key: _key, ...rest } = body.model;
-      modelInput = rest;
-    }
-    this.deps.store.transaction(() => {
-      this.saveSession({ session, hooks: sessionHooks ? body.hooks! : null, modelApiKey: body.model?.api_key ?? null, model: modelInput });
-      events.emit(id, { type: 'session.created', session });
-    });
+    const { session, runtime } = built;
     await this.runLifecycleHooks('SessionStart', session, {}, runtime.hooks);
     return session;
   }
@@ -245,6 +262,7 @@ export class SessionService {
         cache: new FetchCache(() => this.deps.clock().getTime()),
         fetchMaxBytes: this.deps.config.web.fetchMaxBytes,
         fetchTimeoutMs: this.deps.config.web.fetchTimeoutMs,
+        convertTimeoutMs: this.deps.config.web.convertTimeoutMs,
         search: this.webSearch.config,
       },
     };
@@ -348,12 +366,34 @@ export class SessionService {
         if (session.workspace_owned) {
           const root = await this.workspaceRoot();
           const dir = path.resolve(session.workspace);
-          if (dir.startsWith(root + path.sep) && path.dirname(dir) === root) await fs.rm(dir, { recursive: true, force: true });
+          // Nothing is deleted while a live session refers to it (its workspace is this one,
+          // inside it or around it).
+          const inUse = this.deps.store.activeSessions().some((a) => overlaps(path.resolve(a.session.workspace), dir));
+          if (!inUse && dir.startsWith(root + path.sep) && path.dirname(dir) === root) await fs.rm(dir, { recursive: true, force: true });
         }
+        await fs.rm(path.join(this.deps.config.dataDir, 'sandbox', session.id), { recursive: true, force: true });
         this.deps.store.deleteSession(session.id);
         removed++;
       }
     }
+  }
+
+  /** Sandbox state (home, /tmp, proxy socket) of sessions that are not active: a crash left it. */
+  async sweepSandboxState(): Promise<number> {
+    const dir = path.join(this.deps.config.dataDir, 'sandbox');
+    let names: string[] = [];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const name of names) {
+      if (!name.startsWith('ses_') || this.runtimes.has(name)) continue;
+      await fs.rm(path.join(dir, name), { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   /** The limits a session asks for, each at most the operator's; a higher one is a problem. */
@@ -626,6 +666,12 @@ export class SessionService {
     if (real === root || !real.startsWith(root + path.sep)) {
       return { problem: `workspace: ${requested} is not a directory under the workspace root ${root}` };
     }
+    // The server makes its workspaces as <root>/ses_…: each belongs to its session only, so no
+    // other session may name one, or a directory inside one (a link to it included).
+    const top = real.slice(root.length + 1).split(path.sep)[0]!;
+    if (top.startsWith('ses_')) {
+      return { problem: `workspace: ${requested} is (or is inside) ${top}, a workspace the server made for a session; it belongs to that session only` };
+    }
     if (!(await fs.stat(real)).isDirectory()) return { problem: `workspace: ${requested} is not a directory` };
     return real;
   }
@@ -704,14 +750,19 @@ export class SessionService {
   /** The one way a session is written: keeps the runtime's parsed rules in step. */
   private saveSession(record: SessionRecord): void {
     this.deps.store.putSession(record);
-    const rt = this.runtimes.get(record.session.id);
-    const key = permissionKey(record.session);
-    if (rt && rt.permissionKey !== key) {
-      rt.permission = this.buildPermissionContext(record.session);
-      rt.permissionKey = key;
-      // A new rule or mode may decide requests that wait for a person.
-      void this.broker.reevaluatePending(record.session.id);
-    }
+    // What the runtime holds follows the store once the write has committed: a rolled-back
+    // write (a full disk) leaves the rules and mode in force exactly as stored.
+    const session = structuredClone(record.session);
+    this.deps.store.afterCommit(() => {
+      const rt = this.runtimes.get(session.id);
+      const key = permissionKey(session);
+      if (rt && rt.permissionKey !== key) {
+        rt.permission = this.buildPermissionContext(session);
+        rt.permissionKey = key;
+        // A new rule or mode may decide requests that wait for a person.
+        void this.broker.reevaluatePending(session.id);
+      }
+    });
   }
 
   private recordDecision(sessionId: string, turnId: string, note: DecisionNote): void {
@@ -831,6 +882,14 @@ export class SessionService {
     extra: Partial<HookInput>,
     hooks: HookRegistry = this.deps.hooks,
   ): Promise<void> {
+    // A lifecycle request answers within the operator's bound whatever its hooks do: a hook
+    // still running then is stopped (and recorded as failed), later ones of the event are skipped.
+    const bound = new AbortController();
+    const seconds = this.deps.config.lifecycleTimeoutMs / 1000;
+    const timer = setTimeout(
+      () => bound.abort(new HookStop(`stopped after ${seconds} s: ${event} hooks get at most NORMA_LIFECYCLE_TIMEOUT_S together`)),
+      this.deps.config.lifecycleTimeoutMs,
+    );
     const result = await hooks.run(
       event,
       {
@@ -840,8 +899,8 @@ export class SessionService {
         permission_mode: session.permission_mode,
         ...extra,
       },
-      { stopOnBlock: false, onRun: (r) => this.emitHookRun(session.id, r) },
-    );
+      { stopOnBlock: false, signal: bound.signal, onRun: (r) => this.emitHookRun(session.id, r) },
+    ).finally(() => clearTimeout(timer));
     for (const f of result.failures) this.deps.logger.warn({ session_id: session.id, hook: f.hook, error: f.error }, `${event} hook failed`);
   }
 
@@ -888,13 +947,14 @@ export class SessionService {
     record.session.active_turn_id = turn.id;
 
     const runner = this.makeRunner(sessionId, rt, turn, new Map());
-    rt.activeTurn = runner;
-    // The turn, the session's pointer to it and turn.started commit together.
+    // The turn, the session's pointer to it and turn.started commit together; only then is it
+    // the session's turn in memory too (a failed commit leaves the session free for the next).
     this.deps.store.transaction(() => {
       this.deps.store.putTurn(turn);
       this.saveSession(record);
       runner.announce();
     });
+    rt.activeTurn = runner;
     runner.start();
     return structuredClone(runner.turn);
   }
@@ -1091,6 +1151,11 @@ async function closeProviders(rt: SessionRuntime): Promise<void> {
   const p = rt.providers;
   rt.providers = undefined;
   if (p) await Promise.all([p.main.close?.(), p.subagent.close?.()]);
+}
+
+/** Is one path the other, or inside it? */
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(b + path.sep) || b.startsWith(a + path.sep);
 }
 
 function permissionKey(s: Session): string {

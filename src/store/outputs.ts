@@ -30,6 +30,8 @@ export interface RetentionPolicy {
 }
 
 const SAFE_ID = new RegExp(ID_PATTERN);
+/** No call streams a spill this long (Bash's longest timeout is 10 minutes). */
+const PARTIAL_MAX_AGE_MS = 24 * 3600_000;
 
 export class OutputFiles {
   constructor(
@@ -129,9 +131,9 @@ export class OutputFiles {
   /**
    * Retention sweep: expires outputs older than the age limit, and removes spill directories
    * of sessions the store does not know (left by a previous process with a volatile store)
-   * and stale partial files.
+   * and unfinished partial files (all of them at start-up).
    */
-  async sweep(): Promise<{ expired: number; orphanDirs: number }> {
+  async sweep(startup = false): Promise<{ expired: number; orphanDirs: number }> {
     const now = this.clock().getTime();
     let expired = 0;
     const known = new Set(this.store.sessionsWithOutputs());
@@ -150,11 +152,43 @@ export class OutputFiles {
     } catch {
       return { expired, orphanDirs };
     }
+    let partials = 0;
     for (const name of entries) {
-      if (!SAFE_ID.test(name) || known.has(name) || this.store.getSession(name)) continue;
+      if (!SAFE_ID.test(name)) continue;
+      if (known.has(name) || this.store.getSession(name)) {
+        partials += await this.removePartials(path.join(this.dir, name), startup ? 0 : PARTIAL_MAX_AGE_MS, now);
+        continue;
+      }
       await fs.rm(path.join(this.dir, name), { recursive: true, force: true });
       orphanDirs++;
     }
+    if (partials > 0) this.logger.info({ partials }, 'unfinished spill files removed');
     return { expired, orphanDirs };
+  }
+
+  /**
+   * Spill files never finished (`.<id>.partial`): every one at start-up (no spill is being
+   * written then; a crash left them), later those older than any call can stream.
+   */
+  private async removePartials(dir: string, olderThanMs: number, now: number): Promise<number> {
+    let names: string[] = [];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      return 0;
+    }
+    let n = 0;
+    for (const name of names) {
+      if (!/^\.[A-Za-z0-9_-]+\.partial$/.test(name)) continue;
+      const file = path.join(dir, name);
+      try {
+        if (olderThanMs > 0 && now - (await fs.stat(file)).mtimeMs < olderThanMs) continue;
+        await fs.unlink(file);
+        n++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return n;
   }
 }
