@@ -11,7 +11,7 @@
 //      host path,
 //      and `/proc/1/environ` is empty (`exec -c`);
 //   5. execs bwrap, under nice when a CPU share must be had without cgroups.
-// Arguments: keep-fds cgroup-procs rlimits nice seccomp-escapes -- bwrap N option₁…optionN command…
+// Arguments: keep-fds cgroup-procs rlimits nice seccomp-escapes|piped -- bwrap N option₁…optionN|piped command…
 
 /** Descriptor numbers the launcher opens for bwrap. */
 export const ARGS_FD = 4;
@@ -30,9 +30,8 @@ export const LAUNCHER_SCRIPT = [
   "done",
   "set +f; IFS=$' \\t\\n'",
   "bwrap=$1; n=$2; shift 2",
-  "exec 4< <(printf '%s\\0' \"${@:1:n}\")",
-  "shift \"$n\"",
-  "if [ -n \"$bpf\" ]; then exec 5< <(printf \"$bpf\"); keep=\"$keep 4 5 \"; else keep=\"$keep 4 \"; fi",
+  "if [ \"$n\" = piped ]; then keep=\"$keep 4 \"; else exec 4< <(printf '%s\\0' \"${@:1:n}\"); shift \"$n\"; keep=\"$keep 4 \"; fi",
+  "if [ \"$bpf\" = piped ]; then keep=\"$keep 5 \"; elif [ -n \"$bpf\" ]; then exec 5< <(printf \"$bpf\"); keep=\"$keep 5 \"; fi",
   "for f in /proc/self/fd/*; do",
   "  n=${f##*/}",
   "  case $n in 0|1|2) continue ;; esac",
@@ -58,6 +57,11 @@ export interface LaunchPlan {
   bwrapArgs: string[];
   /** The program and its arguments, run inside. */
   command: string[];
+  /**
+   * The server itself passes bwrap's options on descriptor 4 and the seccomp program on 5
+   * (execa can; node-pty cannot, and then the launcher makes the pipes from its arguments).
+   */
+  piped?: boolean;
 }
 
 /** printf escapes for binary data (the seccomp program), so it can travel as an argument. */
@@ -81,11 +85,10 @@ export function launcherArgv(plan: LaunchPlan): string[] {
     plan.cgroupProcs.join(':'),
     plan.rlimits,
     plan.nice ?? '0',
-    plan.seccomp ? printfEscapes(plan.seccomp) : '',
+    plan.seccomp ? (plan.piped ? 'piped' : printfEscapes(plan.seccomp)) : '',
     '--',
     plan.bwrapPath,
-    String(plan.bwrapArgs.length),
-    ...plan.bwrapArgs,
+    ...(plan.piped ? ['piped'] : [String(plan.bwrapArgs.length), ...plan.bwrapArgs]),
     ...plan.command,
   ];
 }

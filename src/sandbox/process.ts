@@ -245,19 +245,22 @@ export class SandboxHost {
     return ['/bin/bash', '--noprofile', '--norc', '-c', bridge, 'norma-net', ...spec.argv];
   }
 
-  /** The launcher's argv for a spec under bwrap. */
-  launch(spec: SandboxSpec): string[] {
+  /** The launcher's argv for a spec under bwrap (`piped`: options and seccomp on descriptors 4 and 5). */
+  launch(spec: SandboxSpec, piped = false): { argv: string[]; options: string[] } {
     if (!this.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
-    return launcherArgv({
+    const options = this.bwrapOptions(spec);
+    const argv = launcherArgv({
       keepFds: spec.infoFd ? [3] : [],
       cgroupProcs: spec.cgroupProcs,
       rlimits: spec.rlimits,
       nice: spec.nice > 0 && this.nicePath ? `${this.nicePath} ${spec.nice}` : null,
       seccomp: this.seccomp,
       bwrapPath: this.bwrapPath,
-      bwrapArgs: this.bwrapOptions(spec),
+      bwrapArgs: options,
       command: this.innerCommand(spec),
+      piped,
     });
+    return { argv, options };
   }
 
   /** The sandbox's self-test, run once; any failure makes the sandbox unusable (fail closed). */
@@ -296,11 +299,13 @@ export interface StartedProcess {
 export function startProcess(host: SandboxHost, spec: SandboxSpec, stdin: boolean): StartedProcess {
   let init: number | undefined;
   if (host.mode === 'bwrap') {
-    const argv = host.launch({ ...spec, infoFd: true });
+    // bwrap's options and the seccomp program go down pipes the server opens (no forks in the
+    // launcher to make them).
+    const { argv, options } = host.launch({ ...spec, infoFd: true }, true);
     const child = execa(argv[0]!, argv.slice(1), {
       env: {},
       extendEnv: false,
-      stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', host.seccomp ? 'pipe' : 'ignore'],
       detached: true,
       buffer: false,
       reject: false,
@@ -315,6 +320,12 @@ export function startProcess(host: SandboxHost, spec: SandboxSpec, stdin: boolea
       if (pid) init = Number(pid);
     });
     infoStream?.on('error', () => undefined);
+    const stdio = child.stdio as unknown as (NodeJS.WritableStream & { on(e: 'error', f: () => void): void })[];
+    for (const [fd, data] of [[4, Buffer.from(options.map((o) => `${o}\0`).join(''))], [5, host.seccomp]] as const) {
+      if (!data) continue;
+      stdio[fd]!.on('error', () => undefined); // bwrap gone before reading: its exit says why
+      stdio[fd]!.end(data);
+    }
     return { child: child as unknown as SandboxChild, initPid: () => init };
   }
   const [program, ...rest] = spec.argv;

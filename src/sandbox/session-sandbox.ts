@@ -224,7 +224,7 @@ export class SessionSandbox {
     let proc: pty.IPty;
     try {
       if (this.host.mode === 'bwrap') {
-        const argv = this.host.launch(spec);
+        const { argv } = this.host.launch(spec);
         proc = pty.spawn(argv[0]!, argv.slice(1), { name: 'xterm-256color', cols: req.cols, rows: req.rows, cwd: this.o.workspace, env: {} });
       } else {
         proc = pty.spawn(req.argv[0]!, req.argv.slice(1), {
