@@ -282,12 +282,57 @@ async function canMake(dir: string): Promise<boolean> {
 }
 
 /**
+ * Removes the cgroups that servers no longer running left behind (`norma-<pid>-…` whose pid is
+ * gone: a SIGKILL or a crash gives a server no chance to remove its own). Returns how many.
+ */
+export async function sweepStaleCgroups(): Promise<number> {
+  const own = await ownCgroups();
+  const mounts = await cgroupMounts();
+  const places = new Set<string>();
+  const v2 = mounts.get('');
+  if (v2 !== undefined && own.has('')) {
+    const mine = path.join(v2, own.get('')!);
+    places.add(mine).add(path.dirname(mine));
+  }
+  for (const c of ['memory', 'pids', 'cpu']) {
+    const mount = mounts.get(c);
+    if (mount !== undefined) places.add(path.join(mount, own.get(c) ?? '/'));
+  }
+  let removed = 0;
+  for (const dir of places) {
+    let names: string[] = [];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = /^norma-(\d+)-[a-z0-9]+$/.exec(name);
+      if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+      await removeTree(path.join(dir, name));
+      removed++;
+    }
+  }
+  return removed;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
  * Picks the strongest backend this host allows. `setting` is NORMA_CGROUP: `auto` (default),
  * `off` (rlimits only) or the path of a delegated cgroup v2 directory whose subtree_control
  * enables memory and pids (an explicit path that does not work stops start-up).
  */
 export async function detectLimitBackend(setting: string = 'auto'): Promise<LimitBackend> {
   if (setting === 'off') return new RlimitBackend('NORMA_CGROUP=off');
+  await sweepStaleCgroups().catch(() => 0);
   if (setting !== 'auto') {
     const ctl = ((await readText(path.join(setting, 'cgroup.subtree_control'))) ?? '').split(/\s+/);
     if (!ctl.includes('memory') || !ctl.includes('pids') || !(await canMake(setting))) {

@@ -1,6 +1,6 @@
 // The process sandbox for tests: one SandboxHost per test file (its system scan and limits
 // backend are made once), and a session sandbox over a test's workspace. What the host made
-// (its cgroups) is removed when the test process exits.
+// (its cgroups) is removed when the test process exits, or by the run's global teardown.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,9 +23,9 @@ export function testSandboxHost(): Promise<SandboxHost> {
       socatPath: findProgram('socat', SANDBOX_PATH),
       nicePath: findProgram('nice', SANDBOX_PATH),
     });
+    // The self-test needs its scratch directories only while it runs.
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'norma-selftest-'));
-    process.once('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
-    const status = await host.selfTest(scratch);
+    const status = await host.selfTest(scratch).finally(() => fs.rmSync(scratch, { recursive: true, force: true }));
     if (!status.usable) throw new Error(`the test sandbox is unusable: ${status.detail}`);
     return host;
   })();
