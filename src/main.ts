@@ -30,6 +30,11 @@ async function main(): Promise<void> {
   }
   const address = await server.app.listen({ port: config.port, host: config.host });
   server.app.log.info({ url: address, auth: config.token ? 'bearer token' : 'none (loopback only)' }, `Norma Server listening on ${address}`);
+  // The sandbox's system scan and self-test run now, not when the first session needs them.
+  server.ctx.readiness().then(
+    (r) => server.app.log.info({ checks: r.checks.filter((c) => c.name.startsWith('sandbox')) }, 'sandbox ready'),
+    (err) => server.app.log.warn({ err }, 'readiness check failed'),
+  );
 
   let stopping = false;
   const stop = (signal: string) => {
