@@ -131,6 +131,27 @@ describe('the server environment stays out of every sandboxed process', () => {
   });
 });
 
+describe('no configuration is taken from the workspace', () => {
+  it('a planted .gitconfig, .profile or .bashrc runs nothing, read-only git and login shells included', async () => {
+    const s = await session({ permission_mode: 'bypassPermissions' });
+    const w = s.workspace;
+    const plant = (marker: string) => `touch ${w}/PWNED-${marker}`;
+    await fs.writeFile(path.join(w, '.gitconfig'), `[core]\n\tfsmonitor = "${plant('fsmonitor')}; echo"\n\tpager = ${plant('pager')}\n[diff]\n\texternal = ${plant('diff')}\n`);
+    await fs.writeFile(path.join(w, '.profile'), `${plant('profile')}\n`);
+    await fs.writeFile(path.join(w, '.bashrc'), `${plant('bashrc')}\n`);
+    await fs.writeFile(path.join(w, '.inputrc'), '"\\C-m": "touch PWNED-inputrc\\n"\n');
+    await fs.writeFile(path.join(w, 'f.txt'), 'one\n');
+    // The git configuration in the session's home too, as an approved command could put it there:
+    // git reads no global file at all.
+    await turn(s.id, [{ name: 'Bash', input: { command: 'git init -q . && git add f.txt && git -c user.email=a@b -c user.name=n commit -qm x && echo two >> f.txt && cp .gitconfig ~/' } }]);
+    const [out] = await turn(s.id, [{ name: 'Bash', input: { command: 'git status --short; git diff --stat; git log --oneline | wc -l; echo HOME=$HOME; bash -lc true; bash -ic true 2>/dev/null; ls -A' } }]);
+    expect(out).toContain('HOME=/home/sandbox');
+    expect(out).toMatch(/M f\.txt/);
+    expect(out).toMatch(/f\.txt \| 1 \+/);
+    expect((await fs.readdir(w)).filter((f) => f.startsWith('PWNED-'))).toEqual([]);
+  });
+});
+
 describe('descriptors never cross sessions', () => {
   it('a command cannot write into another session\'s PTY shell through an inherited master', async () => {
     const a = await session({ permission_mode: 'bypassPermissions', tools: ['ShellOpen', 'ShellWrite', 'ShellRead'] });
