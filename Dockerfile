@@ -1,4 +1,5 @@
-# Norma Server. bubblewrap (process sandbox) and ripgrep come from Debian, never downloaded.
+# Norma Server. bubblewrap (process sandbox), ripgrep (Grep) and socat (a session's network
+# bridge) come from Debian, never downloaded.
 FROM node:20-bookworm-slim AS build
 # node-pty (PTY shells) is compiled by node-gyp.
 RUN apt-get update \
@@ -14,7 +15,7 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap ripgrep tini \
+ && apt-get install -y --no-install-recommends bubblewrap ripgrep socat tini \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production \
@@ -25,6 +26,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
+# Not root: rlimits then bound the processes of sandboxes too (RLIMIT_NPROC does not apply to root),
+# and nothing root-only on the image is readable from inside.
 USER node
 VOLUME ["/data"]
 EXPOSE 7070
