@@ -13,6 +13,22 @@ import { Agent } from 'undici';
 
 export class EgressRefusal extends Error {}
 
+/** One outbound request (a hop, or a sandbox's tunnel) as evidence. */
+export interface EgressEvidence {
+  time: string;
+  method: string;
+  url: string;
+  /** The address connected to; empty when the request was refused before connecting. */
+  address: string;
+  status: number | null;
+  bytes: number;
+  /** SHA-256 (hex) of the response body bytes received (null for a tunnel: its bytes are encrypted). */
+  sha256: string | null;
+  duration_ms: number;
+  /** Why the request was refused or failed. */
+  error?: string;
+}
+
 export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
 
 export interface EgressPolicy {

@@ -14,19 +14,9 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
-import { checkTarget, EgressRefusal, type EgressPolicy } from './egress.js';
+import { checkTarget, EgressRefusal, type EgressEvidence, type EgressPolicy } from './egress.js';
 
-export interface ProxyEvidence {
-  time: string;
-  method: string;
-  url: string;
-  address: string;
-  status: number | null;
-  bytes: number;
-  sha256: string | null;
-  duration_ms: number;
-  error?: string;
-}
+export type ProxyEvidence = EgressEvidence;
 
 export interface NetProxyOptions {
   socketPath: string;

@@ -34,21 +34,8 @@ export interface EgressResponse {
   redirect?: { location: string; status: number };
 }
 
-/** One outbound request as evidence (one per hop). */
-export interface EgressEvidence {
-  time: string;
-  method: string;
-  url: string;
-  /** The address connected to; empty when the request was refused before connecting. */
-  address: string;
-  status: number | null;
-  bytes: number;
-  /** SHA-256 (hex) of the response body bytes received. */
-  sha256: string | null;
-  duration_ms: number;
-  /** Why the request was refused or failed. */
-  error?: string;
-}
+/** One outbound request as evidence (one per hop): defined with the guard, which every outbound path shares. */
+export type { EgressEvidence } from '../sandbox/egress.js';
 
 /** Performs one request through the guard; rejects with EgressRefusal (a rule refused it) or EgressFailure. */
 export type Fetcher = (request: EgressRequest) => Promise<EgressResponse>;

@@ -163,8 +163,12 @@ describe('descriptors never cross sessions', () => {
     const attack = `for n in $(seq 3 255); do sh -c "printf 'touch PWNED-$n\\r' >&$n" 2>/dev/null && echo "wrote $n"; done; ls /proc/self/fd | wc -l`;
     const [out] = await turn(b.id, [{ name: 'Bash', input: { command: attack } }]);
     expect(out).toBe('4\n\nExit code 0.');
-    await turn(a.id, [{ name: 'ShellWrite', input: { shell_id: shellId, input: 'echo alive\r' } }]);
-    const [read] = await turn(a.id, [{ name: 'ShellRead', input: { shell_id: shellId, wait_ms: 2000, strip_ansi: true } }]);
+    await turn(a.id, [{ name: 'ShellWrite', input: { shell_id: shellId, input: 'echo ali""ve\r' } }]);
+    // Read until the echo arrives (the prompt may come first).
+    let read = '';
+    for (let i = 0; i < 20 && !read.includes('alive\r\n'); i++) {
+      read += (await turn(a.id, [{ name: 'ShellRead', input: { shell_id: shellId, wait_ms: 1000, strip_ansi: true } }]))[0];
+    }
     expect(read).toContain('alive');
     expect(read).not.toContain('PWNED');
     expect((await fs.readdir(a.workspace)).filter((f) => f.startsWith('PWNED'))).toEqual([]);
