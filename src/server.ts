@@ -26,14 +26,14 @@ import * as schemas from './contract/schemas.js';
 import type { Problem, Readiness } from './contract/schemas.js';
 import { DomainError, type DomainErrorKind } from './errors.js';
 import { requestGate } from './http/host-check.js';
-import { MAX_JSON_DEPTH, textNestedDeeperThan } from './json-depth.js';
+import { useDepthCheckedJson } from './http/json-body.js';
 import { EventLog } from './events/log.js';
 import { HookRegistry, type HookRegistration } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
 import { InputValidator } from './pipeline/validate.js';
 import { grepBackend } from './tools/builtin/grep.js';
-import { findBwrap, findProgram, SANDBOX_PATH, SandboxHost, type SandboxStatus } from './sandbox/process.js';
-import { detectLimitBackend, RlimitBackend } from './sandbox/limits.js';
+import type { SandboxHost, SandboxStatus } from './sandbox/process.js';
+import { createSandboxHost, sandboxHostChecks } from './sandbox/host.js';
 import { SessionService } from './session/session.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -222,25 +222,6 @@ async function loadHooksFile(
   return hooks;
 }
 
-/** The process sandbox of NORMA_SANDBOX: bwrap and the programs it needs, and the limits backend the host allows. */
-export async function createSandboxHost(config: Config): Promise<SandboxHost> {
-  if (config.sandbox === 'off') return new SandboxHost({ mode: 'off', bwrapPath: null, limits: new RlimitBackend('NORMA_SANDBOX=off') });
-  let limits;
-  try {
-    limits = await detectLimitBackend(config.cgroup);
-  } catch (err) {
-    throw new ConfigError([(err as Error).message]);
-  }
-  return new SandboxHost({
-    mode: 'bwrap',
-    bwrapPath: findBwrap(),
-    limits,
-    // Looked up where the sandbox sees programs: socat and nice run from its system directories.
-    socatPath: findProgram('socat', SANDBOX_PATH),
-    nicePath: findProgram('nice', SANDBOX_PATH),
-  });
-}
-
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
   const logger =
     options.logger ??
@@ -263,10 +244,10 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   );
   let sandboxHost: SandboxHost;
   try {
-    sandboxHost = options.processSandbox ?? (await createSandboxHost(config));
+    sandboxHost = options.processSandbox ?? (await createSandboxHost(config.sandbox, config.cgroup));
   } catch (err) {
     if (!options.store) store.close(); // start-up stops: release the database
-    throw err;
+    throw new ConfigError([(err as Error).message]);
   }
   const ownsSandbox = options.processSandbox === undefined;
   const sandboxStatus = (): Promise<SandboxStatus> => sandboxHost.selfTest(path.join(config.dataDir, 'sandbox', 'selftest'));
@@ -333,23 +314,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     });
     const web = sessions.webSearch;
     checks.push({ name: 'web_search', ok: web.usable || !web.configured, required: false, detail: web.detail });
-    checks.push({
-      name: 'sandbox_limits',
-      ok: config.sandbox === 'off' || sandboxHost.limits.enforcement !== 'rlimit' || process.getuid?.() !== 0,
-      required: false,
-      detail: config.sandbox === 'off' ? 'no limits: NORMA_SANDBOX=off' : sandboxHost.limits.detail,
-    });
-    checks.push({
-      name: 'sandbox_network',
-      ok: config.sandbox === 'off' || sandboxHost.socatPath !== null,
-      required: false,
-      detail:
-        config.sandbox === 'off'
-          ? 'NORMA_SANDBOX=off: commands use the host network'
-          : sandboxHost.socatPath
-            ? `sessions with sandbox_network reach HTTP(S) through their egress proxy (socat at ${sandboxHost.socatPath})`
-            : 'socat not found: sessions cannot have sandbox_network (install Debian\'s socat package)',
-    });
+    checks.push(...sandboxHostChecks(sandboxHost));
     const ready = checks.every((c) => c.ok || !c.required);
     return { status: ready ? 'ready' : 'unready', checks };
   };
@@ -428,17 +393,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     }
   });
 
-  // A body nested past MAX_JSON_DEPTH is refused before it is even parsed (and so before any
-  // schema, digest or store sees it); the rest goes to Fastify's own parser (prototype poisoning).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (textNestedDeeperThan(body as string)) {
-      done(Object.assign(new Error(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }), undefined);
-      return;
-    }
-    parseJson(req, body as string, done);
-  });
+  useDepthCheckedJson(app);
 
   app.setNotFoundHandler((req, reply) => sendProblem(reply, req, 404, `no route ${req.method} ${req.url.split('?')[0]}`));
 

@@ -4,8 +4,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_LIMITS, detectLimitBackend, RlimitBackend, type ResourceLimits } from '../../src/sandbox/limits.js';
-import { findBwrap, findProgram, SANDBOX_PATH, SandboxHost } from '../../src/sandbox/process.js';
+import { createSandboxHost } from '../../src/sandbox/host.js';
+import { DEFAULT_LIMITS, RlimitBackend, type ResourceLimits } from '../../src/sandbox/limits.js';
+import { SandboxHost } from '../../src/sandbox/process.js';
 import { SessionSandbox } from '../../src/sandbox/session-sandbox.js';
 import type { ProxyEvidence } from '../../src/sandbox/net-proxy.js';
 
@@ -14,15 +15,8 @@ let shared: Promise<SandboxHost> | undefined;
 /** The bwrap sandbox with the strongest limits backend this machine allows, shared by a test file. */
 export function testSandboxHost(): Promise<SandboxHost> {
   shared ??= (async () => {
-    const limits = await detectLimitBackend('auto');
-    process.once('exit', () => limits.closeSync());
-    const host = new SandboxHost({
-      mode: 'bwrap',
-      bwrapPath: findBwrap(),
-      limits,
-      socatPath: findProgram('socat', SANDBOX_PATH),
-      nicePath: findProgram('nice', SANDBOX_PATH),
-    });
+    const host = await createSandboxHost('bwrap', 'auto');
+    process.once('exit', () => host.limits.closeSync());
     // The self-test needs its scratch directories only while it runs.
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'norma-selftest-'));
     const status = await host.selfTest(scratch).finally(() => fs.rmSync(scratch, { recursive: true, force: true }));
