@@ -1,0 +1,13 @@
+// Field schemas several resources embed (timestamps, permission rule strings). They are not
+// registered components, and the public index does not export them.
+import { Type } from '@sinclair/typebox';
+
+export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
+
+export const RuleString = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description:
+    'A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` ' +
+    '(or Write, MultiEdit, LS, Glob, Grep), or `WebFetch(domain:<host>)`; see the README for the matching rules',
+});

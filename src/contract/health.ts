@@ -1,0 +1,19 @@
+// Liveness and readiness reports.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const HealthSchema = Type.Object({ status: Type.Literal('ok') }, { $id: 'Health' });
+export const ReadinessSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('unready')]),
+    checks: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        ok: Type.Boolean(),
+        required: Type.Boolean({ description: 'Whether readiness depends on this check' }),
+        detail: Type.String(),
+      }),
+    ),
+  },
+  { $id: 'Readiness' },
+);
+export type Readiness = Static<typeof ReadinessSchema>;

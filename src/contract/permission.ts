@@ -1,0 +1,71 @@
+// Permission modes, the requests a person is asked to answer, and their answers.
+import { Type, type Static } from '@sinclair/typebox';
+import { Id, ref } from './common.js';
+import { RuleString, Timestamp } from './fields.js';
+
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk', 'auto'] as const;
+export const PermissionModeSchema = Type.Union(
+  PERMISSION_MODES.map((m) => Type.Literal(m)),
+  { $id: 'PermissionMode', description: 'SPEC §4 permission modes' },
+);
+export type PermissionMode = Static<typeof PermissionModeSchema>;
+
+export const PERMISSION_STATUSES = ['pending', 'allowed', 'denied', 'cancelled'] as const;
+export type PermissionStatus = (typeof PERMISSION_STATUSES)[number];
+
+export const PermissionRequestSchema = Type.Object(
+  {
+    id: Id('Server-made permission id (`perm_…`)'),
+    session_id: Type.String(),
+    turn_id: Type.String(),
+    tool_use_id: Type.String(),
+    tool: Type.String(),
+    input: Type.Unknown({ description: 'The input the call would run with if allowed' }),
+    reason: Type.String({ description: 'Why a person is asked' }),
+    suggestions: Type.Array(Type.String(), { description: 'Rule strings a client can offer as "always allow"' }),
+    status: Type.Union(PERMISSION_STATUSES.map((s) => Type.Literal(s))),
+    resolved_by: Type.Optional(
+      Type.Union(
+        [Type.Literal('client'), Type.Literal('timeout'), Type.Literal('cancel'), Type.Literal('session_closed'), Type.Literal('rule')],
+        { description: 'Who or what resolved the request; `rule`: a rule added later (remember, PATCH) or a mode change decided it' },
+      ),
+    ),
+    rules: Type.Optional(Type.Array(Type.String(), { description: 'With resolved_by `rule`: the rule(s) that decided' })),
+    message: Type.Optional(Type.String({ description: 'Denial message given to the model' })),
+    updated_input: Type.Optional(Type.Unknown()),
+    remember: Type.Optional(Type.Array(Type.String())),
+    interrupt: Type.Optional(Type.Boolean()),
+    created_at: Timestamp('Creation time'),
+    resolved_at: Type.Optional(Timestamp('Resolution time')),
+  },
+  { $id: 'PermissionRequest' },
+);
+export type PermissionRequest = Static<typeof PermissionRequestSchema>;
+
+export const PermissionListSchema = Type.Object(
+  { items: Type.Array(ref(PermissionRequestSchema)) },
+  { $id: 'PermissionList' },
+);
+
+export const PermissionResponseSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        behavior: Type.Literal('allow'),
+        updated_input: Type.Optional(Type.Unknown({ description: 'Run with this input instead (validated again)' })),
+        remember: Type.Optional(Type.Array(RuleString, { maxItems: 64, description: 'Allow rules to add to the session' })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        behavior: Type.Literal('deny'),
+        message: Type.Optional(Type.String({ maxLength: 10_000 })),
+        interrupt: Type.Optional(Type.Boolean({ description: 'Also stop the rest of the turn' })),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { $id: 'PermissionResponse' },
+);
+export type PermissionResponse = Static<typeof PermissionResponseSchema>;

@@ -1,0 +1,143 @@
+// Sessions: what a client creates and patches, the resource the server reports, its limits and
+// its session rules.
+import { LimitValuesSchema } from '../sandbox/limits.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { Id, ref } from './common.js';
+import { RuleString, Timestamp } from './fields.js';
+import { SessionHooksSchema } from './hooks.js';
+import { ModelConfigInputSchema, ModelConfigSchema } from './model.js';
+import { PermissionModeSchema } from './permission.js';
+
+export const SessionRuleSchema = Type.Object(
+  {
+    rule: RuleString,
+    behavior: Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')]),
+    source: Type.Union([Type.Literal('remember'), Type.Literal('patch')], {
+      description: '`remember`: added by an approval; `patch`: added by PATCH',
+    }),
+    added_at: Timestamp('When the rule was added'),
+  },
+  { $id: 'SessionRule' },
+);
+export type SessionRule = Static<typeof SessionRuleSchema>;
+
+export const SessionCreateSchema = Type.Object(
+  {
+    workspace: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: 'An existing directory under NORMA_WORKSPACE_ROOT; default: a fresh directory made by the server',
+      }),
+    ),
+    permission_mode: Type.Optional(ref(PermissionModeSchema)),
+    allowed_tools: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
+    disallowed_tools: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
+    ask_rules: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
+    tools: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+        maxItems: 128,
+        description: 'Tool names to install; default: the default set',
+      }),
+    ),
+    hooks: Type.Optional(ref(SessionHooksSchema)),
+    output_cap_chars: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000_000, default: 30000 })),
+    permission_timeout_s: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 7 * 24 * 3600, description: 'Deny a pending ask after this long' }),
+    ),
+    model: Type.Optional(ref(ModelConfigInputSchema)),
+    system_prompt: Type.Optional(Type.String({ maxLength: 200_000 })),
+    sandbox_network: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Give shell commands HTTP and HTTPS access through the session\'s egress proxy (off by default): the egress guard applies ' +
+          '(private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server\'s own addresses always), ' +
+          'and every connection is an egress.request event. No other protocol leaves the sandbox. Needs socat on the server. ' +
+          'With NORMA_SANDBOX=off commands always have the host\'s network.',
+      }),
+    ),
+    limits: Type.Optional(
+      Type.Partial(LimitValuesSchema, {
+        additionalProperties: false,
+        description: 'Lower resource limits for this session\'s processes than the operator\'s (NORMA_SANDBOX_*); a higher value is refused',
+      }),
+    ),
+  },
+  { $id: 'SessionCreate', additionalProperties: false },
+);
+export type SessionCreate = Static<typeof SessionCreateSchema>;
+
+export const SessionPatchSchema = Type.Object(
+  {
+    permission_mode: Type.Optional(ref(PermissionModeSchema)),
+    allowed_tools: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
+    disallowed_tools: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
+    ask_rules: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
+    add_rules: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { rule: RuleString, behavior: Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')]) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 256, description: 'Session rules to add' },
+      ),
+    ),
+    remove_rules: Type.Optional(Type.Array(RuleString, { maxItems: 256, description: 'Session rules to remove' })),
+  },
+  { $id: 'SessionPatch', additionalProperties: false, minProperties: 1 },
+);
+export type SessionPatch = Static<typeof SessionPatchSchema>;
+
+export const SessionLimitsSchema = Type.Composite(
+  [
+    Type.Object({
+      enforcement: Type.Union([Type.Literal('cgroup2'), Type.Literal('cgroup1'), Type.Literal('rlimit'), Type.Literal('none')], {
+        description:
+          'How the limits are enforced: a cgroup (v2 or v1) per session, per-process rlimits where the host delegates no cgroup, or none (NORMA_SANDBOX=off)',
+      }),
+    }),
+    LimitValuesSchema,
+  ],
+  { $id: 'SessionLimits', description: 'The resource limits of the session\'s sandboxed processes' },
+);
+export type SessionLimits = Static<typeof SessionLimitsSchema>;
+
+export const SessionSchema = Type.Object(
+  {
+    id: Id('Server-made session id (`ses_…`)'),
+    status: Type.Union([Type.Literal('active'), Type.Literal('closed')]),
+    workspace: Type.String({ description: 'Absolute path of the session workspace (the file tools\' boundary)' }),
+    workspace_owned: Type.Boolean({ description: 'Whether the server made the workspace' }),
+    permission_mode: ref(PermissionModeSchema),
+    allowed_tools: Type.Array(Type.String()),
+    disallowed_tools: Type.Array(Type.String()),
+    ask_rules: Type.Array(Type.String()),
+    rules: Type.Array(ref(SessionRuleSchema), { description: 'Session rules added by approvals (`remember`) or PATCH' }),
+    tools: Type.Array(Type.String(), { description: 'Installed tool names (the lookup set)' }),
+    output_cap_chars: Type.Integer(),
+    permission_timeout_s: Type.Union([Type.Number(), Type.Null()]),
+    sandbox: Type.Union([Type.Literal('bwrap'), Type.Literal('off')], {
+      description: 'The process sandbox mode for this session\'s shell tools and command hooks',
+    }),
+    hook_events: Type.Array(Type.String(), { description: 'Events with per-session hooks configured' }),
+    model: Type.Union([ref(ModelConfigSchema), Type.Null()]),
+    system_prompt: Type.Union([Type.String(), Type.Null()]),
+    sandbox_network: Type.Boolean({ description: 'Whether shell commands have HTTP(S) access through the session\'s egress proxy' }),
+    limits: ref(SessionLimitsSchema),
+    active_turn_id: Type.Union([Type.String(), Type.Null()]),
+    warnings: Type.Array(Type.String()),
+    created_at: Timestamp('Creation time'),
+    closed_at: Type.Union([Timestamp('Close time'), Type.Null()]),
+  },
+  { $id: 'Session' },
+);
+export type Session = Static<typeof SessionSchema>;
+
+export const SessionListSchema = Type.Object(
+  {
+    items: Type.Array(ref(SessionSchema)),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page' }),
+  },
+  { $id: 'SessionList' },
+);

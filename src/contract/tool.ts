@@ -1,0 +1,55 @@
+// Tools and their calls: definitions, tool_use blocks, and the tool_results with their
+// truncation metadata.
+import { Type, type Static } from '@sinclair/typebox';
+import { Id, TextBlockSchema, ref } from './common.js';
+
+export const ToolDefinitionSchema = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.String(),
+    input_schema: Type.Unknown({ description: 'JSON Schema of the tool input' }),
+  },
+  { $id: 'ToolDefinition' },
+);
+export const ToolListSchema = Type.Array(ref(ToolDefinitionSchema), { $id: 'ToolList' });
+
+export const ToolUseInputSchema = Type.Object(
+  {
+    id: Type.Optional(Id('Client id for the call; generated (`toolu_…`) when absent')),
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    input: Type.Unknown({ description: 'The tool input; validated against the tool schema inside the turn' }),
+  },
+  { additionalProperties: false },
+);
+export const ToolUseSchema = Type.Object(
+  { type: Type.Literal('tool_use'), id: Type.String(), name: Type.String(), input: Type.Unknown() },
+  { $id: 'ToolUse' },
+);
+export type ToolUse = Static<typeof ToolUseSchema>;
+
+export const TruncationSchema = Type.Object(
+  {
+    output_id: Type.Optional(Type.String({ description: 'Spill file id (`out_…`) holding the full text' })),
+    block_index: Type.Integer({ minimum: 0, description: 'Which content block was capped' }),
+    total_chars: Type.Integer({ minimum: 0 }),
+    shown_chars: Type.Integer({ minimum: 0 }),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of the full UTF-8 text' }),
+  },
+  { $id: 'Truncation', description: 'Structured metadata of a capped block; never inferred from text' },
+);
+export type Truncation = Static<typeof TruncationSchema>;
+
+export const ToolResultSchema = Type.Object(
+  {
+    type: Type.Literal('tool_result'),
+    tool_use_id: Type.String(),
+    is_error: Type.Boolean(),
+    content: Type.Array(ref(TextBlockSchema)),
+    truncation: Type.Optional(ref(TruncationSchema)),
+    truncations: Type.Optional(
+      Type.Array(ref(TruncationSchema), { description: 'Every capped block, when more than one was capped' }),
+    ),
+  },
+  { $id: 'ToolResult' },
+);
+export type ToolResult = Static<typeof ToolResultSchema>;
