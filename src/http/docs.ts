@@ -1,0 +1,79 @@
+// The OpenAPI document and its /docs UI. The contract's schemas are registered once, in this
+// order, so routes can `$ref` them and the document lists them as named components.
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { EgressListSchema, EVENT_SCHEMAS, EventSchema, HookRunListSchema, SessionExportSchema } from '../contract/events.js';
+import * as schemas from '../contract/schemas.js';
+
+const SHARED_SCHEMAS = [
+  schemas.ProblemSchema,
+  schemas.PermissionModeSchema,
+  schemas.SessionRuleSchema,
+  schemas.SessionHooksSchema,
+  schemas.ScriptReplySchema,
+  schemas.ModelConfigInputSchema,
+  schemas.ModelConfigSchema,
+  schemas.SessionCreateSchema,
+  schemas.SessionLimitsSchema,
+  schemas.SessionPatchSchema,
+  schemas.SessionSchema,
+  schemas.SessionListSchema,
+  schemas.ToolDefinitionSchema,
+  schemas.ToolListSchema,
+  schemas.ToolUseSchema,
+  schemas.TextBlockSchema,
+  schemas.TruncationSchema,
+  schemas.ToolResultSchema,
+  schemas.PromptTextBlockSchema,
+  schemas.TurnCreateSchema,
+  schemas.TurnErrorSchema,
+  schemas.UsageSchema,
+  schemas.MessageSchema,
+  schemas.TurnSchema,
+  schemas.TurnListSchema,
+  schemas.PermissionRequestSchema,
+  schemas.PermissionListSchema,
+  schemas.DecisionSchema,
+  schemas.DecisionListSchema,
+  schemas.PermissionResponseSchema,
+  schemas.OutputSchema,
+  schemas.OutputListSchema,
+  schemas.HealthSchema,
+  schemas.ReadinessSchema,
+  ...EVENT_SCHEMAS,
+  EventSchema,
+  SessionExportSchema,
+  HookRunListSchema,
+  EgressListSchema,
+];
+
+/** Registers the shared schemas, then the OpenAPI generator and the /docs UI. */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  for (const s of SHARED_SCHEMAS) app.addSchema(s);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Norma Server',
+        version: '1.0.0',
+        description:
+          'Runs an AI agent\'s tool pipeline server-side: schema validation, permissions, hooks, sandbox, output cap, ' +
+          'paired tool_results, and Server-Sent Events. Errors are application/problem+json (RFC 9457).',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+      tags: [
+        { name: 'sessions' },
+        { name: 'turns' },
+        { name: 'permissions' },
+        { name: 'events' },
+        { name: 'outputs' },
+        { name: 'health' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+}

@@ -1,0 +1,145 @@
+// Every error leaves the server as application/problem+json (RFC 9457): the status a domain
+// error maps to, a stable `type` URI clients can switch on, and a detail precise enough to fix
+// the request. Validation, body-parser and store failures are translated here, in one place.
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Problem } from '../contract/schemas.js';
+import { DomainError, type DomainErrorKind } from '../errors.js';
+import { PROBLEM_CONTENT_TYPE } from '../../routes/common.js';
+
+export const STATUS_OF: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  range_not_satisfiable: 416,
+  not_implemented: 501,
+  unavailable: 503,
+};
+
+/** Stable problem type URIs clients can switch on (RFC 9457 §3.1.1). */
+const PROBLEM_TYPES: Record<number, string> = {
+  400: 'urn:norma:problem:invalid-request',
+  401: 'urn:norma:problem:unauthorized',
+  403: 'urn:norma:problem:forbidden',
+  404: 'urn:norma:problem:not-found',
+  405: 'urn:norma:problem:method-not-allowed',
+  409: 'urn:norma:problem:conflict',
+  410: 'urn:norma:problem:gone',
+  416: 'urn:norma:problem:range-not-satisfiable',
+  413: 'urn:norma:problem:body-too-large',
+  415: 'urn:norma:problem:unsupported-media-type',
+  421: 'urn:norma:problem:misdirected-request',
+  500: 'urn:norma:problem:internal-error',
+  501: 'urn:norma:problem:not-implemented',
+  503: 'urn:norma:problem:unavailable',
+  507: 'urn:norma:problem:insufficient-storage',
+};
+
+export function problemType(status: number): string {
+  return PROBLEM_TYPES[status] ?? 'about:blank';
+}
+
+/** RFC 9110's names where Node's table still has the older ones. */
+const RFC_9110_TITLES: Readonly<Record<number, string>> = { 413: 'Content Too Large', 422: 'Unprocessable Content' };
+
+/** The status's standard reason phrase (RFC 9110, else Node's table), or "Error" for a code neither names. */
+export function problemTitle(status: number): string {
+  return RFC_9110_TITLES[status] ?? STATUS_CODES[status] ?? 'Error';
+}
+
+export function sendProblem(reply: FastifyReply, req: FastifyRequest, status: number, detail: string, errors?: Problem['errors']) {
+  const body: Problem = {
+    type: problemType(status),
+    title: problemTitle(status),
+    status,
+    detail,
+    instance: req.url.split('?')[0]!,
+    ...(errors && errors.length > 0 ? { errors } : {}),
+  };
+  return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(body);
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** One schema violation in words a client can act on. */
+export function describeValidation(v: ValidationIssue): string {
+  switch (v.keyword) {
+    case 'additionalProperties':
+      return `unknown property "${String(v.params.additionalProperty)}" is not allowed`;
+    case 'required':
+      return `missing required property "${String(v.params.missingProperty)}"`;
+    case 'enum':
+      return `must be one of ${(v.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
+    default:
+      return v.message ?? v.keyword;
+  }
+}
+
+export interface ProblemOptions {
+  /** The configured body limit, named in the 413 detail. */
+  bodyLimitBytes: number;
+}
+
+/** Sets the app's not-found and error handlers: every failure becomes a Problem. */
+export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes }: ProblemOptions): void {
+  app.setNotFoundHandler((req, reply) => sendProblem(reply, req, 404, `no route ${req.method} ${req.url.split('?')[0]}`));
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err instanceof DomainError) {
+      const status = STATUS_OF[err.kind];
+      return sendProblem(
+        reply,
+        req,
+        status,
+        err.message,
+        err.problems.map((p) => ({ location: 'body', path: '', message: p })),
+      );
+    }
+    if (err.validation) {
+      const location = err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'body');
+      const errors = err.validation.map((v) => ({
+        location,
+        path: v.instancePath || '',
+        message: describeValidation(v as unknown as ValidationIssue),
+      }));
+      const detail = `invalid ${location}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}`;
+      return sendProblem(reply, req, 400, detail, errors);
+    }
+    switch (err.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendProblem(reply, req, 400, `malformed JSON body: ${err.message}`);
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendProblem(reply, req, 413, `request body is larger than ${bodyLimitBytes} bytes`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendProblem(reply, req, 415, `unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}; send application/json`);
+      default:
+        break;
+    }
+    if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+      return sendProblem(reply, req, 400, `malformed JSON body: ${err.message}`);
+    }
+    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendProblem(reply, req, err.statusCode, err.message);
+    }
+    // The store refused a write: its transaction rolled back, so nothing of this request was
+    // stored and everything committed before is intact.
+    const sqlite = typeof err.code === 'string' && err.code.startsWith('SQLITE_') ? err.code : undefined;
+    if (sqlite === 'SQLITE_FULL') {
+      req.log.error({ err }, 'store full');
+      return sendProblem(reply, req, 507, 'the server\'s storage is full: nothing of this request was stored (what was stored before is intact); retry once space is freed');
+    }
+    if (sqlite !== undefined) {
+      req.log.error({ err }, 'store unavailable');
+      return sendProblem(reply, req, 503, `the store cannot be used right now (${sqlite}): nothing of this request was stored; retry later`);
+    }
+    req.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, req, 500, `internal error; quote request id ${req.id} when reporting it`);
+  });
+}

@@ -1,0 +1,57 @@
+// What /readyz reports: each dependency the service needs (store, workspace root) or degrades
+// without (sandbox, search, web search), checked when asked, with a detail saying what to fix.
+import fs from 'node:fs/promises';
+import { constants as C } from 'node:fs';
+import type { Config } from '../config.js';
+import type { Readiness } from '../contract/schemas.js';
+import { sandboxHostChecks } from '../sandbox/host.js';
+import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
+import type { Store } from '../store/store.js';
+import { grepBackend } from '../tools/builtin/grep.js';
+
+export interface ReadinessSources {
+  config: Config;
+  store: Store;
+  sandboxHost: SandboxHost;
+  sandboxStatus(): Promise<SandboxStatus>;
+  /** The web search backend as the sessions see it now. */
+  webSearch(): { usable: boolean; configured: boolean; detail: string };
+}
+
+export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch }: ReadinessSources): () => Promise<Readiness> {
+  return async () => {
+    const checks: Readiness['checks'] = [];
+    checks.push({
+      name: 'store',
+      ok: true,
+      required: true,
+      detail: store.durable ? `SQLite ${config.databaseFile}` : `${store.constructor.name} (in memory: data does not survive a restart)`,
+    });
+    try {
+      await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });
+      await fs.access(config.workspaceRoot, C.W_OK);
+      checks.push({ name: 'workspace_root', ok: true, required: true, detail: `${config.workspaceRoot} is writable` });
+    } catch (err) {
+      checks.push({ name: 'workspace_root', ok: false, required: true, detail: `${config.workspaceRoot}: ${(err as Error).message}` });
+    }
+    const sandbox = await sandboxStatus();
+    // Not required: without it the service still serves file tools; shell tools are then not
+    // installed and a session asking for them is refused with this detail.
+    checks.push({ name: 'sandbox', ok: sandbox.usable, required: false, detail: sandbox.detail });
+    const grep = grepBackend();
+    checks.push({
+      name: 'search',
+      ok: true,
+      required: false,
+      detail:
+        grep.kind === 'ripgrep'
+          ? `Grep uses ripgrep at ${grep.path}`
+          : 'ripgrep (rg) not found on PATH: Grep uses the slower built-in search (install Debian\'s ripgrep package)',
+    });
+    const web = webSearch();
+    checks.push({ name: 'web_search', ok: web.usable || !web.configured, required: false, detail: web.detail });
+    checks.push(...sandboxHostChecks(sandboxHost));
+    const ready = checks.every((c) => c.ok || !c.required);
+    return { status: ready ? 'ready' : 'unready', checks };
+  };
+}
