@@ -1,6 +1,7 @@
 // Shared route pieces: the Problem responses every route declares, and path params.
 import { Type } from '@sinclair/typebox';
 import { Id, ProblemSchema, ref } from '../src/contract/schemas.js';
+import type { Scope } from '../src/app/scope.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -49,4 +50,10 @@ export function drainedOrClosed(res: import('node:http').ServerResponse): Promis
     res.on('drain', done);
     res.on('close', done);
   });
+}
+
+/** The caller's scope, set by the auth check for every request that reached a protected route. */
+export function scopeOf(req: import('fastify').FastifyRequest): Scope {
+  // A protected route is reached only with a scope; a public one acts as loopback.
+  return req.scope ?? { principal: 'loopback' };
 }

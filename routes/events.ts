@@ -6,18 +6,8 @@ import type { AppContext } from '../src/app-context.js';
 import { EventSchema, LIVE_ONLY_EVENTS } from '../src/contract/events.js';
 import { ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
-import { SessionParams, commonProblems, drainedOrClosed, problems } from './common.js';
-
-// A live event is one object delivered to every subscriber of the session: serialise it once.
-const serializedEvents = new WeakMap<object, string>();
-function serialized(event: object): string {
-  let text = serializedEvents.get(event);
-  if (text === undefined) {
-    text = JSON.stringify(event);
-    serializedEvents.set(event, text);
-  }
-  return text;
-}
+import { openEventStream, serialized, writeComment, writeEvent } from '../src/http/sse.js';
+import { SessionParams, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
 
 /** During a replay, wait for the socket to drain once this much is queued. */
 const REPLAY_HIGH_WATER = 1024 * 1024;
@@ -54,7 +44,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     },
     async (req, reply) => {
       const sessionId = req.params.session_id;
-      const session = ctx.sessions.get(sessionId);
+      const session = ctx.app.sessions.get(scopeOf(req), sessionId);
       const header = req.headers['last-event-id'];
       const after = header !== undefined ? Number(header) : (req.query.after ?? 0);
       const last = ctx.events.lastSeq(sessionId);
@@ -64,14 +54,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
 
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-        'x-request-id': String(req.id),
-      });
-      res.write(': connected\n\n');
+      openEventStream(res, String(req.id));
 
       let closed = false;
       let lastDelivered = after;
@@ -87,14 +70,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       const endWith = (reason: 'shutdown' | 'overflow') => {
         if (closed) return;
         const event = { type: 'stream.end', session_id: sessionId, seq: lastDelivered, time: new Date().toISOString(), reason, resume_after: lastDelivered };
-        res.write(`event: stream.end\ndata: ${JSON.stringify(event)}\n\n`);
+        writeEvent(res, 'stream.end', JSON.stringify(event));
         finish();
         // A client that stopped reading altogether does not keep the connection (and its buffer).
         if (reason === 'overflow') setTimeout(() => res.destroy(), 10_000).unref();
       };
       const onShutdown = () => endWith('shutdown');
       ctx.shutdown.addEventListener('abort', onShutdown);
-      const heartbeat = setInterval(() => res.write(': ping\n\n'), ctx.config.sseHeartbeatMs);
+      const heartbeat = setInterval(() => writeComment(res, 'ping'), ctx.config.sseHeartbeatMs);
       req.raw.on('close', finish);
       res.on('close', finish);
       res.on('error', finish);
@@ -107,8 +90,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       subscription = ctx.events.subscribePaced(sessionId, after, (event) => {
         if (closed) return;
         const live = LIVE_ONLY_EVENTS.has(event.type);
-        const idLine = live ? '' : `id: ${event.seq}\n`;
-        res.write(`${idLine}event: ${event.type}\ndata: ${serialized(event)}\n\n`);
+        writeEvent(res, event.type, serialized(event), live ? undefined : event.seq);
         if (!live) lastDelivered = event.seq;
         if (!replaying && res.writableLength > ctx.config.sseMaxBufferBytes) {
           // Nothing more is queued for it: its unsent output is bounded by the limit plus this notice.

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { Id, OutputListSchema, ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
-import { SessionParams, commonProblems, problems } from './common.js';
+import { SessionParams, commonProblems, problems, scopeOf } from './common.js';
 
 const OutputParams = Type.Object(
   { session_id: Id('Session id'), output_id: Id('Output id') },
@@ -47,7 +47,7 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         response: { 200: ref(OutputListSchema, 'The outputs with digest and provenance'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.sessions.listOutputs(req.params.session_id),
+    async (req) => ctx.app.audit.outputs(scopeOf(req), req.params.session_id),
   );
 
   app.get(
@@ -79,7 +79,7 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       },
     },
     async (req, reply) => {
-      const { output, file } = ctx.sessions.outputForDownload(req.params.session_id, req.params.output_id);
+      const { output, file } = ctx.app.audit.outputForDownload(scopeOf(req), req.params.session_id, req.params.output_id);
       const etag = `"${output.sha256}"`;
       reply.header('etag', etag);
       reply.header('repr-digest', `sha-256=:${Buffer.from(output.sha256, 'hex').toString('base64')}:`);

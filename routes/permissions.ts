@@ -13,7 +13,7 @@ import {
   PermissionResponseSchema,
   ref,
 } from '../src/contract/schemas.js';
-import { PermissionParams, SessionParams, bodyProblems, commonProblems, problems } from './common.js';
+import { PermissionParams, SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
 
 export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
@@ -31,7 +31,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: ref(PermissionListSchema, 'The requests'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ({ items: ctx.sessions.listPermissions(req.params.session_id, req.query.status) }),
+    async (req) => ({ items: ctx.app.interactions.listPermissions(scopeOf(req), req.params.session_id, req.query.status) }),
   );
 
   app.post(
@@ -49,7 +49,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: ref(PermissionRequestSchema, 'The resolved request'), ...bodyProblems, 404: problems[404], 409: problems[409] },
       },
     },
-    async (req) => ctx.sessions.respondPermission(req.params.session_id, req.params.permission_id, req.body),
+    async (req) => ctx.app.interactions.answerPermission(scopeOf(req), req.params.session_id, req.params.permission_id, req.body),
   );
 
   app.get(
@@ -78,7 +78,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
       },
     },
     async (req) =>
-      ctx.sessions.listDecisions(req.params.session_id, {
+      ctx.app.audit.decisions(scopeOf(req), req.params.session_id, {
         afterSeq: req.query.after ?? 0,
         limit: req.query.limit ?? 200,
         ...(req.query.turn_id !== undefined ? { turnId: req.query.turn_id } : {}),
@@ -108,7 +108,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: ref(HookRunListSchema, 'One page of hook runs'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.sessions.listHookRuns(req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
+    async (req) => ctx.app.audit.hookRuns(scopeOf(req), req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
   );
 
   app.get(
@@ -133,6 +133,6 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: ref(EgressListSchema, 'One page of outbound requests'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.sessions.listEgress(req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
+    async (req) => ctx.app.audit.egress(scopeOf(req), req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
   );
 };

@@ -11,7 +11,7 @@ import {
   ref,
 } from '../src/contract/schemas.js';
 import { SessionExportSchema } from '../src/contract/events.js';
-import { SessionParams, bodyProblems, commonProblems, drainedOrClosed, problems } from './common.js';
+import { SessionParams, bodyProblems, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
@@ -31,7 +31,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (req, reply) => {
-      const session = await ctx.sessions.create(req.body);
+      const session = await ctx.app.sessions.create(scopeOf(req), req.body);
       return reply.code(201).header('location', `/v1/sessions/${session.id}`).send(session);
     },
   );
@@ -53,7 +53,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         response: { 200: ref(SessionListSchema, 'A page of sessions'), ...commonProblems },
       },
     },
-    async (req) => ctx.sessions.list(req.query.limit ?? 50, req.query.cursor),
+    async (req) => ctx.app.sessions.list(scopeOf(req), req.query.limit ?? 50, req.query.cursor),
   );
 
   app.get(
@@ -67,7 +67,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         response: { 200: ref(SessionSchema, 'The session'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.sessions.get(req.params.session_id),
+    async (req) => ctx.app.sessions.get(scopeOf(req), req.params.session_id),
   );
 
   app.patch(
@@ -82,7 +82,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         response: { 200: ref(SessionSchema, 'The updated session'), ...bodyProblems, 404: problems[404], 409: problems[409] },
       },
     },
-    async (req) => ctx.sessions.patch(req.params.session_id, req.body),
+    async (req) => ctx.app.sessions.patch(scopeOf(req), req.params.session_id, req.body),
   );
 
   app.delete(
@@ -98,7 +98,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (req, reply) => {
-      await ctx.sessions.close(req.params.session_id);
+      await ctx.app.sessions.close(scopeOf(req), req.params.session_id);
       return reply.code(204).send(null);
     },
   );
@@ -114,7 +114,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         response: { 200: ref(ToolListSchema, 'Tools as exposed to a model'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.sessions.tools(req.params.session_id),
+    async (req) => ctx.app.sessions.tools(scopeOf(req), req.params.session_id),
   );
 
   app.get(
@@ -132,7 +132,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (req, reply) => {
-      const head = ctx.sessions.exportHead(req.params.session_id); // 404 before anything is sent
+      const head = ctx.app.audit.exportHead(scopeOf(req), req.params.session_id); // 404 before anything is sent
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -145,7 +145,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       const json = JSON.stringify(head);
       await write(`${json.slice(0, -1)},"events":[`);
       let first = true;
-      for (const page of ctx.sessions.exportEvents(req.params.session_id)) {
+      for (const page of ctx.app.audit.exportEvents(scopeOf(req), req.params.session_id)) {
         if (res.destroyed) return;
         const body = page.map((e) => JSON.stringify(e)).join(',');
         await write(first ? body : `,${body}`);

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { TurnCreateSchema, TurnListSchema, TurnSchema, ref } from '../src/contract/schemas.js';
-import { SessionParams, TurnParams, bodyProblems, commonProblems, problems } from './common.js';
+import { SessionParams, TurnParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
 
 export const MAX_WAIT_S = 300;
 
@@ -35,10 +35,10 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       },
     },
     async (req, reply) => {
-      const turn = ctx.sessions.startTurn(req.params.session_id, req.body);
+      const turn = ctx.app.turns.start(scopeOf(req), req.params.session_id, req.body);
       reply.header('location', `/v1/sessions/${turn.session_id}/turns/${turn.id}`);
       if (req.query.wait === undefined) return reply.code(202).send(turn);
-      return reply.code(200).send(await ctx.sessions.waitForTurn(turn.session_id, turn.id, req.query.wait));
+      return reply.code(200).send(await ctx.app.turns.wait(scopeOf(req), turn.session_id, turn.id, req.query.wait));
     },
   );
 
@@ -53,7 +53,7 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         response: { 200: ref(TurnListSchema, 'The turns'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ({ items: ctx.sessions.listTurns(req.params.session_id) }),
+    async (req) => ({ items: ctx.app.turns.list(scopeOf(req), req.params.session_id) }),
   );
 
   app.get(
@@ -73,8 +73,8 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     },
     async (req) => {
       const { session_id, turn_id } = req.params;
-      if (req.query.wait === undefined) return ctx.sessions.getTurn(session_id, turn_id);
-      return ctx.sessions.waitForTurn(session_id, turn_id, req.query.wait);
+      if (req.query.wait === undefined) return ctx.app.turns.get(scopeOf(req), session_id, turn_id);
+      return ctx.app.turns.wait(scopeOf(req), session_id, turn_id, req.query.wait);
     },
   );
 
@@ -90,6 +90,6 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         response: { 200: ref(TurnSchema, 'The cancelled turn'), ...commonProblems, 404: problems[404], 409: problems[409] },
       },
     },
-    async (req) => ctx.sessions.cancelTurn(req.params.session_id, req.params.turn_id),
+    async (req) => ctx.app.turns.cancel(scopeOf(req), req.params.session_id, req.params.turn_id),
   );
 };

@@ -1,12 +1,12 @@
-// What the composition root hands to the HTTP edge: the services and the config.
+// What the composition root hands to the HTTP edge: the use cases, the event log and the config.
+import type { Application } from './app/index.js';
 import type { Config } from './config.js';
 import type { EventLog } from './events/log.js';
 import type { Readiness } from './contract/schemas.js';
-import type { SessionService } from './session/session.js';
 
 export interface AppContext {
   config: Config;
-  sessions: SessionService;
+  app: Application;
   events: EventLog;
   readiness(): Promise<Readiness>;
   /** Runs the spill retention sweep now (it also runs on a timer). */

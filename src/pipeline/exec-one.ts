@@ -6,6 +6,7 @@ import { inputDigest } from '../digest.js';
 import type { Decision, ToolResult } from '../contract/schemas.js';
 import type { HookInput, HookRegistry, HookRunRecord } from '../hooks/registry.js';
 import { evaluateCall, type PermissionDecision, type RuleSet } from '../permission/evaluate.js';
+import type { ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
 import { readDenyRule } from '../permission/rules.js';
 import type { PermissionMode } from '../contract/schemas.js';
 import { PathRefusal, type Workspace } from '../sandbox/paths.js';
@@ -29,32 +30,7 @@ export interface ToolCall {
   input: unknown;
 }
 
-export interface ApprovalRequest {
-  toolUseId: string;
-  tool: string;
-  input: unknown;
-  reason: string;
-  suggestions: string[];
-}
-
-/** Who ended an ask: a person (client), the timeout, or a rule/mode that changed meanwhile. */
-export interface AnswerOrigin {
-  by?: 'client' | 'timeout' | 'rule';
-  /** With `by: 'rule'`: the decision that resolved the request. */
-  decision?: PermissionDecision;
-  permissionId?: string;
-}
-
-export type ApprovalAnswer =
-  | ({ behavior: 'allow'; updatedInput?: unknown } & AnswerOrigin)
-  | ({ behavior: 'deny'; message?: string; interrupt?: boolean } & AnswerOrigin)
-  | { behavior: 'cancelled'; reason: string; permissionId?: string };
-
-/**
- * Evaluates the waiting call again under the session's current rules and mode; a decisive
- * result (allow or deny) resolves the pending request without a person. Null: still an ask.
- */
-export type Reevaluate = () => Promise<PermissionDecision | null>;
+export type { AnswerOrigin, ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
 
 export interface PermissionContext {
   mode: PermissionMode;
@@ -219,7 +195,7 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
         env.signal,
         async () => {
           const again = await evaluate(asked);
-          return again.behavior === 'ask' ? null : again;
+          return again.behavior === 'ask' ? null : { behavior: again.behavior, reason: again.reason, decidedBy: again.decidedBy, rules: again.rules };
         },
       );
       const perm = answer.permissionId !== undefined ? { permission_id: answer.permissionId } : {};
@@ -227,8 +203,8 @@ async function runStages(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome>
         record({ behavior: 'deny', decided_by: 'cancel', rules: [], reason: answer.reason, ...perm });
         throw fail(`Cancelled: ${answer.reason}`);
       }
-      if (answer.by === 'rule' && answer.decision) {
-        const d = answer.decision;
+      if (answer.by === 'rule' && answer.verdict) {
+        const d = answer.verdict;
         record({ behavior: d.behavior, decided_by: d.decidedBy, rules: d.rules, reason: `while waiting for an answer: ${d.reason}`, ...perm });
         if (d.behavior === 'deny') throw fail(`Permission denied: ${d.reason}.`);
         approved.add(inputDigest(input));

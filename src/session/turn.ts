@@ -9,17 +9,10 @@ import type { Clock } from '../ids.js';
 import { partitionCalls } from '../pipeline/batch.js';
 import { errorResult, execOne, type PipelineEnv, type ToolCall } from '../pipeline/exec-one.js';
 import type { Store } from '../store/store.js';
+import type { PauseHost } from '../interaction/broker.js';
+import { TurnStop } from '../interaction/stop.js';
 
-/** Why a turn's signal was aborted; permission requests record `by` as their resolver. */
-export class TurnStop extends Error {
-  constructor(
-    message: string,
-    readonly by: 'cancel' | 'session_closed' | 'interrupt' | 'shutdown',
-  ) {
-    super(message);
-    this.name = 'TurnStop';
-  }
-}
+export { TurnStop };
 
 /** How the results of calls a stop leaves unfinished begin. */
 function stopPrefix(reason: TurnStop): string {
@@ -38,7 +31,7 @@ export interface TurnRunnerDeps {
   onFinished: (runner: TurnRunner) => void;
 }
 
-export class TurnRunner {
+export class TurnRunner implements PauseHost {
   protected readonly controller = new AbortController();
   protected readonly results = new Map<string, ToolResult>();
   private readonly pending = new Set<string>();
@@ -65,6 +58,10 @@ export class TurnRunner {
   }
 
   get id(): string {
+    return this.turn.id;
+  }
+
+  get turnId(): string {
     return this.turn.id;
   }
 
@@ -219,7 +216,7 @@ export class TurnRunner {
     this.notifySettle();
   }
 
-  addPending(permissionId: string): void {
+  addPending(permissionId: string, _kind: 'permission' = 'permission'): void {
     this.pending.add(permissionId);
     this.syncPending();
   }

@@ -2,6 +2,7 @@
 // stays exactly as the store is), retention of a workspace still in use, spill files a crash
 // left half-written, a lifecycle hook that never answers, and workspaces that belong to
 // another session.
+import { MemoryStore } from '../../src/store/memory.js';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -111,12 +112,12 @@ describe('a store write that fails leaves memory as the store is', () => {
 describe('nothing is deleted while something live refers to it', () => {
   it('retention keeps a closed session\'s workspace that an active session uses', async () => {
     let now = Date.parse('2026-12-01T00:00:00.000Z');
-    t = await startServer({ NORMA_SESSION_RETENTION_S: '1' }, { clock: () => new Date(now) });
+    const store = new MemoryStore();
+    t = await startServer({ NORMA_SESSION_RETENTION_S: '1' }, { clock: () => new Date(now), store });
     const live = (await t.api.post('/v1/sessions', {})).body;
     const old = (await t.api.post('/v1/sessions', {})).body;
     await t.api.delete(`/v1/sessions/${old.id}`);
     // A record (as an earlier version could leave) that claims the live session's workspace.
-    const store = (t.server.ctx.sessions as unknown as { deps: { store: import('../../src/store/store.js').Store } }).deps.store;
     const rec = store.getSession(old.id)!;
     rec.session.workspace = live.workspace;
     store.putSession(rec);

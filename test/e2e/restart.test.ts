@@ -1,5 +1,6 @@
 // Durability within one test process: a graceful shutdown and a new server on the same data
 // directory. (test/e2e/crash.test.ts kills a real process with SIGKILL.)
+import { INTERNAL } from '../../src/app/scope.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -124,7 +125,7 @@ describe('a graceful restart', () => {
     const outputId = truncation.output_id;
     const closing = a.close();
     // Shutdown has begun (synchronously): the service refuses new turns from now on.
-    expect(() => a.server.ctx.sessions.startTurn(s.id, { tool_uses: [{ name: 'LS', input: { path: '.' } }] })).toThrow(
+    expect(() => a.server.ctx.app.turns.start(INTERNAL, s.id, { tool_uses: [{ name: 'LS', input: { path: '.' } }] })).toThrow(
       expect.objectContaining({ kind: 'unavailable', message: expect.stringContaining('shutting down') }),
     );
     await closing;

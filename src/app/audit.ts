@@ -1,0 +1,91 @@
+// Audit use cases: the decision trail, hook runs, egress evidence, spill outputs, and the
+// whole-session export.
+import type { Decision, Output } from '../contract/schemas.js';
+import type { NormaEvent } from '../contract/events.js';
+import { DomainError, notFound } from '../errors.js';
+import type { DecisionQuery } from '../store/store.js';
+import type { Parts } from './parts.js';
+import type { Scope } from './scope.js';
+
+/** A page of one kind of audit events, and where the next page starts. */
+export interface EventPage {
+  items: NormaEvent[];
+  next_after: number | null;
+}
+
+export class AuditUseCases {
+  constructor(private readonly parts: Parts) {}
+
+  decisions(_scope: Scope, sessionId: string, query: DecisionQuery): { items: Decision[]; next_after: number | null } {
+    this.parts.records.get(sessionId);
+    const page = this.parts.deps.store.listDecisions(sessionId, { ...query, limit: query.limit + 1 });
+    const items = page.slice(0, query.limit);
+    return { items, next_after: page.length > query.limit ? items[items.length - 1]!.seq : null };
+  }
+
+  /** Every `hook.completed` / `hook.failed` event of the session, paged by seq. */
+  hookRuns(_scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
+    return this.eventsPage(sessionId, ['hook.completed', 'hook.failed'], afterSeq, limit);
+  }
+
+  /** Every `egress.request` event of the session, paged by seq. */
+  egress(_scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
+    return this.eventsPage(sessionId, ['egress.request'], afterSeq, limit);
+  }
+
+  outputs(_scope: Scope, sessionId: string): Output[] {
+    this.parts.records.get(sessionId);
+    return this.parts.deps.store.listOutputs(sessionId);
+  }
+
+  /** The record and file path of an output to serve; 404 unknown, 410 removed by retention. */
+  outputForDownload(_scope: Scope, sessionId: string, outputId: string): { output: Output; file: string } {
+    this.parts.records.get(sessionId);
+    const output = this.parts.deps.store.getOutput(sessionId, outputId);
+    if (!output) throw notFound('output', outputId);
+    if (output.status !== 'available') {
+      throw new DomainError('gone', `output ${outputId} was removed by retention at ${output.expired_at ?? 'an earlier time'}; its record (sha256 ${output.sha256}) remains`);
+    }
+    return { output, file: this.parts.deps.outputs.filePath(sessionId, outputId) };
+  }
+
+  /** The parts of a session export other than its events (those are streamed page by page). */
+  exportHead(_scope: Scope, id: string) {
+    const { session } = this.parts.records.get(id);
+    const { store } = this.parts.deps;
+    const decisions: Decision[] = [];
+    for (let after = 0; ; ) {
+      const page = store.listDecisions(id, { afterSeq: after, limit: 1000 });
+      decisions.push(...page);
+      if (page.length < 1000) break;
+      after = page.at(-1)!.seq;
+    }
+    return {
+      format: 'norma.session-export' as const,
+      version: 1 as const,
+      exported_at: this.parts.deps.clock().toISOString(),
+      session,
+      turns: store.listTurns(id),
+      permissions: store.listPermissions(id),
+      decisions,
+      outputs: store.listOutputs(id),
+    };
+  }
+
+  /** The session's durable events in seq order, a page at a time. */
+  *exportEvents(_scope: Scope, id: string, pageSize = 1000) {
+    for (let after = 0; ; ) {
+      const page = this.parts.deps.store.eventsAfter(id, after, pageSize);
+      if (page.length > 0) yield page;
+      if (page.length < pageSize) return;
+      after = page.at(-1)!.seq;
+    }
+  }
+
+  private eventsPage(sessionId: string, types: string[], afterSeq: number, limit: number): EventPage {
+    this.parts.records.get(sessionId);
+    const page = this.parts.deps.store.eventsOfTypes(sessionId, types, afterSeq, limit + 1);
+    const items = page.slice(0, limit);
+    return { items, next_after: page.length > limit ? items[items.length - 1]!.seq : null };
+  }
+}

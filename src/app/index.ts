@@ -1,0 +1,41 @@
+// The application: the use cases the HTTP edge calls, over one set of shared parts.
+import { AuditUseCases } from './audit.js';
+import { InteractionUseCases } from './interactions.js';
+import { createParts, type AppDeps } from './parts.js';
+import { RecoveryUseCases } from './recovery.js';
+import { RetentionUseCases } from './retention.js';
+import type { Scope } from './scope.js';
+import { SessionUseCases } from './sessions.js';
+import { shutdownSessions } from './shutdown.js';
+import { TurnUseCases } from './turns.js';
+import type { SearchStatus } from '../web/state.js';
+
+export type { AppDeps } from './parts.js';
+export { INTERNAL, type Scope } from './scope.js';
+
+export interface Application {
+  sessions: SessionUseCases;
+  turns: TurnUseCases;
+  interactions: InteractionUseCases;
+  audit: AuditUseCases;
+  retention: RetentionUseCases;
+  recovery: RecoveryUseCases;
+  /** The operator's search backend, as checked at start-up (readiness reports it). */
+  webSearch: SearchStatus;
+  shutdown(scope: Scope, graceMs: number): Promise<void>;
+}
+
+export function createApplication(deps: AppDeps): Application {
+  const parts = createParts(deps);
+  const sessions = new SessionUseCases(parts);
+  return {
+    sessions,
+    turns: new TurnUseCases(parts),
+    interactions: new InteractionUseCases(parts),
+    audit: new AuditUseCases(parts),
+    retention: new RetentionUseCases(parts),
+    recovery: new RecoveryUseCases(parts),
+    webSearch: parts.webSearch,
+    shutdown: (scope, graceMs) => shutdownSessions(parts, sessions, scope, graceMs),
+  };
+}

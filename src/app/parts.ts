@@ -1,0 +1,130 @@
+// The parts the use cases share: the stored records, the live runtimes, the broker, the hook
+// audit, and how runtimes and turn runners are built. Made once by the composition root.
+import fs from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Session } from '../contract/schemas.js';
+import type { EventLog } from '../events/log.js';
+import type { HookRegistry, SessionHooks } from '../hooks/registry.js';
+import type { Clock, IdFactory } from '../ids.js';
+import { InteractionBroker } from '../interaction/broker.js';
+import type { ProviderOptions } from '../model/index.js';
+import type { InputValidator } from '../pipeline/validate.js';
+import type { EgressPolicy, Resolver } from '../sandbox/egress.js';
+import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
+import type { BuildDeps } from '../session/build.js';
+import { HookAudit } from '../session/lifecycle.js';
+import { SessionRecords } from '../session/records.js';
+import type { RunnerDeps } from '../session/runner.js';
+import { RuntimeTable } from '../session/runtime.js';
+import type { OutputFiles } from '../store/outputs.js';
+import type { Store } from '../store/store.js';
+import { implementedTools } from '../tools/catalog.js';
+import { searchStatus, type SearchStatus } from '../web/state.js';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  events: EventLog;
+  clock: Clock;
+  newId: IdFactory;
+  logger: Logger;
+  validator: InputValidator;
+  /** Operator-configured (trusted) in-process hooks; they run for every session. */
+  hooks: HookRegistry;
+  outputs: OutputFiles;
+  sandbox: SandboxHost;
+  /** The sandbox's self-test, run once on first need. */
+  sandboxStatus: () => Promise<SandboxStatus>;
+  /** DNS resolution for egress checks (tests inject one); default: the system resolver. */
+  resolve?: Resolver;
+  /** Operator hooks from NORMA_HOOKS_FILE (checked at start-up), run for every session before its own. */
+  operatorHooks?: SessionHooks;
+  /** Retry and timeout settings for model providers (tests shorten them). */
+  modelOptions?: Omit<ProviderOptions, 'egress'>;
+  /** The server's own listening sockets (a sandbox's network never reaches them). */
+  ownAddresses?: () => { address: string; port: number }[];
+}
+
+export interface Parts {
+  deps: AppDeps;
+  records: SessionRecords;
+  runtimes: RuntimeTable;
+  broker: InteractionBroker;
+  audit: HookAudit;
+  egress: EgressPolicy;
+  /** The operator's search backend, checked once. */
+  webSearch: SearchStatus;
+  build: BuildDeps;
+  runner: RunnerDeps;
+  /** Set by shutdown: no new turn starts. */
+  stopping: boolean;
+  /** Closes in progress, by session: concurrent closes share one. */
+  closing: Map<string, Promise<void>>;
+  /** NORMA_WORKSPACE_ROOT, made if missing, as a real path. */
+  workspaceRoot(): Promise<string>;
+  /** The limits a session runs under when it stored none (sessions of an earlier version). */
+  defaultLimits(): Session['limits'];
+}
+
+export function createParts(deps: AppDeps): Parts {
+  const { config, store, events, clock, newId, logger } = deps;
+  for (const tool of implementedTools()) deps.validator.prepare(tool);
+  const defaultLimits = (): Session['limits'] => ({
+    enforcement: deps.sandbox.mode === 'off' ? 'none' : deps.sandbox.limits.enforcement,
+    ...config.sandboxLimits,
+  });
+  const broker = new InteractionBroker({ store, events, clock, newId });
+  const audit = new HookAudit(events, logger, config.lifecycleTimeoutMs);
+  const egress: EgressPolicy = { allow: config.egressAllow, ...(deps.resolve ? { resolve: deps.resolve } : {}) };
+  const webSearch = searchStatus(config.web.search);
+  let root: string | undefined;
+  return {
+    deps,
+    records: new SessionRecords(store, defaultLimits),
+    runtimes: new RuntimeTable(),
+    broker,
+    audit,
+    egress,
+    webSearch,
+    build: {
+      config,
+      store,
+      events,
+      clock,
+      newId,
+      sandbox: deps.sandbox,
+      hooks: deps.hooks,
+      ...(deps.operatorHooks ? { operatorHooks: deps.operatorHooks } : {}),
+      egress,
+      audit,
+      webSearch,
+      ownAddresses: deps.ownAddresses ?? (() => []),
+      // A new rule or mode may decide requests that wait for a person.
+      onPermissionChange: (sessionId) => void broker.reevaluatePending(sessionId),
+    },
+    runner: {
+      config,
+      store,
+      events,
+      clock,
+      logger,
+      validator: deps.validator,
+      outputs: deps.outputs,
+      broker,
+      audit,
+      egress,
+      ...(deps.modelOptions ? { modelOptions: deps.modelOptions } : {}),
+    },
+    stopping: false,
+    closing: new Map(),
+    workspaceRoot: async () => {
+      if (root === undefined) {
+        await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });
+        root = await fs.realpath(config.workspaceRoot);
+      }
+      return root;
+    },
+    defaultLimits,
+  };
+}

@@ -1,0 +1,173 @@
+// Restart recovery: what a previous process left in a durable store comes back, built by the
+// same code that creates sessions (session/build.ts). An open turn's calls that had started and
+// have no result get an "interrupted" result (they may have partly run); if calls still wait on
+// permission requests, the turn stays `awaiting_permission` and goes on when they are answered
+// (`turn.resumed`); otherwise the turn ends `interrupted` and every call without a result gets one.
+import type { Session, Turn } from '../contract/schemas.js';
+import { permissionKind } from '../interaction/kinds.js';
+import type { Message } from '../model/provider.js';
+import { closeTranscript } from '../model/transcript.js';
+import { errorResult } from '../pipeline/exec-one.js';
+import { buildRuntime } from '../session/build.js';
+import { newTurnRunner } from '../session/runner.js';
+import type { SessionRuntime } from '../session/runtime.js';
+import type { SessionRecord } from '../store/store.js';
+import type { Parts } from './parts.js';
+import type { Scope } from './scope.js';
+
+export class RecoveryUseCases {
+  constructor(private readonly parts: Parts) {}
+
+  async recover(_scope: Scope): Promise<{ sessions: number; resumed: number; interrupted: number }> {
+    const { parts } = this;
+    const out = { sessions: 0, resumed: 0, interrupted: 0 };
+    const { store, logger } = parts.deps;
+    if (!store.durable) return out;
+    const sandbox = await parts.deps.sandboxStatus();
+    for (const stored of store.activeSessions()) {
+      const record = parts.records.normalized(stored);
+      const s = record.session;
+      let built;
+      try {
+        built = await buildRuntime(record, sandbox, parts.build);
+      } catch (err) {
+        logger.warn({ session_id: s.id, err }, 'session workspace unusable after restart; closing the session');
+        this.closeUnusable(record, `workspace unusable after restart: ${(err as Error).message}`);
+        continue;
+      }
+      const rt = built.runtime;
+      if (built.missingTools.length > 0) warn(rt, `after a restart these tools could not be installed again: ${built.missingTools.join(', ')}`);
+      if (built.hookProblems.length > 0) {
+        // A hook that cannot run any more (its program is gone, the sandbox broke) is said, not dropped silently.
+        logger.warn({ session_id: s.id, problems: built.hookProblems }, 'session hooks could not all be installed again after a restart');
+        warn(rt, `after a restart these hooks could not be installed again: ${built.hookProblems.join('; ')}`);
+      }
+      if (built.modelProblems.length > 0) warn(rt, `after a restart the session's model could not be configured again: ${built.modelProblems.join('; ')}`);
+      parts.runtimes.add(rt);
+      out.sessions++;
+
+      const turnId = s.active_turn_id;
+      const turn = turnId ? store.getTurn(s.id, turnId) : undefined;
+      if (turn && (turn.status === 'running' || turn.status === 'awaiting_permission')) {
+        if (this.resumeTurn(rt, turn)) out.resumed++;
+        else out.interrupted++;
+      } else if (turnId) {
+        // The turn ended but its end was not recorded on the session (the store failed then).
+        rt.settings.update((x) => {
+          x.active_turn_id = null;
+        });
+      }
+      await parts.audit.lifecycle('SessionStart', rt.settings.session, { reason: 'resume' }, rt.hooks);
+    }
+    return out;
+  }
+
+  /** Recovery of one open turn; true when it waits on permission requests again. */
+  private resumeTurn(rt: SessionRuntime, turn: Turn): boolean {
+    const { store, events, clock } = this.parts.deps;
+    const sessionId = rt.id;
+    const done = new Set(turn.results.map((r) => r.tool_use_id));
+    const started = new Set(store.turnEvents(sessionId, turn.id, 'tool.started').map((e) => (e as { tool_use_id: string }).tool_use_id));
+    const pending = store.listPermissions(sessionId, 'pending').filter((p) => p.turn_id === turn.id && !done.has(p.tool_use_id));
+    const waiting = new Map(pending.map((p) => [p.tool_use_id, p]));
+    if (turn.kind === 'prompt' && !rt.model) {
+      // Its model loop cannot go on: the calls it waits for are not asked about any more.
+      for (const p of waiting.values()) this.parts.broker.abandon(permissionKind, p, 'after the restart the session has no usable model');
+      waiting.clear();
+    }
+    const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
+    for (const tu of turn.tool_uses) {
+      if (results.has(tu.id) || waiting.has(tu.id)) continue;
+      if (started.has(tu.id)) {
+        results.set(tu.id, errorResult(tu.id, 'Interrupted: the server restarted while this call was running; it may have partly run.'));
+      } else if (waiting.size === 0) {
+        results.set(tu.id, errorResult(tu.id, 'Not run: the server restarted before this call started.'));
+      }
+    }
+    const ordered = turn.tool_uses.flatMap((tu) => (results.has(tu.id) ? [results.get(tu.id)!] : []));
+    const added = ordered.filter((r) => !done.has(r.tool_use_id));
+    const emitAdded = () => {
+      for (const r of added) {
+        const tu = turn.tool_uses.find((t) => t.id === r.tool_use_id)!;
+        events.emit(sessionId, { type: 'tool.completed', turn_id: turn.id, tool_use_id: tu.id, tool: tu.name, result: r });
+      }
+    };
+
+    if (waiting.size === 0) {
+      const ended: Turn = {
+        ...turn,
+        results: ordered,
+        pending: [],
+        status: 'interrupted',
+        error: { code: 'server_restart', message: 'The server stopped while the turn was running; unfinished calls got error results.' },
+        ended_at: clock().toISOString(),
+      };
+      if (ended.messages) ended.messages = closeTranscript(ended.messages as Message[], results);
+      store.transaction(() => {
+        store.putTurn(ended);
+        emitAdded();
+        events.emit(sessionId, { type: 'turn.interrupted', turn: structuredClone(ended) });
+        rt.settings.update((x) => {
+          x.active_turn_id = null;
+        });
+      });
+      return false;
+    }
+
+    const paused: Turn = { ...turn, results: ordered, pending: [...waiting.values()].map((p) => p.id), status: 'awaiting_permission' };
+    const runner = newTurnRunner(rt, paused, waiting, this.parts.runner);
+    rt.activeTurn = runner;
+    store.transaction(() => {
+      store.putTurn(paused);
+      emitAdded();
+      runner.resume();
+    });
+    return true;
+  }
+
+  /** A session whose live parts cannot be made again is closed, its open turn ended. */
+  private closeUnusable(record: SessionRecord, reason: string): void {
+    const { store, events, clock } = this.parts.deps;
+    const s = record.session;
+    this.endOpenTurn(record, 'The server restarted and the session workspace is gone.', 'server_restart');
+    const current = this.parts.records.get(s.id);
+    current.session.status = 'closed';
+    current.session.closed_at = clock().toISOString();
+    store.transaction(() => {
+      store.putSession(current);
+      events.emit(s.id, { type: 'session.closed', reason });
+    });
+  }
+
+  /** Ends a session's open turn without resuming it (its session cannot go on). */
+  private endOpenTurn(record: SessionRecord, message: string, code: string): void {
+    const { store, events, clock } = this.parts.deps;
+    const turnId = record.session.active_turn_id;
+    const turn = turnId ? store.getTurn(record.session.id, turnId) : undefined;
+    if (!turn || (turn.status !== 'running' && turn.status !== 'awaiting_permission')) return;
+    const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
+    const ended: Turn = {
+      ...turn,
+      results: turn.tool_uses.map((tu) => results.get(tu.id) ?? errorResult(tu.id, `Interrupted: ${message}`)),
+      pending: [],
+      status: 'interrupted',
+      error: { code, message },
+      ended_at: clock().toISOString(),
+    };
+    store.transaction(() => {
+      for (const p of store.listPermissions(record.session.id, 'pending')) {
+        if (p.turn_id === turn.id) this.parts.broker.abandon(permissionKind, p, message);
+      }
+      store.putTurn(ended);
+      events.emit(record.session.id, { type: 'turn.interrupted', turn: structuredClone(ended) });
+    });
+  }
+}
+
+/** A warning on the session, once. */
+function warn(rt: SessionRuntime, warning: string): void {
+  rt.settings.update((s: Session) => {
+    if (s.warnings.includes(warning)) return false;
+    s.warnings = [...s.warnings, warning];
+  });
+}

@@ -1,0 +1,63 @@
+// Retention: sessions closed longer than NORMA_SESSION_RETENTION_S go with everything stored
+// for them; sandbox state a crash left behind goes at start-up.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Parts } from './parts.js';
+import type { Scope } from './scope.js';
+
+export class RetentionUseCases {
+  constructor(private readonly parts: Parts) {}
+
+  /**
+   * Removes sessions closed longer than NORMA_SESSION_RETENTION_S ago: their records, events,
+   * decisions, spill files and task logs, and their workspace when the server made it (and it
+   * lies inside the workspace root). Open sessions are never touched.
+   */
+  async sweepClosedSessions(_scope: Scope): Promise<number> {
+    const { config, store, outputs, clock } = this.parts.deps;
+    const before = new Date(clock().getTime() - config.sessionRetentionMs).toISOString();
+    let removed = 0;
+    for (;;) {
+      const batch = store.closedSessionsBefore(before, 50);
+      if (batch.length === 0) return removed;
+      for (const { session } of batch) {
+        await outputs.removeSession(session.id);
+        await fs.rm(path.join(config.dataDir, 'tasks', session.id), { recursive: true, force: true });
+        if (session.workspace_owned) {
+          const root = await this.parts.workspaceRoot();
+          const dir = path.resolve(session.workspace);
+          // Nothing is deleted while a live session refers to it (its workspace is this one,
+          // inside it or around it).
+          const inUse = store.activeSessions().some((a) => overlaps(path.resolve(a.session.workspace), dir));
+          if (!inUse && dir.startsWith(root + path.sep) && path.dirname(dir) === root) await fs.rm(dir, { recursive: true, force: true });
+        }
+        await fs.rm(path.join(config.dataDir, 'sandbox', session.id), { recursive: true, force: true });
+        store.deleteSession(session.id);
+        removed++;
+      }
+    }
+  }
+
+  /** Sandbox state (home, /tmp, proxy socket) of sessions that are not active: a crash left it. */
+  async sweepSandboxState(_scope: Scope): Promise<number> {
+    const dir = path.join(this.parts.deps.config.dataDir, 'sandbox');
+    let names: string[] = [];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const name of names) {
+      if (!name.startsWith('ses_') || this.parts.runtimes.has(name)) continue;
+      await fs.rm(path.join(dir, name), { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
+  }
+}
+
+/** Is one path the other, or inside it? */
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(b + path.sep) || b.startsWith(a + path.sep);
+}

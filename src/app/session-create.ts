@@ -1,0 +1,144 @@
+// What a new session will be, checked before anything is made: every misconfiguration is a
+// problem in one 400 answer (SPEC §9.10), never a silently different session.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Session, SessionCreate } from '../contract/schemas.js';
+import { compileSessionHooks } from '../hooks/config.js';
+import { publicModel, resolveModel } from '../model/index.js';
+import { parseRules } from '../permission/rules.js';
+import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
+import type { ResourceLimits } from '../sandbox/limits.js';
+import type { SessionRecord } from '../store/store.js';
+import { selectTools } from '../tools/catalog.js';
+import type { Parts } from './parts.js';
+
+export type SessionPlan =
+  | { ok: false; problems: string[] }
+  | {
+      ok: true;
+      /** The record to store, but for its workspace when the server makes one (`workspace: null`). */
+      record: SessionRecord;
+      workspace: string | null;
+    };
+
+export async function planSession(parts: Parts, id: string, body: SessionCreate): Promise<SessionPlan> {
+  const { config, sandbox: host } = parts.deps;
+  const problems: string[] = [];
+
+  const sandbox = await parts.deps.sandboxStatus();
+  const selection = selectTools(body.tools, { processSandbox: sandbox, webSearch: parts.webSearch });
+  if (!selection.ok) problems.push(...selection.problems);
+  problems.push(...parseRules('allowed_tools', body.allowed_tools ?? []).problems);
+  problems.push(...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems);
+  problems.push(...parseRules('ask_rules', body.ask_rules ?? []).problems);
+  const hookEvents = Object.keys(body.hooks ?? {}).filter((e) => (body.hooks as Record<string, unknown[]>)[e]!.length > 0);
+  let compiledEvents: Session['hook_events'] = [];
+  if (hookEvents.length > 0) {
+    if (!config.sessionHooks) problems.push('hooks: per-session hooks are disabled by the operator (NORMA_SESSION_HOOKS=off)');
+    else {
+      const compiled = compileSessionHooks(body.hooks, { mode: host.mode, usable: sandbox.usable, detail: sandbox.detail }, parts.egress);
+      problems.push(...compiled.problems);
+      compiledEvents = compiled.events;
+    }
+  }
+  const limits = limitsFor(parts, body.limits, problems);
+  if (body.sandbox_network && host.mode === 'bwrap' && !host.socatPath) {
+    problems.push('sandbox_network: the sandbox\'s network goes through an egress proxy bridged by socat, which is not installed on the server (Debian package socat)');
+  }
+  const resolved = resolveModel(body.model, null, config.model);
+  if (!resolved.ok) problems.push(...resolved.problems);
+  else if (!resolved.model && body.tools?.includes('Agent')) {
+    problems.push('tools: "Agent" needs a model to run subagents: give `model`, or configure NORMA_MODEL_PROVIDER on the server');
+  }
+  let workspace: string | null = null;
+  if (body.workspace !== undefined) {
+    const checked = await checkWorkspace(await parts.workspaceRoot(), body.workspace);
+    if (typeof checked === 'string') workspace = checked;
+    else problems.push(checked.problem);
+  }
+  if (problems.length > 0 || !selection.ok || !resolved.ok) return { ok: false, problems };
+
+  const tools = selection.tools.map((t) => t.name);
+  const warnings: string[] = [...selection.warnings];
+  if (config.sandbox === 'off') {
+    warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
+  }
+  // A rule naming a tool the session does not have is legal (MCP tools come and go) but is
+  // most often a typo: say so instead of letting it match nothing silently.
+  const installed = new Set(tools);
+  for (const [field, texts] of [['allowed_tools', body.allowed_tools], ['disallowed_tools', body.disallowed_tools], ['ask_rules', body.ask_rules]] as const) {
+    for (const rule of parseRules(field, texts ?? []).rules) {
+      if (rule.kind === 'name' && rule.tool !== '*' && !rule.tool.startsWith('mcp__') && !installed.has(rule.tool)) {
+        warnings.push(`${field}: rule ${JSON.stringify(rule.text)} names no tool of this session`);
+      }
+    }
+  }
+  const session: Session = {
+    id,
+    status: 'active',
+    workspace: workspace ?? '',
+    workspace_owned: workspace === null,
+    permission_mode: body.permission_mode ?? 'default',
+    allowed_tools: body.allowed_tools ?? [],
+    disallowed_tools: body.disallowed_tools ?? [],
+    ask_rules: body.ask_rules ?? [],
+    rules: [],
+    tools,
+    output_cap_chars: body.output_cap_chars ?? DEFAULT_OUTPUT_CAP_CHARS,
+    permission_timeout_s: body.permission_timeout_s ?? null,
+    sandbox: config.sandbox,
+    hook_events: compiledEvents,
+    model: resolved.model ? publicModel(resolved.model) : null,
+    system_prompt: body.system_prompt ?? null,
+    sandbox_network: body.sandbox_network ?? false,
+    limits: { enforcement: host.mode === 'off' ? 'none' : host.limits.enforcement, ...limits },
+    active_turn_id: null,
+    warnings,
+    created_at: parts.deps.clock().toISOString(),
+    closed_at: null,
+  };
+  let model: SessionRecord['model'] = null;
+  if (body.model) {
+    const { api_key: _key, ...rest } = body.model;
+    model = rest;
+  }
+  return {
+    ok: true,
+    workspace,
+    record: { session, hooks: compiledEvents.length > 0 ? body.hooks! : null, modelApiKey: body.model?.api_key ?? null, model },
+  };
+}
+
+/** The limits a session asks for, each at most the operator's; a higher one is a problem. */
+function limitsFor(parts: Parts, asked: Partial<ResourceLimits> | undefined, problems: string[]): ResourceLimits {
+  const max = parts.deps.config.sandboxLimits;
+  const out: ResourceLimits = { ...max };
+  for (const [k, v] of Object.entries(asked ?? {}) as [keyof ResourceLimits, number][]) {
+    if (v > max[k]) problems.push(`limits.${k}: ${v} is above the operator's limit of ${max[k]} (a session may only lower limits)`);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** A client-chosen workspace must be an existing directory under NORMA_WORKSPACE_ROOT. */
+async function checkWorkspace(root: string, requested: string): Promise<string | { problem: string }> {
+  if (requested.includes('\0')) return { problem: 'workspace: contains a NUL byte' };
+  const candidate = path.resolve(root, requested);
+  let real: string;
+  try {
+    real = await fs.realpath(candidate);
+  } catch {
+    return { problem: `workspace: ${requested} does not exist (create it under ${root} first)` };
+  }
+  if (real === root || !real.startsWith(root + path.sep)) {
+    return { problem: `workspace: ${requested} is not a directory under the workspace root ${root}` };
+  }
+  // The server makes its workspaces as <root>/ses_…: each belongs to its session only, so no
+  // other session may name one, or a directory inside one (a link to it included).
+  const top = real.slice(root.length + 1).split(path.sep)[0]!;
+  if (top.startsWith('ses_')) {
+    return { problem: `workspace: ${requested} is (or is inside) ${top}, a workspace the server made for a session; it belongs to that session only` };
+  }
+  if (!(await fs.stat(real)).isDirectory()) return { problem: `workspace: ${requested} is not a directory` };
+  return real;
+}

@@ -1,0 +1,173 @@
+// Session use cases: create (plan, make, build, store, SessionStart), read, list, change
+// rules and mode, list tools, close.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Session, SessionCreate, SessionPatch } from '../contract/schemas.js';
+import { DomainError } from '../errors.js';
+import { parseRules } from '../permission/rules.js';
+import { buildRuntime } from '../session/build.js';
+import { stopRuntimeParts, type SessionRuntime } from '../session/runtime.js';
+import { TurnStop } from '../session/turn.js';
+import type { ExposedTool } from '../tools/registry.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { selectTools } from '../tools/catalog.js';
+import type { Parts } from './parts.js';
+import type { Scope } from './scope.js';
+import { planSession } from './session-create.js';
+
+const MAX_LIST_LIMIT = 200;
+
+export class SessionUseCases {
+  constructor(private readonly parts: Parts) {}
+
+  async create(_scope: Scope, body: SessionCreate): Promise<Session> {
+    const { parts } = this;
+    const { store, events } = parts.deps;
+    const id = parts.deps.newId('ses');
+    const plan = await planSession(parts, id, body);
+    if (!plan.ok) {
+      throw new DomainError('invalid', `the session configuration has ${plan.problems.length} problem(s): ${plan.problems.join('; ')}`, plan.problems);
+    }
+    const { record } = plan;
+    // Whatever fails from here (the disk, the store) leaves nothing behind: no runtime, no
+    // sandbox state, no workspace directory the server made.
+    let made: string | undefined;
+    let runtime: SessionRuntime | undefined;
+    try {
+      if (plan.workspace === null) {
+        made = path.join(await parts.workspaceRoot(), id);
+        await fs.mkdir(made, { mode: 0o700 });
+        record.session.workspace = made;
+      } else record.session.workspace = plan.workspace;
+      const built = await buildRuntime(record, await parts.deps.sandboxStatus(), parts.build);
+      runtime = built.runtime;
+      const problems = [...built.missingTools.map((t) => `tools: "${t}" cannot be installed`), ...built.hookProblems, ...built.modelProblems];
+      if (problems.length > 0) throw new DomainError('invalid', `the session configuration has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
+      store.transaction(() => {
+        store.putSession(record);
+        events.emit(id, { type: 'session.created', session: record.session });
+      });
+      parts.runtimes.add(runtime);
+    } catch (err) {
+      parts.runtimes.delete(id);
+      await runtime?.sandbox.close().catch(() => undefined);
+      if (made) await fs.rm(made, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
+    }
+    await parts.audit.lifecycle('SessionStart', record.session, {}, runtime.hooks);
+    return record.session;
+  }
+
+  get(_scope: Scope, id: string): Session {
+    return this.parts.records.get(id).session;
+  }
+
+  list(_scope: Scope, limit: number, cursor: string | undefined): { items: Session[]; next_cursor: string | null } {
+    const take = Math.min(Math.max(limit, 1), MAX_LIST_LIMIT);
+    let after: { created_at: string; id: string } | undefined;
+    if (cursor !== undefined) {
+      try {
+        const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
+        if (typeof parsed.c !== 'string' || typeof parsed.i !== 'string') throw new Error('shape');
+        after = { created_at: parsed.c, id: parsed.i };
+      } catch {
+        throw new DomainError('invalid', 'cursor is not a cursor this server returned (pass next_cursor unchanged)');
+      }
+    }
+    const page = this.parts.deps.store.listSessions({ limit: take + 1, ...(after ? { after } : {}) });
+    const items = page.slice(0, take).map((r) => this.parts.records.normalized(r).session);
+    const last = items[items.length - 1];
+    const next_cursor = page.length > take && last ? Buffer.from(JSON.stringify({ c: last.created_at, i: last.id })).toString('base64url') : null;
+    return { items, next_cursor };
+  }
+
+  patch(_scope: Scope, id: string, body: SessionPatch): Session {
+    const record = this.parts.records.get(id);
+    if (record.session.status !== 'active') throw new DomainError('conflict', `session ${id} is closed`);
+    const rt = this.parts.runtimes.require(id);
+    const problems = [
+      ...parseRules('allowed_tools', body.allowed_tools ?? []).problems,
+      ...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems,
+      ...parseRules('ask_rules', body.ask_rules ?? []).problems,
+      ...parseRules('add_rules', (body.add_rules ?? []).map((r) => r.rule)).problems,
+      ...parseRules('remove_rules', body.remove_rules ?? []).problems,
+    ];
+    const known = new Set(rt.settings.session.rules.map((r) => r.rule));
+    for (const r of body.remove_rules ?? []) if (!known.has(r)) problems.push(`remove_rules: ${JSON.stringify(r)} is not a session rule`);
+    if (problems.length > 0) throw new DomainError('invalid', `the change has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
+
+    const now = this.parts.deps.clock().toISOString();
+    return rt.settings.update(
+      (s) => {
+        if (body.permission_mode !== undefined) s.permission_mode = body.permission_mode;
+        if (body.allowed_tools !== undefined) s.allowed_tools = body.allowed_tools;
+        if (body.disallowed_tools !== undefined) s.disallowed_tools = body.disallowed_tools;
+        if (body.ask_rules !== undefined) s.ask_rules = body.ask_rules;
+        if (body.remove_rules) s.rules = s.rules.filter((r) => !body.remove_rules!.includes(r.rule));
+        for (const r of body.add_rules ?? []) {
+          s.rules = s.rules.filter((x) => !(x.rule === r.rule && x.behavior === r.behavior));
+          s.rules.push({ rule: r.rule, behavior: r.behavior, source: 'patch', added_at: now });
+        }
+      },
+      { announce: true },
+    );
+  }
+
+  /** The tools as exposed to a model; a closed session keeps describing the tools it had. */
+  tools(_scope: Scope, id: string): ExposedTool[] {
+    const record = this.parts.records.get(id);
+    const rt = this.parts.runtimes.get(id);
+    if (rt) return rt.registry.exposed();
+    const registry = new ToolRegistry();
+    const selection = selectTools(record.session.tools, { processSandbox: { usable: true, detail: '' } });
+    if (selection.ok) for (const tool of selection.tools) registry.register(tool);
+    return registry.exposed();
+  }
+
+  /** Closes a session: cancels its turn, runs SessionEnd hooks, emits the final event. Idempotent. */
+  async close(_scope: Scope, id: string, reason = 'closed by the client'): Promise<void> {
+    // Concurrent closes share one run: SessionEnd and session.closed happen once.
+    const inProgress = this.parts.closing.get(id);
+    if (inProgress) return inProgress;
+    if (this.parts.records.get(id).session.status === 'closed') return;
+    const run = this.closeNow(id, reason).finally(() => this.parts.closing.delete(id));
+    this.parts.closing.set(id, run);
+    return run;
+  }
+
+  /** Closes every active session (graceful shutdown with a store that does not survive): SessionEnd fires for each. */
+  async closeAll(scope: Scope, reason: string): Promise<void> {
+    const ids = new Set([...this.parts.runtimes.ids(), ...this.parts.closing.keys()]);
+    await Promise.all([...ids].map((id) => this.close(scope, id, reason)));
+  }
+
+  private async closeNow(id: string, reason: string): Promise<void> {
+    const { parts } = this;
+    // Gone from the runtimes at once: no turn can start while the session winds down.
+    const rt = parts.runtimes.delete(id);
+    const by = reason === 'server shutdown' ? 'shutdown' : 'session_closed';
+    rt?.activeTurn?.stop(new TurnStop(`the session was closed (${reason})`, by), 'cancelled', {
+      code: 'session_closed',
+      message: `The session was closed (${reason}) while the turn ran.`,
+    });
+    if (rt) await stopRuntimeParts(rt);
+    const now = parts.deps.clock().toISOString();
+    const close = (s: Session) => {
+      s.status = 'closed';
+      s.active_turn_id = null;
+      s.closed_at = now;
+    };
+    let closed: Readonly<Session>;
+    if (rt) closed = rt.settings.update(close);
+    else {
+      const record = parts.records.get(id);
+      close(record.session);
+      parts.deps.store.putSession(record);
+      closed = record.session;
+    }
+    await parts.audit.lifecycle('SessionEnd', closed, { reason }, rt?.hooks ?? parts.deps.hooks);
+    // After SessionEnd: its command hooks run in the session's sandbox too.
+    await rt?.sandbox.close();
+    parts.deps.events.emit(id, { type: 'session.closed', reason });
+  }
+}

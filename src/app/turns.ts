@@ -1,0 +1,103 @@
+// Turn use cases: start one (direct or prompt), read, list, wait for it to settle, cancel.
+import type { Turn, TurnCreate } from '../contract/schemas.js';
+import { DomainError, notFound } from '../errors.js';
+import { newTurnRunner } from '../session/runner.js';
+import { TurnStop } from '../session/turn.js';
+import type { Parts } from './parts.js';
+import type { Scope } from './scope.js';
+
+export class TurnUseCases {
+  constructor(private readonly parts: Parts) {}
+
+  start(_scope: Scope, sessionId: string, body: TurnCreate): Turn {
+    const { parts } = this;
+    parts.records.get(sessionId); // 404 for an unknown session
+    const rt = parts.runtimes.require(sessionId);
+    if (body.prompt !== undefined && body.tool_uses !== undefined) {
+      throw new DomainError('invalid', 'a turn has either `tool_uses` (direct) or `prompt`, not both');
+    }
+    if (body.prompt === undefined && body.tool_uses === undefined) throw new DomainError('invalid', 'a turn needs `tool_uses` (direct) or `prompt`');
+    if (body.prompt !== undefined && !rt.model) {
+      throw new DomainError(
+        'invalid',
+        'this session has no model, so it cannot run prompt turns: give `model` when creating the session, or configure NORMA_MODEL_PROVIDER on the server; direct turns (`tool_uses`) work without one',
+      );
+    }
+    if (parts.stopping) throw new DomainError('unavailable', 'the server is shutting down; post the turn again once it is back');
+    if (rt.activeTurn) {
+      throw new DomainError('conflict', `session ${sessionId} already runs turn ${rt.activeTurn.id} (${rt.activeTurn.turn.status}); one turn runs at a time`);
+    }
+    const seen = new Set<string>();
+    const toolUses = (body.tool_uses ?? []).map((tu, i) => {
+      const id = tu.id ?? parts.deps.newId('toolu');
+      if (seen.has(id)) throw new DomainError('invalid', `tool_uses[${i}].id ${JSON.stringify(id)} repeats an earlier id in this turn`);
+      seen.add(id);
+      return { type: 'tool_use' as const, id, name: tu.name, input: tu.input ?? {} };
+    });
+
+    const turn: Turn = {
+      id: parts.deps.newId('turn'),
+      session_id: sessionId,
+      kind: body.prompt !== undefined ? 'prompt' : 'direct',
+      status: 'running',
+      tool_uses: toolUses,
+      results: [],
+      pending: [],
+      ...(body.prompt !== undefined
+        ? {
+            prompt: typeof body.prompt === 'string' ? [{ type: 'text' as const, text: body.prompt }] : body.prompt,
+            messages: [],
+            model_calls: 0,
+            usage: { input_tokens: 0, output_tokens: 0 },
+          }
+        : {}),
+      created_at: parts.deps.clock().toISOString(),
+    };
+    const runner = newTurnRunner(rt, turn, new Map(), parts.runner);
+    // The turn, the session's pointer to it and turn.started commit together; only then is it
+    // the session's turn in memory too (a failed commit leaves the session free for the next).
+    parts.deps.store.transaction(() => {
+      parts.deps.store.putTurn(turn);
+      rt.settings.update((s) => {
+        s.active_turn_id = turn.id;
+      });
+      runner.announce();
+    });
+    rt.activeTurn = runner;
+    runner.start();
+    return structuredClone(runner.turn);
+  }
+
+  get(_scope: Scope, sessionId: string, turnId: string): Turn {
+    this.parts.records.get(sessionId);
+    const t = this.parts.deps.store.getTurn(sessionId, turnId);
+    if (!t) throw notFound('turn', turnId);
+    return t;
+  }
+
+  list(_scope: Scope, sessionId: string): Turn[] {
+    this.parts.records.get(sessionId);
+    return this.parts.deps.store.listTurns(sessionId);
+  }
+
+  /** Waits up to `seconds` for the turn to finish or pause, then returns it as it is. */
+  async wait(scope: Scope, sessionId: string, turnId: string, seconds: number): Promise<Turn> {
+    const active = this.parts.runtimes.get(sessionId)?.activeTurn;
+    if (active?.id === turnId) await active.waitSettled(seconds * 1000);
+    return this.get(scope, sessionId, turnId);
+  }
+
+  cancel(scope: Scope, sessionId: string, turnId: string): Turn {
+    const turn = this.get(scope, sessionId, turnId);
+    const active = this.parts.runtimes.get(sessionId)?.activeTurn;
+    if (active?.id === turnId) {
+      active.stop(new TurnStop('the turn was cancelled by the client', 'cancel'), 'cancelled', {
+        code: 'cancelled',
+        message: 'The turn was cancelled by the client.',
+      });
+      return this.get(scope, sessionId, turnId);
+    }
+    if (turn.status === 'cancelled') return turn;
+    throw new DomainError('conflict', `turn ${turnId} has already ended (${turn.status})`);
+  }
+}

@@ -1,0 +1,225 @@
+// The one broker for every pause (SPEC §4, API.md "Permissions", "Questions"). A call that needs a
+// person gets a stored request and an announcing event; it waits until a client answers, the
+// timeout answers for it, a rule decides it, or the turn stops. Each outcome is stored with
+// its event in one transaction, and the waiting call learns it only after that commit — so
+// what the answer changes (remembered rules) is in force before the call goes on.
+// The broker talks to a turn only through PauseHost: it knows no runner, store layout or kind
+// beyond the kind table (kinds.ts).
+import type { EventLog } from '../events/log.js';
+import type { Clock, IdFactory } from '../ids.js';
+import type { PermissionRequest } from '../contract/schemas.js';
+import type { Store } from '../store/store.js';
+import { DomainError, notFound } from '../errors.js';
+import { permissionKind, ruleSettlement, type ApprovalAnswer, type ApprovalRequest, type PauseKind, type PauseRecord, type Reevaluate, type Settlement } from './kinds.js';
+import { TurnStop } from './stop.js';
+
+/** The turn a pause belongs to, as the broker sees it. */
+export interface PauseHost {
+  readonly turnId: string;
+  /** The request now waits (its id goes in the turn's `pending`). */
+  addPending(id: string, kind: PauseKind<PauseRecord, unknown, unknown>['name']): void;
+  /** The request was resolved. */
+  removePending(id: string): void;
+}
+
+export interface PauseOptions<R, A> {
+  /** Null: no timeout. Counted from the request's creation, across restarts. */
+  timeoutS: number | null;
+  /** The turn's signal: its abort resolves the request as the stop says. */
+  signal: AbortSignal;
+  /** Asked again when the session's rules or mode change; a settlement resolves the request. */
+  reevaluate?: () => Promise<Settlement<R, A> | null>;
+}
+
+export interface BrokerDeps {
+  store: Store;
+  events: EventLog;
+  clock: Clock;
+  newId: IdFactory;
+}
+
+interface Waiter {
+  kind: PauseKind<PauseRecord, unknown, unknown>;
+  sessionId: string;
+  host: PauseHost;
+  reevaluate: (() => Promise<Settlement<PauseRecord, unknown> | null>) | undefined;
+  resolve: (answer: unknown) => void;
+  cleanup: () => void;
+}
+
+export class InteractionBroker {
+  private readonly waiters = new Map<string, Waiter>();
+
+  constructor(private readonly deps: BrokerDeps) {}
+
+  /**
+   * Stores a new request (or, after a restart, takes up `earlier`, a request an earlier process
+   * opened for the same call and input) and waits for its outcome.
+   */
+  wait<R extends PauseRecord, A, Resp>(
+    kind: PauseKind<R, A, Resp>,
+    sessionId: string,
+    host: PauseHost,
+    request: { fresh: Omit<R, 'id' | 'session_id' | 'turn_id' | 'status' | 'created_at'> } | { earlier: R },
+    opts: PauseOptions<R, A>,
+  ): Promise<A> {
+    const { store, events, clock, newId } = this.deps;
+    const record =
+      'earlier' in request
+        ? request.earlier
+        : ({
+            id: newId(kind.idPrefix),
+            session_id: sessionId,
+            turn_id: host.turnId,
+            ...request.fresh,
+            status: 'pending',
+            created_at: clock().toISOString(),
+          } as unknown as R);
+    if ('earlier' in request) host.addPending(record.id, kind.name);
+    else {
+      store.transaction(() => {
+        kind.put(store, record);
+        host.addPending(record.id, kind.name);
+        events.emit(sessionId, kind.requested(record));
+      });
+    }
+    const { timeoutS, signal } = opts;
+    const remainingMs = timeoutS === null ? null : Math.max(0, timeoutS * 1000 - (clock().getTime() - Date.parse(record.created_at)));
+
+    return new Promise<A>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        const stop = signal.reason instanceof TurnStop ? signal.reason : undefined;
+        const by = stop?.by === 'session_closed' || stop?.by === 'shutdown' ? 'session_closed' : 'cancel';
+        this.settle(sessionId, record.id, kind.onStop(by, stop?.message ?? 'the turn was cancelled', record.id));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      };
+      this.waiters.set(record.id, {
+        kind: kind as unknown as PauseKind<PauseRecord, unknown, unknown>,
+        sessionId,
+        host,
+        reevaluate: opts.reevaluate as Waiter['reevaluate'],
+        resolve: resolve as (a: unknown) => void,
+        cleanup,
+      });
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (timeoutS !== null && remainingMs !== null) {
+        timer = setTimeout(() => this.settle(sessionId, record.id, kind.onTimeout(timeoutS, record.id)), remainingMs);
+        timer.unref();
+      }
+    });
+  }
+
+  /** A permission ask of one call (the pipeline's `awaitApproval`). */
+  askPermission(
+    sessionId: string,
+    host: PauseHost,
+    request: ApprovalRequest,
+    opts: { timeoutS: number | null; signal: AbortSignal; reevaluate?: Reevaluate; earlier?: PermissionRequest },
+  ): Promise<ApprovalAnswer> {
+    const again = opts.reevaluate;
+    return this.wait(
+      permissionKind,
+      sessionId,
+      host,
+      opts.earlier
+        ? { earlier: opts.earlier }
+        : { fresh: { tool_use_id: request.toolUseId, tool: request.tool, input: request.input, reason: request.reason, suggestions: request.suggestions } },
+      {
+        timeoutS: opts.timeoutS,
+        signal: opts.signal,
+        ...(again
+          ? {
+              reevaluate: async () => {
+                const verdict = await again();
+                return verdict ? ruleSettlement(verdict, '') : null;
+              },
+            }
+          : {}),
+      },
+    );
+  }
+
+  /**
+   * A client's answer; unknown ids are 404, resolved requests (or ones no call waits on) 409.
+   * `alongside` runs in the transaction that stores the answer (remembered rules go there), so
+   * the waiting call, which resumes only after the commit, sees its effects.
+   */
+  answer<R extends PauseRecord, A, Resp>(
+    kind: PauseKind<R, A, Resp>,
+    sessionId: string,
+    id: string,
+    response: Resp,
+    alongside?: (resolved: R) => void,
+  ): R {
+    const record = kind.get(this.deps.store, sessionId, id);
+    if (!record) throw notFound(`${kind.name} request`, id);
+    if (record.status !== 'pending') throw new DomainError('conflict', `${kind.name} request ${id} is already resolved (${record.status})`);
+    if (!this.waiters.has(id)) throw new DomainError('conflict', `${kind.name} request ${id} has no waiting call`);
+    return this.settle(sessionId, id, kind.onAnswer(response, id), alongside as ((resolved: PauseRecord) => void) | undefined) as R;
+  }
+
+  /**
+   * The session's rules or mode changed: every request of the session that can be decided
+   * without a person is asked again, and one now decided is resolved by that verdict.
+   */
+  async reevaluatePending(sessionId: string): Promise<void> {
+    const waiting = [...this.waiters.entries()].filter(([, w]) => w.sessionId === sessionId && w.reevaluate);
+    await Promise.all(
+      waiting.map(async ([id, w]) => {
+        let settlement;
+        try {
+          settlement = await w.reevaluate!();
+        } catch {
+          return; // it keeps waiting for a person; the call's own evaluation reports errors
+        }
+        if (!settlement) return;
+        const answer = settlement.answer as { permissionId?: string };
+        this.settle(sessionId, id, { update: settlement.update, answer: { ...answer, permissionId: id } });
+      }),
+    );
+  }
+
+  /** Stops waiting on every request without resolving it (shutdown: they stay pending in the store). */
+  detachAll(): void {
+    for (const w of this.waiters.values()) w.cleanup();
+    this.waiters.clear();
+  }
+
+  /** Resolves a stored pending request nobody waits on any more (after a restart). */
+  abandon<R extends PauseRecord>(kind: PauseKind<R, unknown, unknown>, record: R, why: string): void {
+    const current = kind.get(this.deps.store, record.session_id, record.id);
+    if (!current || current.status !== 'pending' || this.waiters.has(record.id)) return;
+    const resolved = { ...current, ...kind.onAbandon(why), resolved_at: this.deps.clock().toISOString() } as R;
+    this.deps.store.transaction(() => {
+      kind.put(this.deps.store, resolved);
+      this.deps.events.emit(record.session_id, kind.resolved(resolved));
+    });
+  }
+
+  private settle(sessionId: string, id: string, s: Settlement<PauseRecord, unknown>, alongside?: (resolved: PauseRecord) => void): PauseRecord {
+    const waiter = this.waiters.get(id);
+    const kind = waiter?.kind;
+    const current = kind?.get(this.deps.store, sessionId, id);
+    if (!waiter || !kind || !current || current.status !== 'pending') return current!;
+    const resolved = { ...current, ...s.update, resolved_at: this.deps.clock().toISOString() } as PauseRecord;
+    this.deps.store.transaction(() => {
+      kind.put(this.deps.store, resolved);
+      waiter.host.removePending(id);
+      this.deps.events.emit(sessionId, kind.resolved(resolved));
+      // No longer waiting once this commits (before what `alongside` triggers after the commit,
+      // such as re-evaluating the session's other requests); a failed write leaves it waiting.
+      this.deps.store.afterCommit(() => {
+        this.waiters.delete(id);
+        waiter.cleanup();
+      });
+      alongside?.(resolved);
+    });
+    waiter.resolve(s.answer);
+    return resolved;
+  }
+}

@@ -1,0 +1,151 @@
+// The kinds of pause a call can make (API.md "Permissions", "Questions"): for each, how its
+// request is stored, which events announce and resolve it, and what a timeout or a cancellation
+// makes of it. The broker is the same for all; only this table knows a kind's record.
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { EventInput } from '../contract/events.js';
+import type { IdPrefix } from '../ids.js';
+import { PermissionResponseSchema, type PermissionRequest } from '../contract/schemas.js';
+import type { DecisionSchema } from '../contract/schemas.js';
+import type { Store } from '../store/store.js';
+
+/** What every stored pause has. */
+export interface PauseRecord {
+  id: string;
+  session_id: string;
+  turn_id: string;
+  tool_use_id: string;
+  status: string;
+  created_at: string;
+  resolved_at?: string;
+}
+
+/** How a stop of the turn (cancel, close, shutdown) resolves a pause. */
+export type StopResolver = 'cancel' | 'session_closed';
+
+export interface PauseKind<R extends PauseRecord, A, Resp> {
+  readonly name: 'permission';
+  /** The id prefix of new requests (`perm`). */
+  readonly idPrefix: IdPrefix;
+  /** What a client's answer must look like. */
+  readonly responseSchema: TSchema;
+  get(store: Store, sessionId: string, id: string): R | undefined;
+  put(store: Store, record: R): void;
+  requested(record: R): EventInput;
+  resolved(record: R): EventInput;
+  /** The stored change and the waiting call's answer when the turn stops. */
+  onStop(by: StopResolver, reason: string, id: string): Settlement<R, A>;
+  /** The same when nobody answered within `seconds`. */
+  onTimeout(seconds: number, id: string): Settlement<R, A>;
+  /** The same for a client's answer. */
+  onAnswer(response: Resp, id: string): Settlement<R, A>;
+  /** The stored change for a request nobody waits on any more (after a restart). */
+  onAbandon(why: string): Partial<R> & { status: string };
+}
+
+export interface Settlement<R, A> {
+  update: Partial<R> & { status: string };
+  answer: A;
+}
+
+// ---- permission requests ---------------------------------------------------------------
+
+/** What a call asks a person about (SPEC §4 ask). */
+export interface ApprovalRequest {
+  toolUseId: string;
+  tool: string;
+  input: unknown;
+  reason: string;
+  suggestions: string[];
+}
+
+type DecidedBy = Static<typeof DecisionSchema>['decided_by'];
+
+/** A rule or mode that decided a waiting request without a person. */
+export interface RuleVerdict {
+  behavior: 'allow' | 'deny';
+  reason: string;
+  decidedBy: DecidedBy;
+  rules: string[];
+}
+
+/** Who ended an ask: a person (client), the timeout, or a rule/mode that changed meanwhile. */
+export interface AnswerOrigin {
+  by?: 'client' | 'timeout' | 'rule';
+  /** With `by: 'rule'`: the verdict that resolved the request. */
+  verdict?: RuleVerdict;
+  permissionId?: string;
+}
+
+export type ApprovalAnswer =
+  | ({ behavior: 'allow'; updatedInput?: unknown } & AnswerOrigin)
+  | ({ behavior: 'deny'; message?: string; interrupt?: boolean } & AnswerOrigin)
+  | { behavior: 'cancelled'; reason: string; permissionId?: string };
+
+/**
+ * Evaluates the waiting call again under the session's current rules and mode; a verdict
+ * resolves the pending request without a person. Null: a person is still needed.
+ */
+export type Reevaluate = () => Promise<RuleVerdict | null>;
+
+export type PermissionAnswerBody = Static<typeof PermissionResponseSchema>;
+
+export const permissionKind: PauseKind<PermissionRequest, ApprovalAnswer, PermissionAnswerBody> = {
+  name: 'permission',
+  idPrefix: 'perm',
+  responseSchema: PermissionResponseSchema,
+  get: (store, sessionId, id) => store.getPermission(sessionId, id),
+  put: (store, record) => store.putPermission(record),
+  requested: (p) => ({ type: 'permission.requested', turn_id: p.turn_id, permission: p }),
+  resolved: (p) => ({ type: 'permission.resolved', turn_id: p.turn_id, permission: p }),
+  onStop: (by, reason, id) => ({
+    update: { status: 'cancelled', resolved_by: by },
+    answer: { behavior: 'cancelled', reason, permissionId: id },
+  }),
+  onTimeout: (seconds, id) => ({
+    update: { status: 'denied', resolved_by: 'timeout', message: `no answer within permission_timeout_s (${seconds} s)` },
+    answer: { behavior: 'deny', message: `no answer within ${seconds} s`, by: 'timeout', permissionId: id },
+  }),
+  onAbandon: (why) => ({ status: 'cancelled', resolved_by: 'cancel', message: why }),
+  onAnswer: (response, id) =>
+    response.behavior === 'allow'
+      ? {
+          update: {
+            status: 'allowed',
+            resolved_by: 'client',
+            ...(response.updated_input !== undefined ? { updated_input: response.updated_input } : {}),
+            ...(response.remember ? { remember: response.remember } : {}),
+          },
+          answer: {
+            behavior: 'allow',
+            by: 'client',
+            permissionId: id,
+            ...(response.updated_input !== undefined ? { updatedInput: response.updated_input } : {}),
+          },
+        }
+      : {
+          update: {
+            status: 'denied',
+            resolved_by: 'client',
+            ...(response.message !== undefined ? { message: response.message } : {}),
+            ...(response.interrupt !== undefined ? { interrupt: response.interrupt } : {}),
+          },
+          answer: {
+            behavior: 'deny',
+            by: 'client',
+            permissionId: id,
+            ...(response.message !== undefined ? { message: response.message } : {}),
+            ...(response.interrupt !== undefined ? { interrupt: response.interrupt } : {}),
+          },
+        },
+};
+
+/** A rule's verdict on a waiting permission request, as stored and as the call sees it. */
+export function ruleSettlement(v: RuleVerdict, id: string): Settlement<PermissionRequest, ApprovalAnswer> {
+  const rules = v.rules.length > 0 ? { rules: v.rules } : {};
+  return v.behavior === 'allow'
+    ? { update: { status: 'allowed', resolved_by: 'rule', ...rules }, answer: { behavior: 'allow', by: 'rule', verdict: v, permissionId: id } }
+    : {
+        update: { status: 'denied', resolved_by: 'rule', message: v.reason, ...rules },
+        answer: { behavior: 'deny', by: 'rule', verdict: v, permissionId: id, message: v.reason },
+      };
+}

@@ -1,0 +1,140 @@
+// record → runtime: the one function that makes a session's live parts from what is stored,
+// used when a session is created and when a restart brings it back (restart restores with
+// the code that creates). What cannot be made again is returned as problems; creation refuses
+// them, recovery turns them into warnings on the session.
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { EventLog } from '../events/log.js';
+import { compileSessionHooks } from '../hooks/config.js';
+import type { HookRegistration, HookRegistry, SessionHooks } from '../hooks/registry.js';
+import type { Clock, IdFactory } from '../ids.js';
+import { resolveModel } from '../model/index.js';
+import type { EgressPolicy } from '../sandbox/egress.js';
+import { Workspace } from '../sandbox/paths.js';
+import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
+import { SessionSandbox } from '../sandbox/session-sandbox.js';
+import type { SessionRecord, Store } from '../store/store.js';
+import { selectTools } from '../tools/catalog.js';
+import { PtyShells } from '../tools/pty.js';
+import { FileReadState } from '../tools/read-state.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { BackgroundTasks } from '../tools/tasks.js';
+import { FetchCache, type SearchStatus } from '../web/state.js';
+import type { HookAudit } from './lifecycle.js';
+import type { SessionRuntime } from './runtime.js';
+import { SessionSettings } from './settings.js';
+
+export interface BuildDeps {
+  config: Config;
+  store: Store;
+  events: EventLog;
+  clock: Clock;
+  newId: IdFactory;
+  sandbox: SandboxHost;
+  /** The server's in-process hooks (every session runs them). */
+  hooks: HookRegistry;
+  /** Operator hooks from NORMA_HOOKS_FILE, run for every session before its own. */
+  operatorHooks?: SessionHooks;
+  egress: EgressPolicy;
+  audit: HookAudit;
+  webSearch: SearchStatus;
+  /** The server's own listening sockets (a sandbox's network never reaches them). */
+  ownAddresses: () => { address: string; port: number }[];
+  /** The session's rules or mode changed: its waiting requests are evaluated again. */
+  onPermissionChange(sessionId: string): void;
+}
+
+export interface BuiltRuntime {
+  runtime: SessionRuntime;
+  /** Stored tool names that cannot be installed now. */
+  missingTools: string[];
+  /** Stored hooks that cannot be installed now. */
+  hookProblems: string[];
+  /** Why the stored model cannot be configured now. */
+  modelProblems: string[];
+}
+
+/** Opens the workspace and makes the session's live parts; the workspace must exist. */
+export async function buildRuntime(record: SessionRecord, processSandbox: SandboxStatus, deps: BuildDeps): Promise<BuiltRuntime> {
+  const s = record.session;
+  const workspace = await Workspace.open(s.workspace);
+  const registry = new ToolRegistry();
+  const missingTools: string[] = [];
+  for (const name of s.tools) {
+    const one = selectTools([name], { processSandbox, webSearch: deps.webSearch });
+    if (one.ok) for (const tool of one.tools) registry.register(tool);
+    else missingTools.push(name);
+  }
+  const model = resolveModel(record.model ?? undefined, record.modelApiKey, deps.config.model);
+
+  let runtime: SessionRuntime | undefined;
+  const sandbox = sessionSandbox(record, workspace.root, deps, () => runtime?.activeTurn?.id);
+  const where = { mode: deps.sandbox.mode, usable: processSandbox.usable, detail: processSandbox.detail, session: sandbox };
+  const own = compileSessionHooks(record.hooks ?? undefined, where, deps.egress, 'hooks', deps.audit.evidence);
+  const operator: HookRegistration[] = deps.operatorHooks
+    ? compileSessionHooks(deps.operatorHooks, where, deps.egress, 'NORMA_HOOKS_FILE', deps.audit.evidence).registrations
+    : [];
+
+  runtime = {
+    id: s.id,
+    settings: new SessionSettings(record, { store: deps.store, events: deps.events, onPermissionChange: deps.onPermissionChange }),
+    registry,
+    workspace,
+    sandbox,
+    hooks: deps.hooks.with([...operator, ...own.registrations]),
+    model: model.ok ? model.model : null,
+    state: {
+      readState: new FileReadState(),
+      tasks: backgroundTasks(s.id, deps),
+      shells: new PtyShells(deps.newId),
+      web: {
+        cache: new FetchCache(() => deps.clock().getTime()),
+        fetchMaxBytes: deps.config.web.fetchMaxBytes,
+        fetchTimeoutMs: deps.config.web.fetchTimeoutMs,
+        convertTimeoutMs: deps.config.web.convertTimeoutMs,
+        search: deps.webSearch.config,
+      },
+    },
+    activeTurn: null,
+  };
+  return { runtime, missingTools, hookProblems: own.problems, modelProblems: model.ok ? [] : model.problems };
+}
+
+/** A session's process sandbox: its processes' home, /tmp, limits and network. */
+function sessionSandbox(record: SessionRecord, workspace: string, deps: BuildDeps, turnId: () => string | undefined): SessionSandbox {
+  const { config, events } = deps;
+  const s = record.session;
+  return new SessionSandbox(deps.sandbox, {
+    sessionId: s.id,
+    workspace,
+    network: s.sandbox_network,
+    limits: s.limits,
+    stateDir: path.join(config.dataDir, 'sandbox', s.id),
+    egress: deps.egress,
+    ...(config.web.proxy ? { upstreamProxy: config.web.proxy } : {}),
+    ownAddresses: deps.ownAddresses,
+    clock: deps.clock,
+    onEgress: (e) => {
+      const turn = turnId();
+      events.emit(s.id, { type: 'egress.request', ...(turn ? { turn_id: turn } : {}), via: 'sandbox_proxy', ...e });
+    },
+  });
+}
+
+/** A session's background tasks, logging under the data directory and announcing themselves as events. */
+function backgroundTasks(sessionId: string, deps: BuildDeps): BackgroundTasks {
+  const { events } = deps;
+  return new BackgroundTasks(path.join(deps.config.dataDir, 'tasks', sessionId), deps.newId, deps.clock, {
+    started: (t, origin) =>
+      events.emit(sessionId, { type: 'task.started', task_id: t.id, command: t.command, turn_id: origin.turnId, tool_use_id: origin.toolUseId }),
+    completed: (t) =>
+      events.emit(sessionId, {
+        type: 'task.completed',
+        task_id: t.id,
+        status: t.status === 'running' ? 'exited' : t.status,
+        exit_code: t.exitCode,
+        signal: t.signal,
+        output_bytes: t.outputBytes,
+      }),
+  });
+}

@@ -1,0 +1,30 @@
+// Reading a session's stored record: 404 for an unknown id, and the fields an earlier version
+// did not store filled with what then applied. Writes of a live session go through its
+// settings (settings.ts); this is for reads and for sessions without a runtime.
+import type { Session } from '../contract/schemas.js';
+import { notFound } from '../errors.js';
+import type { SessionRecord, Store } from '../store/store.js';
+
+export class SessionRecords {
+  constructor(
+    private readonly store: Store,
+    /** The limits a session stored before limits existed ran under. */
+    private readonly legacyLimits: () => Session['limits'],
+  ) {}
+
+  get(id: string): SessionRecord {
+    const r = this.store.getSession(id);
+    if (!r) throw notFound('session', id);
+    return this.normalized(r);
+  }
+
+  find(id: string): SessionRecord | undefined {
+    const r = this.store.getSession(id);
+    return r ? this.normalized(r) : undefined;
+  }
+
+  normalized(r: SessionRecord): SessionRecord {
+    r.session.limits ??= this.legacyLimits();
+    return r;
+  }
+}

@@ -1,0 +1,149 @@
+// Makes the runner of one turn: the pipeline environment of the session's runtime (its
+// registry, hooks, rules in force, the broker for asks, spill files, the audit trail), and for
+// a prompt turn the model loop's parts. A turn resumed after a restart gets the requests an
+// earlier process left pending, to wait on again when its calls ask about the same input.
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Decision, PermissionRequest, Turn } from '../contract/schemas.js';
+import { DomainError } from '../errors.js';
+import type { EventLog } from '../events/log.js';
+import type { Clock } from '../ids.js';
+import type { InteractionBroker } from '../interaction/broker.js';
+import { permissionKind } from '../interaction/kinds.js';
+import { createProvider, type ProviderOptions } from '../model/index.js';
+import type { Message } from '../model/provider.js';
+import { inputDigest, type DecisionNote } from '../pipeline/exec-one.js';
+import type { InputValidator } from '../pipeline/validate.js';
+import type { EgressPolicy } from '../sandbox/egress.js';
+import type { OutputFiles } from '../store/outputs.js';
+import type { Store } from '../store/store.js';
+import { egressFetcher } from '../web/egress-client.js';
+import type { HookAudit } from './lifecycle.js';
+import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
+import type { SessionRuntime } from './runtime.js';
+import { TurnRunner, type TurnRunnerDeps } from './turn.js';
+
+export interface RunnerDeps {
+  config: Config;
+  store: Store;
+  events: EventLog;
+  clock: Clock;
+  logger: Logger;
+  validator: InputValidator;
+  outputs: OutputFiles;
+  broker: InteractionBroker;
+  audit: HookAudit;
+  egress: EgressPolicy;
+  /** Retry and timeout settings for model providers (tests shorten them). */
+  modelOptions?: Omit<ProviderOptions, 'egress'>;
+}
+
+/**
+ * The runner of a turn. `resumable` maps tool_use ids to permission requests left pending by
+ * an earlier process: when the call asks again about the same input, it waits on that request
+ * instead of opening a new one.
+ */
+export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Map<string, PermissionRequest>, deps: RunnerDeps): TurnRunner {
+  const sessionId = rt.id;
+  const { settings } = rt;
+  const runnerDeps: TurnRunnerDeps = {
+    store: deps.store,
+    events: deps.events,
+    clock: deps.clock,
+    logger: deps.logger,
+    env: {
+      sessionId,
+      registry: rt.registry,
+      validator: deps.validator,
+      hooks: rt.hooks,
+      onHookRun: (r, call) => deps.audit.recordRun(sessionId, r, turn.id, call),
+      workspace: rt.workspace,
+      readState: rt.state.readState,
+      sandbox: rt.sandbox,
+      tasks: rt.state.tasks,
+      shells: rt.state.shells,
+      capChars: settings.session.output_cap_chars,
+      spill: (p) => deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
+      permissionContext: () => settings.permission(),
+      awaitApproval: (request, signal, reevaluate) => {
+        const earlier = resumable.get(request.toolUseId);
+        const again = earlier && inputDigest(earlier.input) === inputDigest(request.input);
+        if (again) resumable.delete(request.toolUseId);
+        return deps.broker.askPermission(sessionId, runner, request, {
+          timeoutS: settings.session.permission_timeout_s,
+          signal,
+          ...(reevaluate ? { reevaluate } : {}),
+          ...(again ? { earlier } : {}),
+        });
+      },
+      recordDecision: (note) => recordDecision(deps, sessionId, turn.id, note),
+      web: rt.state.web,
+      fetcher: (call, tool) =>
+        egressFetcher({
+          policy: deps.egress,
+          ...(deps.config.web.proxy ? { proxy: deps.config.web.proxy } : {}),
+          clock: deps.clock,
+          onEvidence: (e) => deps.events.emit(sessionId, { type: 'egress.request', turn_id: turn.id, tool_use_id: call.id, tool, ...e }),
+        }),
+    },
+    onFinished: (r) => {
+      if (rt.activeTurn === r) rt.activeTurn = null;
+      try {
+        settings.update((s) => {
+          if (s.active_turn_id !== r.id) return false;
+          s.active_turn_id = null;
+        });
+      } catch (err) {
+        // The next start-up reconciles the stored pointer with the turn's state.
+        deps.logger.error({ err, session_id: sessionId, turn_id: r.id }, 'could not record the end of the turn');
+      }
+      // A request an earlier process left that no call came back to is not waited for any more.
+      for (const earlier of resumable.values()) deps.broker.abandon(permissionKind, earlier, 'after the restart the call no longer asked about this input');
+      resumable.clear();
+    },
+  };
+  const runner: TurnRunner =
+    turn.kind === 'prompt' ? new PromptTurnRunner(turn, runnerDeps, promptDeps(rt, turn, deps)) : new TurnRunner(turn, runnerDeps);
+  return runner;
+}
+
+/** What a prompt turn's model loop needs: the provider, the earlier conversation, the tools, the hooks. */
+function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTurnDeps {
+  const model = rt.model;
+  if (!model) throw new DomainError('invalid', `session ${rt.id} has no model for prompt turn ${turn.id}`);
+  let history: Message[] | undefined;
+  const options = { egress: deps.egress, ...(deps.modelOptions ?? {}) };
+  const providers = (rt.providers ??= { main: createProvider(model, options), subagent: createProvider(model, options, 'subagent') });
+  return {
+    provider: providers.main,
+    subagentProvider: providers.subagent,
+    model,
+    system: rt.settings.session.system_prompt ?? undefined,
+    history: () => {
+      if (!history) {
+        const all = deps.store.listTurns(rt.id);
+        const at = all.findIndex((t) => t.id === turn.id);
+        history = (at >= 0 ? all.slice(0, at) : all).filter((t) => t.kind === 'prompt').flatMap((t) => (t.messages ?? []) as Message[]);
+      }
+      return history;
+    },
+    tools: () => rt.registry.exposed().map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema as Record<string, unknown> })),
+    hooks: rt.hooks,
+    hookBase: () => {
+      const s = rt.settings.session;
+      return { session_id: rt.id, turn_id: turn.id, cwd: s.workspace, permission_mode: s.permission_mode };
+    },
+    onHookRun: (r, toolUseId) => deps.audit.recordRun(rt.id, r, turn.id, toolUseId),
+  };
+}
+
+function recordDecision(deps: RunnerDeps, sessionId: string, turnId: string, note: DecisionNote): void {
+  const decision: Decision = {
+    seq: deps.store.lastDecisionSeq(sessionId) + 1,
+    session_id: sessionId,
+    turn_id: turnId,
+    ...note,
+    created_at: deps.clock().toISOString(),
+  };
+  deps.store.appendDecision(decision);
+}

@@ -1,0 +1,88 @@
+// The live parts of one session (what does not survive the process): its tools, workspace,
+// sandbox, hooks, model, the state its tool groups keep, and the turn it runs. Built from the
+// stored record by build.ts, for a new session and after a restart alike.
+import type { HookRegistry } from '../hooks/registry.js';
+import type { ResolvedModel } from '../model/index.js';
+import type { ModelProvider } from '../model/provider.js';
+import type { Workspace } from '../sandbox/paths.js';
+import type { SessionSandbox } from '../sandbox/session-sandbox.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { FileReadState } from '../tools/read-state.js';
+import type { BackgroundTasks } from '../tools/tasks.js';
+import type { PtyShells } from '../tools/pty.js';
+import type { WebState } from '../web/state.js';
+import { DomainError } from '../errors.js';
+import type { SessionSettings } from './settings.js';
+import type { TurnRunner } from './turn.js';
+
+export interface SessionRuntime {
+  readonly id: string;
+  /** Mode, rules and the rest of the stored record, as in force. */
+  readonly settings: SessionSettings;
+  readonly registry: ToolRegistry;
+  readonly workspace: Workspace;
+  /** Where the session's processes run (its home, /tmp, cgroup and network proxy). */
+  readonly sandbox: SessionSandbox;
+  /** The operator's hooks, then the session's own. */
+  readonly hooks: HookRegistry;
+  /** The model prompt turns talk to (null: the session has none). */
+  readonly model: ResolvedModel | null;
+  /** What the session's tool groups keep between calls. */
+  readonly state: {
+    readState: FileReadState;
+    tasks: BackgroundTasks;
+    shells: PtyShells;
+    /** WebFetch's cache and caps, the search backend. */
+    web: WebState;
+  };
+  activeTurn: TurnRunner | null;
+  /** Made on the first prompt turn and kept (with their connections) until the session closes. */
+  providers?: { main: ModelProvider; subagent: ModelProvider };
+}
+
+/** The runtimes of this process's live sessions. */
+export class RuntimeTable {
+  private readonly byId = new Map<string, SessionRuntime>();
+
+  get(id: string): SessionRuntime | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The runtime of an active session; 409 when the session is closed. */
+  require(id: string): SessionRuntime {
+    const rt = this.byId.get(id);
+    if (!rt) throw new DomainError('conflict', `session ${id} is closed`);
+    return rt;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  add(rt: SessionRuntime): void {
+    this.byId.set(rt.id, rt);
+  }
+
+  delete(id: string): SessionRuntime | undefined {
+    const rt = this.byId.get(id);
+    this.byId.delete(id);
+    return rt;
+  }
+
+  all(): SessionRuntime[] {
+    return [...this.byId.values()];
+  }
+
+  ids(): string[] {
+    return [...this.byId.keys()];
+  }
+}
+
+/** Stops what a runtime keeps running (PTYs, tasks, model connections); the sandbox closes later. */
+export async function stopRuntimeParts(rt: SessionRuntime): Promise<void> {
+  rt.state.shells.closeAll();
+  await rt.state.tasks.closeAll();
+  const p = rt.providers;
+  rt.providers = undefined;
+  if (p) await Promise.all([p.main.close?.(), p.subagent.close?.()]);
+}

@@ -1,0 +1,106 @@
+// A live session's settings: its stored record held in memory (mode, rules, warnings, the
+// turn it runs), with the rules parsed once per change. Every write of a live session goes
+// through here, so reads within a call never go back to the store, and the copy in force
+// follows the store only once a write has committed (a rolled-back write — a full disk —
+// leaves the rules and mode exactly as stored).
+import type { Session, SessionRule } from '../contract/schemas.js';
+import type { EventLog } from '../events/log.js';
+import type { RuleSet } from '../permission/evaluate.js';
+import { parseRules, type ParsedRule } from '../permission/rules.js';
+import type { PermissionContext } from '../pipeline/exec-one.js';
+import type { SessionRecord, Store } from '../store/store.js';
+
+export interface SettingsDeps {
+  store: Store;
+  events: EventLog;
+  /** The rules or mode changed (after the commit): waiting requests may now be decided. */
+  onPermissionChange(sessionId: string): void;
+}
+
+export class SessionSettings {
+  private current: SessionRecord;
+  private parsed: PermissionContext;
+  private key: string;
+
+  constructor(
+    record: SessionRecord,
+    private readonly deps: SettingsDeps,
+  ) {
+    this.current = structuredClone(record);
+    this.parsed = permissionContext(record.session);
+    this.key = permissionKey(record.session);
+  }
+
+  get id(): string {
+    return this.current.session.id;
+  }
+
+  /** The session as stored (do not mutate: change it through `update`). */
+  get session(): Readonly<Session> {
+    return this.current.session;
+  }
+
+  /** The mode and parsed rules every evaluation of this session reads. */
+  permission(): PermissionContext {
+    return this.parsed;
+  }
+
+  /**
+   * Changes the session: `change` edits a copy, which is stored (with `session.updated` when
+   * `announce`), and becomes the copy in force when the write commits. A `change` that returns
+   * false leaves the session as it is.
+   */
+  update(change: (s: Session) => void | boolean, opts: { announce?: boolean } = {}): Session {
+    let result: Session | undefined;
+    const { store, events } = this.deps;
+    store.transaction(() => {
+      // Based on the stored record as this transaction sees it: an earlier change in the same
+      // transaction is kept, and one that was rolled back is not.
+      const next = structuredClone(store.getSession(this.id) ?? this.current);
+      next.session.limits ??= this.current.session.limits;
+      result = next.session;
+      if (change(next.session) === false) return;
+      store.putSession(next);
+      if (opts.announce) events.emit(next.session.id, { type: 'session.updated', session: next.session });
+      store.afterCommit(() => this.adopt(next));
+    });
+    return result!;
+  }
+
+  /** Adds allow rules a person chose to remember; the ones already there are kept once. */
+  remember(rules: readonly string[], now: string): void {
+    this.update(
+      (s) => {
+        for (const rule of rules) {
+          if (!s.rules.some((r) => r.rule === rule && r.behavior === 'allow')) s.rules.push({ rule, behavior: 'allow', source: 'remember', added_at: now });
+        }
+      },
+      { announce: true },
+    );
+  }
+
+  private adopt(next: SessionRecord): void {
+    this.current = next;
+    const key = permissionKey(next.session);
+    if (key === this.key) return;
+    this.parsed = permissionContext(next.session);
+    this.key = key;
+    this.deps.onPermissionChange(next.session.id);
+  }
+}
+
+function permissionContext(s: Session): PermissionContext {
+  const parse = (field: string, texts: string[]): ParsedRule[] => parseRules(field, texts).rules;
+  const byBehavior = (b: SessionRule['behavior']) => s.rules.filter((r) => r.behavior === b).map((r) => r.rule);
+  const rules: RuleSet = {
+    allow: parse('allow', [...s.allowed_tools, ...byBehavior('allow')]),
+    deny: parse('deny', [...s.disallowed_tools, ...byBehavior('deny')]),
+    ask: parse('ask', [...s.ask_rules, ...byBehavior('ask')]),
+  };
+  return { mode: s.permission_mode, rules };
+}
+
+/** The mode and rule texts the parsed context is built from: a change re-evaluates pending asks. */
+function permissionKey(s: Session): string {
+  return JSON.stringify([s.permission_mode, s.allowed_tools, s.disallowed_tools, s.ask_rules, s.rules.map((r) => [r.rule, r.behavior])]);
+}
