@@ -124,12 +124,14 @@ export class TurnRunner implements PauseHost {
     };
   }
 
+  /** Validates the call once (execOne reuses it) and says whether it may run alongside others. */
   private parallelSafe(call: ToolCall): boolean {
     const { registry, validator } = this.deps.env;
     const tool = registry.lookup(call.name);
     // A call that will fail before running has no effect and cannot conflict.
     if (!tool) return true;
     const v = validator.validate(tool, call.input);
+    call.validation = v;
     if (!v.ok) return true;
     return tool.isReadOnly(v.value) && tool.isConcurrencySafe(v.value);
   }

@@ -1,0 +1,91 @@
+// The call stage (SPEC §2 step 5): the per-call context a tool gets, and running the tool under
+// the turn's signal. A refusal the tool states (path sandbox, process sandbox, its own) reaches
+// the model as it is; anything else is "<tool> failed: …".
+import { readDenyRule } from '../permission/rules.js';
+import { PathRefusal } from '../sandbox/paths.js';
+import { SandboxRefusal } from '../sandbox/session-sandbox.js';
+import { ToolRefusal, type CoreTool, type StreamedOutput, type SubagentTask, type ToolContext, type ToolOutput } from '../tools/tool.js';
+import { CappedTextCollector, type OpenSpill } from './output-cap.js';
+import { cancelled, type PipelineEnv, type ToolCall } from './types.js';
+
+export function toolContext(call: ToolCall, tool: CoreTool, env: PipelineEnv): ToolContext {
+  return {
+    sandbox: env.sandbox,
+    tasks: env.tasks,
+    shells: env.shells,
+    openOutput: () => streamedOutput(env, call, tool),
+    sessionId: env.sessionId,
+    turnId: env.turnId,
+    toolUseId: call.id,
+    workspace: env.workspace,
+    readState: env.readState,
+    signal: env.signal,
+    progress: (chunk) => env.onProgress(call, chunk),
+    ...(env.subagent ? { subagent: (task: SubagentTask) => env.subagent!(call, task) } : {}),
+    ...(env.fetcher ? { fetch: env.fetcher(call, tool.name) } : {}),
+    ...(env.web ? { web: env.web } : {}),
+    readDenied: (absReal, isDir) => {
+      const { deny, ask } = env.permissionContext().rules;
+      const rule = readDenyRule(deny, tool.name, absReal, isDir, env.workspace.root) ?? readDenyRule(ask, tool.name, absReal, isDir, env.workspace.root);
+      return rule?.text ?? null;
+    },
+  };
+}
+
+export type Called = { ok: true; output: ToolOutput } | { ok: false; message: string };
+
+/** Runs the tool; a cancelled turn throws the cancellation `Stop`. */
+export async function callTool(call: ToolCall, tool: CoreTool, input: unknown, ctx: ToolContext, env: PipelineEnv): Promise<Called> {
+  if (env.signal.aborted) throw cancelled(call, env.signal);
+  env.onStarted(call, input);
+  try {
+    return { ok: true, output: await raceAbort(tool.call(input, ctx), env.signal) };
+  } catch (err) {
+    if (env.signal.aborted) throw cancelled(call, env.signal);
+    const message =
+      err instanceof PathRefusal || err instanceof ToolRefusal || err instanceof SandboxRefusal
+        ? err.message
+        : `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
+    return { ok: false, message };
+  }
+}
+
+export function openSpillFor(env: PipelineEnv, call: ToolCall, tool: CoreTool): OpenSpill {
+  const spill = env.spill;
+  return spill ? (blockIndex) => spill({ toolUseId: call.id, tool: tool.name, blockIndex }) : null;
+}
+
+/** A block a tool streams into; it is capped (and spilled) while it is written. */
+function streamedOutput(env: PipelineEnv, call: ToolCall, tool: CoreTool): StreamedOutput {
+  // A streamed block is the tool's first content block by convention of its callers; the
+  // index recorded in the spill is corrected when the result is assembled.
+  const collector = new CappedTextCollector(env.capChars, 0, openSpillFor(env, call, tool));
+  return {
+    write: (chunk) => collector.write(chunk),
+    finish: async () => {
+      const done = await collector.finish();
+      const blocks = [{ type: 'text' as const, text: done.text }];
+      if (done.note) blocks.push({ type: 'text', text: done.note });
+      return { blocks, truncation: done.truncation };
+    },
+    abort: () => collector.abort(),
+  };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,57 @@
+// What the stages learn about one call's inputs, each learnt once: a distinct input is validated
+// once, and its rule subject and the tool's own check are computed once per evaluation round.
+// After a pause for a person they are computed again: the files a subject resolves (realpaths)
+// may have changed while the call waited, and a stale subject could dodge a deny rule.
+import type { PermissionDecision } from '../permission/evaluate.js';
+import { evaluatePermission } from '../permission/evaluate.js';
+import type { RuleSubject } from '../permission/subject.js';
+import type { CoreTool, ToolContext, ToolPermissionCheck } from '../tools/tool.js';
+import { fail, inputDigest, type PipelineEnv, type ToolCall } from './types.js';
+
+export class CallInputs {
+  private readonly valid = new Map<string, unknown>();
+  private judged = new Map<string, Promise<{ subject: RuleSubject; check: ToolPermissionCheck }>>();
+
+  constructor(
+    private readonly call: ToolCall,
+    private readonly tool: CoreTool,
+    private readonly env: PipelineEnv,
+    private readonly ctx: ToolContext,
+  ) {}
+
+  /** The validated input (a `Stop` with the problems when it is not valid). */
+  validated(input: unknown, what: string): unknown {
+    const key = inputDigest(input);
+    if (this.valid.has(key)) return this.valid.get(key);
+    const v = input === this.call.input && this.call.validation ? this.call.validation : this.env.validator.validate(this.tool, input);
+    if (!v.ok) throw fail(this.call, `Invalid ${what} for ${this.tool.name}: ${v.errors.join('; ')}. Fix the input and call again.`);
+    this.valid.set(key, v.value);
+    return v.value;
+  }
+
+  /** What rules with a specifier match this input against (paths, command, URL). */
+  async subject(input: unknown): Promise<RuleSubject> {
+    return (await this.judge(input)).subject;
+  }
+
+  /** The permission stages over this input under the session's current rules and mode. */
+  async evaluate(input: unknown): Promise<PermissionDecision> {
+    const { subject, check } = await this.judge(input);
+    return evaluatePermission({ tool: this.tool, input, toolCheck: check, subject, root: this.ctx.workspace.root, ...this.env.permissionContext() });
+  }
+
+  /** Time passed (a person was asked): subjects and checks are computed again from now on. */
+  forget(): void {
+    this.judged = new Map();
+  }
+
+  private judge(input: unknown): Promise<{ subject: RuleSubject; check: ToolPermissionCheck }> {
+    const key = inputDigest(input);
+    let j = this.judged.get(key);
+    if (!j) {
+      j = Promise.all([this.tool.checkPermissions(input, this.ctx), this.tool.permissionSubject(input, this.ctx)]).then(([check, subject]) => ({ check, subject }));
+      this.judged.set(key, j);
+    }
+    return j;
+  }
+}

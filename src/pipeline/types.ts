@@ -1,0 +1,110 @@
+// What the pipeline works with: a call, the environment a turn gives it, and what comes out.
+import type { Decision, PermissionMode, ToolResult } from '../contract/schemas.js';
+import { inputDigest } from '../digest.js';
+import type { HookRegistry, HookRunRecord } from '../hooks/registry.js';
+import type { ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
+import type { RuleSet } from '../permission/evaluate.js';
+import type { Workspace } from '../sandbox/paths.js';
+import type { SessionSandbox } from '../sandbox/session-sandbox.js';
+import type { FileReadState } from '../tools/read-state.js';
+import type { BackgroundTasks } from '../tools/tasks.js';
+import type { PtyShells } from '../tools/pty.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { SubagentTask, ToolOutput } from '../tools/tool.js';
+import type { Fetcher } from '../web/types.js';
+import type { WebState } from '../web/state.js';
+import type { SpillSink } from './output-cap.js';
+import type { InputValidator, Validation } from './validate.js';
+
+/** How many times one call's input may be rewritten before the pipeline gives up. */
+export const MAX_REWRITE_ROUNDS = 8;
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+  /** The validation of `input`, when the turn already made it (to group calls): not made twice. */
+  validation?: Validation;
+}
+
+export type { AnswerOrigin, ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
+
+export interface PermissionContext {
+  mode: PermissionMode;
+  rules: RuleSet;
+}
+
+export type InputSource = Decision['input_source'];
+
+/** A decision as the pipeline states it; the session adds seq, ids and time. */
+export type DecisionNote = Omit<Decision, 'seq' | 'session_id' | 'turn_id' | 'created_at'>;
+
+export interface PipelineEnv {
+  sessionId: string;
+  turnId: string;
+  registry: ToolRegistry;
+  validator: InputValidator;
+  hooks: HookRegistry;
+  workspace: Workspace;
+  readState: FileReadState;
+  sandbox: SessionSandbox;
+  tasks: BackgroundTasks;
+  shells: PtyShells;
+  capChars: number;
+  /** Opens a spill file for a capped block; null: capped text is not kept. */
+  spill: ((p: { toolUseId: string; tool: string; blockIndex: number }) => Promise<SpillSink>) | null;
+  /** Read at each evaluation, so rules remembered mid-turn apply at once. */
+  permissionContext(): PermissionContext;
+  awaitApproval(request: ApprovalRequest, signal: AbortSignal, reevaluate?: Reevaluate): Promise<ApprovalAnswer>;
+  /** The audit trail: every permission decision about every call. */
+  recordDecision(note: DecisionNote): void;
+  /** Every hook run of this call (for the hook audit events). */
+  onHookRun?(record: HookRunRecord, toolUseId?: string): void;
+  /** Outbound HTTP for one call (its hops become evidence of that call). */
+  fetcher?: (call: ToolCall, tool: string) => Fetcher;
+  web?: WebState;
+  /** Prompt turns: what the Agent tool runs (see ToolContext.subagent). */
+  subagent?: (call: ToolCall, task: SubagentTask) => Promise<ToolOutput>;
+  onStarted(call: ToolCall, input: unknown): void;
+  onProgress(call: ToolCall, chunk: string): void;
+  /** The turn's signal: cancellation stops waiting and running. */
+  signal: AbortSignal;
+}
+
+export interface ExecOutcome {
+  result: ToolResult;
+  /** The person denied with `interrupt`: the rest of the turn stops. */
+  interrupt: boolean;
+  /** A hook answered `continue: false`: the rest of the turn stops with this reason. */
+  stopTurn?: { hook: string; reason: string };
+}
+
+export function errorResult(toolUseId: string, text: string): ToolResult {
+  return { type: 'tool_result', tool_use_id: toolUseId, is_error: true, content: [{ type: 'text', text }] };
+}
+
+/** Canonical JSON (sorted keys) → SHA-256: identifies an exact input an approval covered. */
+export { inputDigest };
+
+
+
+/** Ends the stages early with this outcome. */
+export class Stop {
+  constructor(readonly outcome: ExecOutcome) {}
+}
+
+export function fail(call: ToolCall, text: string, interrupt = false): Stop {
+  return new Stop({ result: errorResult(call.id, text), interrupt });
+}
+
+export function reasonOf(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  if (r instanceof Error) return r.message;
+  return typeof r === 'string' ? r : 'the turn was cancelled';
+}
+
+export function cancelled(call: ToolCall, signal: AbortSignal): Stop {
+  return fail(call, `Cancelled: ${reasonOf(signal)}`);
+}
+
+export type { Validation };
