@@ -45,12 +45,26 @@ interface Waiter {
   reevaluate: (() => Promise<Settlement<PauseRecord, unknown> | null>) | undefined;
   resolve: (answer: unknown) => void;
   cleanup: () => void;
+  /** False while a resumed turn's call has not come back to its ask yet (see `expect`). */
+  attached: boolean;
 }
 
 export class InteractionBroker {
   private readonly waiters = new Map<string, Waiter>();
+  /** Answers given to expected requests before their call came back to ask (see `expect`). */
+  private readonly parked = new Map<string, unknown>();
 
   constructor(private readonly deps: BrokerDeps) {}
+
+  /**
+   * After a restart: a stored pending request whose call will ask again once its resumed turn
+   * reaches it. It can be answered (or time out, or be cancelled) from now on; the answer waits
+   * for the call, which takes it up with `wait({ earlier })`.
+   */
+  expect<R extends PauseRecord, A, Resp>(kind: PauseKind<R, A, Resp>, sessionId: string, host: PauseHost, record: R, opts: Omit<PauseOptions<R, A>, 'reevaluate'>): void {
+    host.addPending(record.id, kind.name);
+    this.listen(kind, sessionId, host, record, opts, (answer) => this.parked.set(record.id, answer), false);
+  }
 
   /**
    * Stores a new request (or, after a restart, takes up `earlier`, a request an earlier process
@@ -75,43 +89,69 @@ export class InteractionBroker {
             status: 'pending',
             created_at: clock().toISOString(),
           } as unknown as R);
-    if ('earlier' in request) host.addPending(record.id, kind.name);
-    else {
+    if ('earlier' in request) {
+      const parked = this.parked.get(record.id);
+      if (parked !== undefined || this.parked.has(record.id)) {
+        this.parked.delete(record.id);
+        return Promise.resolve(parked as A);
+      }
+      const expected = this.waiters.get(record.id);
+      if (expected && !expected.attached) {
+        // The call is back: it takes the expected request over, with its timer and stop.
+        return new Promise<A>((resolve) => {
+          expected.resolve = resolve as (a: unknown) => void;
+          expected.reevaluate = opts.reevaluate as Waiter['reevaluate'];
+          expected.attached = true;
+        });
+      }
+      host.addPending(record.id, kind.name);
+    } else {
       store.transaction(() => {
         kind.put(store, record);
         host.addPending(record.id, kind.name);
         events.emit(sessionId, kind.requested(record));
       });
     }
-    const { timeoutS, signal } = opts;
-    const remainingMs = timeoutS === null ? null : Math.max(0, timeoutS * 1000 - (clock().getTime() - Date.parse(record.created_at)));
+    return new Promise<A>((resolve) => this.listen(kind, sessionId, host, record, opts, resolve as (a: unknown) => void, true));
+  }
 
-    return new Promise<A>((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const onAbort = () => {
-        const stop = signal.reason instanceof TurnStop ? signal.reason : undefined;
-        const by = stop?.by === 'session_closed' || stop?.by === 'shutdown' ? 'session_closed' : 'cancel';
-        this.settle(sessionId, record.id, kind.onStop(by, stop?.message ?? 'the turn was cancelled', record.id));
-      };
-      const cleanup = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-      };
-      this.waiters.set(record.id, {
-        kind: kind as unknown as PauseKind<PauseRecord, unknown, unknown>,
-        sessionId,
-        host,
-        reevaluate: opts.reevaluate as Waiter['reevaluate'],
-        resolve: resolve as (a: unknown) => void,
-        cleanup,
-      });
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (timeoutS !== null && remainingMs !== null) {
-        timer = setTimeout(() => this.settle(sessionId, record.id, kind.onTimeout(timeoutS, record.id)), remainingMs);
-        timer.unref();
-      }
+  /** Registers the waiter of a request: its timeout (counted from creation, across restarts) and the turn's stop. */
+  private listen<R extends PauseRecord, A, Resp>(
+    kind: PauseKind<R, A, Resp>,
+    sessionId: string,
+    host: PauseHost,
+    record: R,
+    opts: PauseOptions<R, A>,
+    resolve: (answer: unknown) => void,
+    attached: boolean,
+  ): void {
+    const { timeoutS, signal } = opts;
+    const remainingMs = timeoutS === null ? null : Math.max(0, timeoutS * 1000 - (this.deps.clock().getTime() - Date.parse(record.created_at)));
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      const stop = signal.reason instanceof TurnStop ? signal.reason : undefined;
+      const by = stop?.by === 'session_closed' || stop?.by === 'shutdown' ? 'session_closed' : 'cancel';
+      this.settle(sessionId, record.id, kind.onStop(by, stop?.message ?? 'the turn was cancelled', record.id));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    };
+    this.waiters.set(record.id, {
+      kind: kind as unknown as PauseKind<PauseRecord, unknown, unknown>,
+      sessionId,
+      host,
+      reevaluate: opts.reevaluate as Waiter['reevaluate'],
+      resolve,
+      cleanup,
+      attached,
     });
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (timeoutS !== null && remainingMs !== null) {
+      timer = setTimeout(() => this.settle(sessionId, record.id, kind.onTimeout(timeoutS, record.id)), remainingMs);
+      timer.unref();
+    }
   }
 
   /** A permission ask of one call (the pipeline's `awaitApproval`). */
@@ -168,7 +208,7 @@ export class InteractionBroker {
    * without a person is asked again, and one now decided is resolved by that verdict.
    */
   async reevaluatePending(sessionId: string): Promise<void> {
-    const waiting = [...this.waiters.entries()].filter(([, w]) => w.sessionId === sessionId && w.reevaluate);
+    const waiting = [...this.waiters.entries()].filter(([, w]) => w.sessionId === sessionId && w.attached && w.reevaluate);
     await Promise.all(
       waiting.map(async ([id, w]) => {
         let settlement;
@@ -188,12 +228,20 @@ export class InteractionBroker {
   detachAll(): void {
     for (const w of this.waiters.values()) w.cleanup();
     this.waiters.clear();
+    this.parked.clear();
   }
 
   /** Resolves a stored pending request nobody waits on any more (after a restart). */
   abandon<R extends PauseRecord>(kind: PauseKind<R, unknown, unknown>, record: R, why: string): void {
+    this.parked.delete(record.id);
     const current = kind.get(this.deps.store, record.session_id, record.id);
-    if (!current || current.status !== 'pending' || this.waiters.has(record.id)) return;
+    const waiter = this.waiters.get(record.id);
+    if (!current || current.status !== 'pending' || waiter?.attached) return;
+    if (waiter) {
+      waiter.cleanup();
+      this.waiters.delete(record.id);
+      waiter.host.removePending(record.id);
+    }
     const resolved = { ...current, ...kind.onAbandon(why), resolved_at: this.deps.clock().toISOString() } as R;
     this.deps.store.transaction(() => {
       kind.put(this.deps.store, resolved);

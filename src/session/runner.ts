@@ -104,6 +104,10 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Map<str
   };
   const runner: TurnRunner =
     turn.kind === 'prompt' ? new PromptTurnRunner(turn, runnerDeps, promptDeps(rt, turn, deps)) : new TurnRunner(turn, runnerDeps);
+  // Requests left pending can be answered at once, before their calls come back to ask.
+  for (const earlier of resumable.values()) {
+    deps.broker.expect(permissionKind, sessionId, runner, earlier, { timeoutS: settings.session.permission_timeout_s, signal: runner.signal });
+  }
   return runner;
 }
 
