@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS, type ResourceLimits } from './sandbox/limits.js';
 export type SandboxMode = 'bwrap' | 'off';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export const MODEL_PROVIDERS = ['anthropic', 'openai', 'scripted'] as const;
-/** The WebSearch backends (src/web/search.ts implements them). */
+/** The WebSearch backends (src/web/search/ implements them). */
 export const WEBSEARCH_BACKENDS = ['ddgs', 'brave', 'tavily', 'deepseek', 'searxng'] as const;
 export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
 

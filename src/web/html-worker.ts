@@ -3,7 +3,7 @@
 // DuckDuckGo's results page for WebSearch.
 import { parentPort } from 'node:worker_threads';
 import { htmlToMarkdown } from './html-markdown.js';
-import { parseDdgHtml } from './search.js';
+import { parseDdgHtml } from './search/ddgs-page.js';
 
 type Job = { id: number; kind: 'markdown'; html: string; url: string } | { id: number; kind: 'ddg'; html: string };
 

@@ -1,6 +1,6 @@
 // A session's web state: WebFetch's 15-minute cache, the fetch caps and the search backend.
 import type { ToolOutput } from '../tools/tool.js';
-import { searchConfigProblems, type SearchConfig } from './search.js';
+import { searchConfigProblems, type SearchConfig } from './search/index.js';
 
 export const FETCH_CACHE_TTL_MS = 15 * 60 * 1000;
 const CACHE_ENTRIES = 64;

@@ -17,7 +17,7 @@ import {
   SearchError,
   type SearchConfig,
   type SearchResult,
-} from '../../src/web/search.js';
+} from '../../src/web/search/index.js';
 import { EgressFailure, type EgressRequest, type EgressResponse, type Fetcher } from '../../src/web/types.js';
 
 const KEY = 'sk-test-0123456789-SECRET';

@@ -1,8 +1,8 @@
-// WebSearch: a query to the configured backend (src/web/search.ts), through the egress guard like
+// WebSearch: a query to the configured backend (src/web/search/), through the egress guard like
 // every outbound request, with domain filters applied to what comes back.
 import { Type, type Static } from '@sinclair/typebox';
 import { EgressRefusal } from '../../sandbox/egress.js';
-import { runSearch, SearchError } from '../../web/search.js';
+import { runSearch, SearchError } from '../../web/search/index.js';
 import { EgressFailure } from '../../web/types.js';
 import { buildTool, textOutput, ToolRefusal } from '../tool.js';
 
