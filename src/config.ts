@@ -6,7 +6,7 @@ import net from 'node:net';
 import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
 import { ScriptReplySchema, type ModelConfigInput } from './contract/schemas.js';
-import { DEFAULT_LIMITS, type ResourceLimits } from './sandbox/limits.js';
+import { DEFAULT_LIMITS, type ResourceLimits } from './contract/limits.js';
 
 export type SandboxMode = 'bwrap' | 'off';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -1,6 +1,6 @@
 // Per-session hooks (SPEC §5): the events a hook can run on and the command or HTTP hooks
 // configured for each.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { RuleString } from './fields.js';
 
 const HookCommand = Type.Object(
@@ -53,3 +53,4 @@ export const SessionHooksSchema = Type.Partial(
   Type.Object(Object.fromEntries(HOOK_EVENTS.map((e) => [e, Type.Array(HookMatcherGroup, { maxItems: 32 })]))),
   { $id: 'SessionHooks', additionalProperties: false, description: 'Per-session hooks, by event (SPEC §5)' },
 );
+export type SessionHooks = Static<typeof SessionHooksSchema>;

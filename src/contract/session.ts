@@ -1,6 +1,6 @@
 // Sessions: what a client creates and patches, the resource the server reports, its limits and
 // its session rules.
-import { LimitValuesSchema } from '../sandbox/limits.js';
+import { LimitValuesSchema } from './limits.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, ref } from './common.js';
 import { RuleString, Timestamp } from './fields.js';

@@ -2,13 +2,12 @@
 // block stops the chain and the last non-empty input rewrite wins. Each callback has a
 // timeout, and an exception or timeout is contained: reported, and for PreToolUse treated
 // as a block (fail-closed), never a crash.
-import type { Static } from '@sinclair/typebox';
-import type { HookEventName, SessionHooksSchema } from '../contract/schemas.js';
+import type { HookEventName } from '../contract/schemas.js';
 import { inputDigest } from '../digest.js';
 import { firstLenientMatch, type ParsedRule } from '../permission/rules.js';
 import type { RuleSubject } from '../permission/subject.js';
 
-export type SessionHooks = Static<typeof SessionHooksSchema>;
+export type { SessionHooks } from '../contract/hooks.js';
 
 export interface HookInput {
   hook_event_name: HookEventName;

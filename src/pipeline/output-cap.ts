@@ -2,6 +2,7 @@
 // Truncation is structured metadata computed here — never a text marker that a tool's own
 // output could fake, and never inferred from text afterwards. A capped block's full text is
 // streamed to a spill file while it is produced, so memory holds at most the head.
+import type { SpillSink } from '../store/outputs.js';
 import { createHash, type Hash } from 'node:crypto';
 import type { TextBlock, Truncation } from '../contract/schemas.js';
 
@@ -13,14 +14,7 @@ export interface CappedContent {
 }
 
 /** Where the full text of a capped block goes (a spill file). */
-export interface SpillSink {
-  /** Writes UTF-8 bytes; the caller reuses the buffer once the promise settles. */
-  write(chunk: Uint8Array): Promise<void>;
-  /** Makes the spill durable and records it; returns its output id. */
-  commit(meta: { chars: number; bytes: number; sha256: string }): Promise<string>;
-  /** Discards a spill that will not be used. */
-  abort(): Promise<void>;
-}
+export type { SpillSink };
 
 /** Opens a spill for the block at `blockIndex` of the returned content; null: no spill storage. */
 export type OpenSpill = ((blockIndex: number) => Promise<SpillSink>) | null;

@@ -11,8 +11,17 @@ import type { Logger } from 'pino';
 import type { Output } from '../contract/schemas.js';
 import { ID_PATTERN } from '../contract/schemas.js';
 import type { Clock, IdFactory } from '../ids.js';
-import type { SpillSink } from '../pipeline/output-cap.js';
 import type { Store } from './store.js';
+
+/** Where a capped block's full text goes while it is written (a spill file). */
+export interface SpillSink {
+  /** Writes UTF-8 bytes; the caller reuses the buffer once the promise settles. */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Makes the spill durable and records it; returns its output id. */
+  commit(meta: { chars: number; bytes: number; sha256: string }): Promise<string>;
+  /** Discards a spill that will not be used. */
+  abort(): Promise<void>;
+}
 
 export interface SpillProvenance {
   sessionId: string;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, ToolResult, Turn } from '../contract/schemas.js';
-import { toModelResult } from '../model/transcript.js';
+import { transcriptResult } from '../contract/transcript.js';
 import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
 
 /** The database cannot be used: start-up stops with this message (path and cause). */
@@ -518,7 +518,7 @@ function withResultContent(m: StoredMessage, results: Map<string, ToolResult>): 
   return {
     role: m.role,
     content: blocks.map((b) =>
-      b.content_from_result === true ? toModelResult(String(b.tool_use_id), results.get(String(b.tool_use_id))) : (b as { type: string }),
+      b.content_from_result === true ? transcriptResult(String(b.tool_use_id), results.get(String(b.tool_use_id))) : (b as { type: string }),
     ),
   };
 }

@@ -3,7 +3,7 @@
 // synchronous append keeps "event seq order == commit order" trivially true.
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Session, Turn } from '../contract/schemas.js';
-import type { SessionHooks } from '../hooks/registry.js';
+import type { SessionHooks } from '../contract/hooks.js';
 
 /** What the store keeps for a session: the public resource plus what is never echoed. */
 export interface SessionRecord {
