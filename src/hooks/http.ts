@@ -8,8 +8,8 @@
 // The request goes through the tools' egress client, so it leaves the same evidence record.
 import { createHmac } from 'node:crypto';
 import { EgressRefusal, type EgressPolicy } from '../sandbox/egress.js';
-import { egressFetcher } from '../web/egress-client.js';
-import type { EgressEvidence } from '../web/types.js';
+import { egressFetcher } from '../egress/client.js';
+import type { EgressEvidence } from '../egress/types.js';
 import { parseHookJson } from './command.js';
 import { HookNonBlockingError, type HookCallback, type HookInput, type HookOutput } from './registry.js';
 

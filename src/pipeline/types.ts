@@ -11,7 +11,7 @@ import type { BackgroundTasks } from '../tools/tasks.js';
 import type { PtyShells } from '../tools/pty.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { SubagentTask, ToolOutput } from '../tools/tool.js';
-import type { Fetcher } from '../web/types.js';
+import type { Fetcher } from '../egress/types.js';
 import type { WebState } from '../web/state.js';
 import type { SpillSink } from './output-cap.js';
 import type { InputValidator, Validation } from './validate.js';

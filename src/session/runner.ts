@@ -17,7 +17,7 @@ import type { InputValidator } from '../pipeline/validate.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
-import { egressFetcher } from '../web/egress-client.js';
+import { egressFetcher } from '../egress/client.js';
 import type { HookAudit } from './lifecycle.js';
 import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
 import type { SessionRuntime } from './runtime.js';

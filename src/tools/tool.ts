@@ -9,7 +9,7 @@ import type { Workspace } from '../sandbox/paths.js';
 import type { FileReadState } from './read-state.js';
 import type { BackgroundTasks } from './tasks.js';
 import type { PtyShells } from './pty.js';
-import type { Fetcher } from '../web/types.js';
+import type { Fetcher } from '../egress/types.js';
 import type { WebState } from '../web/state.js';
 
 export interface ToolContext {

@@ -7,8 +7,8 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeFixtures, serve, track } from '../helpers/http-fixture.js';
 import { EgressRefusal, type Resolver } from '../../src/sandbox/egress.js';
-import { egressFetcher } from '../../src/web/egress-client.js';
-import { EgressFailure, type EgressEvidence } from '../../src/web/types.js';
+import { egressFetcher } from '../../src/egress/client.js';
+import { EgressFailure, type EgressEvidence } from '../../src/egress/types.js';
 
 afterEach(closeFixtures);
 

@@ -18,7 +18,7 @@ import {
   type SearchConfig,
   type SearchResult,
 } from '../../src/web/search/index.js';
-import { EgressFailure, type EgressRequest, type EgressResponse, type Fetcher } from '../../src/web/types.js';
+import { EgressFailure, type EgressRequest, type EgressResponse, type Fetcher } from '../../src/egress/types.js';
 
 const KEY = 'sk-test-0123456789-SECRET';
 

@@ -1,4 +1,4 @@
-// WebFetch: one URL through the egress guard (src/web/egress-client.ts). HTML becomes Markdown,
+// WebFetch: one URL through the egress guard (src/egress/client.ts). HTML becomes Markdown,
 // text and JSON come as they are, binaries are refused. Redirects on the same host are followed
 // (each hop checked again); a redirect to another host is reported, not followed, so the model has
 // to fetch the new URL itself — and that call meets the permission rules for the new host.
@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EgressRefusal } from '../../sandbox/egress.js';
 import { convertHtml } from '../../web/html-convert.js';
-import { EgressFailure } from '../../web/types.js';
+import { EgressFailure } from '../../egress/types.js';
 import { buildTool, textOutput, ToolRefusal, type ToolOutput } from '../tool.js';
 
 const WebFetchInput = Type.Object(

@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EgressRefusal } from '../../sandbox/egress.js';
 import { runSearch, SearchError } from '../../web/search/index.js';
-import { EgressFailure } from '../../web/types.js';
+import { EgressFailure } from '../../egress/types.js';
 import { buildTool, textOutput, ToolRefusal } from '../tool.js';
 
 const Domain = Type.String({ minLength: 1, maxLength: 253, pattern: '^(\\*\\.)?[A-Za-z0-9.-]+$' });

@@ -9,7 +9,7 @@
 //   characters). The API key never appears in a message (it is scrubbed should a backend echo it).
 //   A Fetcher rejection (egress refusal, connection failure, abort) is passed on untouched.
 import { redactSecrets } from '../../redact.js';
-import type { Fetcher } from '../types.js';
+import type { Fetcher } from '../../egress/types.js';
 import { BACKENDS } from './backends.js';
 import { endpoint, searchConfigProblems } from './config.js';
 import { dedupe, filterByDomain, normalizeDomains } from './domains.js';

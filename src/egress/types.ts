@@ -1,4 +1,4 @@
-// What web tools see of the outbound path (src/web/egress-client.ts): one request through the egress
+// What tools, hooks and model providers see of the outbound path (src/egress/client.ts): one request through the egress
 // guard, its response, and the evidence record every hop leaves.
 
 export interface EgressRequest {
