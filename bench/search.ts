@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Workspace } from '../src/sandbox/paths.js';
 import { globTool } from '../src/tools/builtin/glob.js';
-import { compileSegmentGlob, initialState, isAccepting, canContinue, stepState, type MatchState } from '../src/tools/builtin/glob-match.js';
+import { compileSegmentGlob, initialState, isAccepting, canContinue, stepState, type MatchState } from '../src/glob/segments.js';
 import { createGrepTool, findRipgrep } from '../src/tools/builtin/grep.js';
 import type { CoreTool, ToolContext } from '../src/tools/tool.js';
 

@@ -20,6 +20,7 @@
 // request header.
 import { redactSecrets } from '../redact.js';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderError, type ModelRequest, type ProviderTimeouts, type RetryPolicy } from './provider.js';
@@ -66,22 +67,14 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /** Sleeps `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+export async function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch (err) {
+    // timers/promises rejects with an AbortError (the reason as its `cause`): give the reason.
+    if (signal.aborted) throw signal.reason;
+    throw err;
+  }
 }
 
 /** `p`, or the signal's reason as soon as it aborts (for an injected sleep that ignores it). */

@@ -18,8 +18,10 @@
 // glob that matches a directory covers everything below it. They are matched against the
 // path with symlinks resolved (and, for deny and ask, against the path as written too).
 import path from 'node:path';
-import { compileIgnoreGlob, GlobSyntaxError, type IgnoreGlob } from '../tools/builtin/glob-match.js';
-import { matchCommandPattern, PatternIndex, validateCommandPattern, type SimpleCommand } from './shell.js';
+import { compileIgnoreGlob, globCovers, type IgnoreGlob } from '../glob/match.js';
+import { GlobSyntaxError } from '../glob/pattern.js';
+import type { SimpleCommand } from './shell.js';
+import { matchCommandPattern, parseCommandPattern, PatternIndex, type CommandPattern } from './shell/pattern.js';
 import type { RuleSubject, SubjectPath } from './subject.js';
 
 export type RuleBehavior = 'allow' | 'deny' | 'ask';
@@ -36,6 +38,8 @@ export interface ParsedRule {
   tool: string;
   specifier: string | null;
   kind: 'name' | 'command' | 'path' | 'domain';
+  /** The command pattern of a `Bash(...)` rule, parsed once here. */
+  command?: CommandPattern;
   path?: PathGlob;
   domain?: { host: string; subdomains: boolean };
 }
@@ -87,9 +91,9 @@ export function parseRule(text: string): RuleParse {
 
   const base = { text, tool: name, specifier };
   if (name === 'Bash') {
-    const problem = validateCommandPattern(specifier);
-    if (problem) return { ok: false, error: `"${s}": invalid command pattern: ${problem}` };
-    return { ok: true, rule: { ...base, kind: 'command' } };
+    const command = parseCommandPattern(specifier);
+    if (typeof command === 'string') return { ok: false, error: `"${s}": invalid command pattern: ${command}` };
+    return { ok: true, rule: { ...base, kind: 'command', command } };
   }
   if (PATH_RULE_TOOLS.has(name)) {
     const compiled = compilePathGlob(specifier);
@@ -117,7 +121,10 @@ function compilePathGlob(spec: string): PathGlob | string {
   const parts = g.split('/');
   if (parts.includes('..')) return '".." is not allowed; write an absolute path instead';
   // compileIgnoreGlob anchors a glob containing `/` at the base and drops a leading `/`;
-  // absolute globs are matched against the absolute path without its leading `/`.
+  // absolute globs are matched against the absolute path without its leading `/`. (Not the
+  // `ignore` package: it refuses absolute paths and the empty one (the workspace root), has no
+  // `{a,b}`, and caches every path it is asked about, which would be every entry the Glob,
+  // Grep and LS walks meet while the session's rules live; see src/glob/match.ts.)
   try {
     return { absolute, glob: compileIgnoreGlob(absolute || dotAnchored ? `/${g.replace(/^\/+/, '')}` : g) };
   } catch (err) {
@@ -181,23 +188,10 @@ function specifierApplies(rule: ParsedRule, toolName: string, subject: RuleSubje
   }
 }
 
-/** Does `glob` match `p` (a `/`-free-at-start relative or absolute path) or one of its ancestors? */
-function globCovers(glob: IgnoreGlob, p: string, isDir: boolean): boolean {
-  if ((!glob.dirOnly || isDir) && glob.re.test(p)) return true;
-  // A directory is covered by a glob for everything inside it (`dir/**`): that glob matches
-  // the directory's path with an empty name appended.
-  if (isDir && glob.re.test(`${p}/`)) return true;
-  // A glob that matches a directory covers everything below it (gitignore semantics).
-  for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) {
-    if (glob.re.test(p.slice(0, i))) return true;
-  }
-  return false;
-}
-
 /** Relative rules match inside the workspace only; absolute rules match the absolute path. */
 export function pathGlobMatches(g: PathGlob, abs: string, isDir: boolean, root: string): boolean {
   if (g.absolute) return globCovers(g.glob, abs.slice(1), isDir);
-  if (abs === root) return g.glob.re.test('');
+  if (abs === root) return g.glob.matchesBase;
   if (!abs.startsWith(root + path.sep)) return false;
   return globCovers(g.glob, abs.slice(root.length + 1), isDir);
 }
@@ -207,7 +201,7 @@ function hostMatches(d: { host: string; subdomains: boolean }, host: string): bo
 }
 
 function commandMatches(rule: ParsedRule, cmd: SimpleCommand, behavior: RuleBehavior): boolean {
-  return matchCommandPattern(rule.specifier!, cmd, behavior);
+  return matchCommandPattern(rule.command!, cmd, behavior);
 }
 
 export interface MatchContext {
@@ -225,7 +219,7 @@ const indexes = new WeakMap<readonly ParsedRule[], PatternIndex>();
 function commandIndex(rules: readonly ParsedRule[]): PatternIndex {
   let idx = indexes.get(rules);
   if (!idx) {
-    idx = new PatternIndex(rules.flatMap((r, id) => (r.kind === 'command' ? [{ id, pattern: r.specifier! }] : [])));
+    idx = new PatternIndex(rules.flatMap((r, id) => (r.kind === 'command' ? [{ id, pattern: r.command! }] : [])));
     indexes.set(rules, idx);
   }
   return idx;

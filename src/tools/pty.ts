@@ -3,6 +3,7 @@
 // counted, past 1 MiB), closes after being idle, and closes with its session. Ids are
 // server-made. What is typed is checked by the same command analyser as Bash (see
 // ShellWrite): the manager tracks the unfinished line the shell holds.
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as pty from 'node-pty';
 import { advance } from '../permission/shell/continuation.js';
 import { ToolRefusal } from './tool.js';
@@ -150,8 +151,8 @@ export class PtyShells {
         shell.waiters.add(done);
         signal.addEventListener('abort', done, { once: true });
       });
-      // Let a burst of output finish arriving before returning it.
-      if (shell.buffer !== '') await new Promise((r) => setTimeout(r, 30));
+      // Let a burst of output finish arriving before returning it (on abort, return what is there).
+      if (shell.buffer !== '') await sleep(30, undefined, { signal }).catch(() => undefined);
     }
     const result = { text: shell.buffer, dropped: shell.dropped, exited: shell.exited };
     shell.buffer = '';

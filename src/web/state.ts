@@ -1,4 +1,5 @@
 // A session's web state: WebFetch's 15-minute cache, the fetch caps and the search backend.
+import { LRUCache } from 'lru-cache';
 import type { ToolOutput } from '../tools/tool.js';
 import { searchConfigProblems, type SearchConfig } from './search/index.js';
 
@@ -14,9 +15,12 @@ interface Entry {
 
 /** Per-session cache keyed by the URL asked for (without its fragment). */
 export class FetchCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now) {
+    // The clock is read on every lookup (ttlResolution 0): sessions inject their own.
+    this.entries = new LRUCache<string, Entry>({ max: CACHE_ENTRIES, ttl: FETCH_CACHE_TTL_MS, ttlResolution: 0, perf: { now } });
+  }
 
   static key(url: string): string {
     try {
@@ -28,24 +32,17 @@ export class FetchCache {
     }
   }
 
+  /** The answer fetched at most FETCH_CACHE_TTL_MS ago, and when it was fetched. */
   get(url: string): { output: ToolOutput; at: number } | undefined {
-    const key = FetchCache.key(url);
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (this.now() - e.at > FETCH_CACHE_TTL_MS) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return { output: e.output, at: e.at };
+    const e = this.entries.get(FetchCache.key(url));
+    return e && { output: e.output, at: e.at };
   }
 
   set(url: string, output: ToolOutput): void {
     const chars = output.content.reduce((n, b) => n + b.text.length, 0);
     if (chars > CACHE_ENTRY_CHARS) return;
-    const key = FetchCache.key(url);
-    this.entries.delete(key);
-    this.entries.set(key, { at: this.now(), output });
-    while (this.entries.size > CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    const at = this.now();
+    this.entries.set(FetchCache.key(url), { at, output }, { start: at });
   }
 }
 

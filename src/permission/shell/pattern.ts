@@ -32,7 +32,8 @@
 // pattern's words after the program name match as a subsequence of the command's words (this may
 // also catch a command that merely mentions them: deny errs on the side of matching).
 // A malformed pattern (unbalanced quote, empty, only assignments) matches nothing; reject it when
-// rules are loaded with validateCommandPattern(pattern) (error string or null).
+// rules are loaded with validateCommandPattern(pattern) (error string or null), or parse it once
+// with parseCommandPattern and match the parsed form (rules.ts keeps it on the rule).
 //
 // Matching is linear in the word lengths: wildcards are matched segment by segment, never with
 // a backtracking regular expression.
@@ -40,33 +41,25 @@ import { allowVariants, lenientVariants, type Variant } from './programs/globals
 import type { PatternBehavior, SimpleCommand } from './types.js';
 import { assignmentName, baseName, SAFE_ENV } from './words.js';
 
-interface PatternWord {
+export interface PatternWord {
   literal: string;
   /** The literal pieces between unquoted `*`s; null without wildcards. */
   segments: string[] | null;
 }
 
-interface ParsedPattern {
-  assigns: string[];
-  words: PatternWord[];
-  prefix: boolean;
-  all: boolean;
+/** A parsed command pattern (an immutable value). */
+export interface CommandPattern {
+  readonly assigns: string[];
+  readonly words: PatternWord[];
+  readonly prefix: boolean;
+  readonly all: boolean;
 }
 
-// Rules are matched against every command of every call: keep patterns parsed (they are
-// immutable values; a rule set rarely has more than a few hundred).
-const parsedPatterns = new Map<string, ParsedPattern | string>();
-function parsePattern(pattern: string): ParsedPattern | string {
-  let p = parsedPatterns.get(pattern);
-  if (p === undefined) {
-    p = parsePatternUncached(pattern);
-    if (parsedPatterns.size >= 4096) parsedPatterns.delete(parsedPatterns.keys().next().value!);
-    parsedPatterns.set(pattern, p);
-  }
-  return p;
-}
+/** A pattern as given, or as parsed by parseCommandPattern. */
+export type PatternSource = string | CommandPattern;
 
-function parsePatternUncached(pattern: string): ParsedPattern | string {
+/** Parses a command pattern; a string is the problem with a malformed one. */
+export function parseCommandPattern(pattern: string): CommandPattern | string {
   let s = pattern.trim();
   if (s === '') return 'empty pattern';
   if (s === '*' || s === ':*') return { assigns: [], words: [], prefix: true, all: true };
@@ -131,6 +124,10 @@ function parsePatternUncached(pattern: string): ParsedPattern | string {
   return { assigns, words, prefix, all: false };
 }
 
+function parsed(pattern: PatternSource): CommandPattern | string {
+  return typeof pattern === 'string' ? parseCommandPattern(pattern) : pattern;
+}
+
 /**
  * Patterns indexed by the literal program name they start with and by their first literal word
  * after it: the patterns that may match a command are found without trying the others (a
@@ -141,9 +138,9 @@ export class PatternIndex {
   private readonly any: number[] = [];
   private readonly byHead = new Map<string, { all: number[]; noKey: number[]; byKey: Map<string, number[]> }>();
 
-  constructor(patterns: readonly { id: number; pattern: string }[]) {
+  constructor(patterns: readonly { id: number; pattern: PatternSource }[]) {
     for (const { id, pattern } of patterns) {
-      const p = parsePattern(pattern);
+      const p = parsed(pattern);
       if (typeof p === 'string') continue;
       if (p.all || p.words[0]!.segments !== null) {
         this.any.push(id);
@@ -185,7 +182,7 @@ export class PatternIndex {
 
 /** Returns an error message for a malformed command pattern, or null when it is valid. */
 export function validateCommandPattern(pattern: string): string | null {
-  const p = parsePattern(pattern);
+  const p = parseCommandPattern(pattern);
   return typeof p === 'string' ? p : null;
 }
 
@@ -220,8 +217,8 @@ function spellsOut(p: PatternWord, spelling: string): boolean {
  * 'allow' (default) is strict, 'deny'/'ask' lenient — see the header for the exact semantics.
  * A malformed pattern matches nothing (validate rules with validateCommandPattern).
  */
-export function matchCommandPattern(pattern: string, cmd: SimpleCommand, behavior: PatternBehavior = 'allow'): boolean {
-  const p = parsePattern(pattern);
+export function matchCommandPattern(pattern: PatternSource, cmd: SimpleCommand, behavior: PatternBehavior = 'allow'): boolean {
+  const p = parsed(pattern);
   if (typeof p === 'string') return false;
   if (p.all) return true;
   if (!p.assigns.every((a) => cmd.assignments.includes(a))) return false;
@@ -232,7 +229,7 @@ export function matchCommandPattern(pattern: string, cmd: SimpleCommand, behavio
   return lenientVariants(cmd).some((v) => (v.subsequence ? subsequenceMatch(p, cmd, v) : lenientMatch(p, cmd, v)));
 }
 
-function strictMatch(p: ParsedPattern, cmd: SimpleCommand, v: Variant): boolean {
+function strictMatch(p: CommandPattern, cmd: SimpleCommand, v: Variant): boolean {
   const n = v.idx.length;
   if (!p.prefix && (cmd.openArgs || n !== p.words.length)) return false;
   if (n < p.words.length) return false;
@@ -250,7 +247,7 @@ function firstWordMatches(w: PatternWord, v: string): boolean {
   return wordMatches(w, v) || (v.includes('/') && wordMatches(w, baseName(v)));
 }
 
-function lenientMatch(p: ParsedPattern, cmd: SimpleCommand, v: Variant): boolean {
+function lenientMatch(p: CommandPattern, cmd: SimpleCommand, v: Variant): boolean {
   for (let k = 0; k < p.words.length; k++) {
     if (k >= v.idx.length) return cmd.openArgs;
     const i = v.idx[k]!;
@@ -267,7 +264,7 @@ function lenientMatch(p: ParsedPattern, cmd: SimpleCommand, v: Variant): boolean
   return p.prefix || v.idx.length === p.words.length;
 }
 
-function subsequenceMatch(p: ParsedPattern, cmd: SimpleCommand, v: Variant): boolean {
+function subsequenceMatch(p: CommandPattern, cmd: SimpleCommand, v: Variant): boolean {
   const i0 = v.idx[0];
   if (i0 === undefined || cmd.dynamic[i0] || !firstWordMatches(p.words[0]!, cmd.argv[i0]!)) return false;
   let j = 1;

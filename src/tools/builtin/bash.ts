@@ -3,29 +3,12 @@
 // so a runaway command never grows memory; the whole process tree dies on timeout or cancel.
 import { StringDecoder } from 'node:string_decoder';
 import { Type, type Static } from '@sinclair/typebox';
+import { LRUCache } from 'lru-cache';
 import { analyzeCommand, type CommandAnalysis } from '../../permission/shell.js';
-import { buildTool, textOutput, type ToolOutput } from '../tool.js';
+import { buildTool, textOutput, type CoreTool, type ToolOutput } from '../tool.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
-
-// The metadata judgements, the permission check and the rule subject all need the analysis
-// of the same command: keep the most recent ones.
-const analyses = new Map<string, CommandAnalysis>();
-export function analysisOf(command: string): CommandAnalysis {
-  let a = analyses.get(command);
-  if (!a) {
-    a = analyzeCommand(command);
-    if (analyses.size >= 256) analyses.delete(analyses.keys().next().value!);
-    analyses.set(command, a);
-  }
-  return a;
-}
-
-const readOnlyLine = (command: string): boolean => {
-  const a = analysisOf(command);
-  return a.ok && a.readOnly;
-};
 
 const BashInput = Type.Object(
   {
@@ -46,86 +29,114 @@ const BashInput = Type.Object(
 );
 type BashInput = Static<typeof BashInput>;
 
-export const bashTool = buildTool<BashInput>({
-  name: 'Bash',
-  description:
-    'Runs a shell command in the session workspace inside a sandbox: the workspace is writable, the system is ' +
-    'read-only, there is no network (unless the session allows it) and no host environment. stdout and stderr are returned interleaved, with the ' +
-    `exit status. Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 1000} s.`,
-  inputSchema: BashInput,
-  // Read-only only when the analyser accounts for every command and all are on its read-only
-  // list with no writing redirect; anything else is mutating, exclusive and approval-required.
-  isReadOnly: (input) => readOnlyLine(input.command),
-  isConcurrencySafe: (input) => readOnlyLine(input.command),
-  requiresApproval: (input) => !readOnlyLine(input.command),
-  // Bash(...) rules are matched against each simple command the analyser found.
-  permissionSubject: (input) => ({ kind: 'command', analysis: analysisOf(input.command) }),
-  async checkPermissions(input) {
-    const a = analysisOf(input.command);
-    // A command the analyser cannot account for is asked about (or denied where nobody can be
-    // asked); an ask beats every allow rule, so it is never auto-allowed.
-    if (!a.ok) return { behavior: 'ask', reason: `the command could not be fully analysed (${a.reason})` };
-    return { behavior: 'passthrough' };
-  },
-  async call(input, ctx): Promise<ToolOutput> {
-    const argv = ['/bin/bash', '-c', input.command];
-    if (input.run_in_background) {
-      const task = await ctx.tasks.start(ctx.sandbox, argv, input.command, { turnId: ctx.turnId, toolUseId: ctx.toolUseId });
-      return textOutput(`Started background task ${task.id}. Read its output with TaskOutput, wait for a line with Monitor, stop it with TaskStop.`);
-    }
-    const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
-    const child = await ctx.sandbox.spawn({ argv });
-    const output = ctx.openOutput();
+export interface BashToolOptions {
+  /**
+   * Creates the cache of command analyses this tool keeps: the metadata judgements, the
+   * permission check and the rule subject all need the analysis of the same command (default:
+   * the 256 most recently used).
+   */
+  analysisCache?: () => LRUCache<string, CommandAnalysis>;
+}
 
-    // One chain keeps chunks in arrival order; a stream pauses while its chunk is written,
-    // so a fast producer waits for the disk instead of filling memory.
-    let chain = Promise.resolve();
-    const pipe = (stream: NodeJS.ReadableStream) => {
-      const decoder = new StringDecoder('utf8');
-      const push = (text: string) => {
-        if (text === '') return;
-        ctx.progress(text);
-        stream.pause();
-        chain = chain.then(() => output.write(text)).finally(() => stream.resume());
+export function createBashTool(opts: BashToolOptions = {}): CoreTool {
+  const analyses = opts.analysisCache?.() ?? new LRUCache<string, CommandAnalysis>({ max: 256 });
+  const analysisOf = (command: string): CommandAnalysis => {
+    let a = analyses.get(command);
+    if (!a) {
+      a = analyzeCommand(command);
+      analyses.set(command, a);
+    }
+    return a;
+  };
+  const readOnlyLine = (command: string): boolean => {
+    const a = analysisOf(command);
+    return a.ok && a.readOnly;
+  };
+
+  return buildTool<BashInput>({
+    name: 'Bash',
+    description:
+      'Runs a shell command in the session workspace inside a sandbox: the workspace is writable, the system is ' +
+      'read-only, there is no network (unless the session allows it) and no host environment. stdout and stderr are returned interleaved, with the ' +
+      `exit status. Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 1000} s.`,
+    inputSchema: BashInput,
+    // Read-only only when the analyser accounts for every command and all are on its read-only
+    // list with no writing redirect; anything else is mutating, exclusive and approval-required.
+    isReadOnly: (input) => readOnlyLine(input.command),
+    isConcurrencySafe: (input) => readOnlyLine(input.command),
+    requiresApproval: (input) => !readOnlyLine(input.command),
+    // Bash(...) rules are matched against each simple command the analyser found.
+    permissionSubject: (input) => ({ kind: 'command', analysis: analysisOf(input.command) }),
+    async checkPermissions(input) {
+      const a = analysisOf(input.command);
+      // A command the analyser cannot account for is asked about (or denied where nobody can be
+      // asked); an ask beats every allow rule, so it is never auto-allowed.
+      if (!a.ok) return { behavior: 'ask', reason: `the command could not be fully analysed (${a.reason})` };
+      return { behavior: 'passthrough' };
+    },
+    async call(input, ctx): Promise<ToolOutput> {
+      const argv = ['/bin/bash', '-c', input.command];
+      if (input.run_in_background) {
+        const task = await ctx.tasks.start(ctx.sandbox, argv, input.command, { turnId: ctx.turnId, toolUseId: ctx.toolUseId });
+        return textOutput(`Started background task ${task.id}. Read its output with TaskOutput, wait for a line with Monitor, stop it with TaskStop.`);
+      }
+      const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+      const child = await ctx.sandbox.spawn({ argv });
+      const output = ctx.openOutput();
+
+      // One chain keeps chunks in arrival order; a stream pauses while its chunk is written,
+      // so a fast producer waits for the disk instead of filling memory.
+      let chain = Promise.resolve();
+      const pipe = (stream: NodeJS.ReadableStream) => {
+        const decoder = new StringDecoder('utf8');
+        const push = (text: string) => {
+          if (text === '') return;
+          ctx.progress(text);
+          stream.pause();
+          chain = chain.then(() => output.write(text)).finally(() => stream.resume());
+        };
+        stream.on('data', (d: Buffer) => push(decoder.write(d)));
+        stream.on('end', () => push(decoder.end()));
       };
-      stream.on('data', (d: Buffer) => push(decoder.write(d)));
-      stream.on('end', () => push(decoder.end()));
-    };
-    pipe(child.stdout);
-    pipe(child.stderr);
+      pipe(child.stdout);
+      pipe(child.stderr);
 
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill();
-    }, timeoutMs);
-    const onAbort = () => child.kill();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    const exit = await child.exited;
-    clearTimeout(timer);
-    ctx.signal.removeEventListener('abort', onAbort);
-    await chain;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill();
+      }, timeoutMs);
+      const onAbort = () => child.kill();
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      const exit = await child.exited;
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+      await chain;
 
-    if (ctx.signal.aborted) {
-      await output.abort();
-      throw new Error('cancelled');
-    }
-    const { blocks, truncation } = await output.finish();
-    const status = exit.error !== undefined
-      ? `The command could not be started: ${exit.error}`
-      : exit.limit
-        ? `Stopped: ${exit.limit}.`
-        : timedOut
-          ? `Killed after the ${timeoutMs} ms timeout (the whole process tree was stopped).`
-          : exit.signal
-            ? `Killed by ${exit.signal}.`
-            : `Exit code ${exit.code}.`;
-    const failed = exit.error !== undefined || exit.limit !== undefined || timedOut || exit.signal !== null || exit.code !== 0;
-    const content = blocks[0]!.text === '' ? [{ type: 'text' as const, text: status }] : [...blocks, { type: 'text' as const, text: status }];
-    return {
-      content,
-      ...(failed ? { isError: true } : {}),
-      ...(truncation && blocks[0]!.text !== '' ? { streamed: [{ blockIndex: 0, truncation }] } : {}),
-    };
-  },
-});
+      if (ctx.signal.aborted) {
+        await output.abort();
+        throw new Error('cancelled');
+      }
+      const { blocks, truncation } = await output.finish();
+      const status = exit.error !== undefined
+        ? `The command could not be started: ${exit.error}`
+        : exit.limit
+          ? `Stopped: ${exit.limit}.`
+          : timedOut
+            ? `Killed after the ${timeoutMs} ms timeout (the whole process tree was stopped).`
+            : exit.signal
+              ? `Killed by ${exit.signal}.`
+              : `Exit code ${exit.code}.`;
+      const failed = exit.error !== undefined || exit.limit !== undefined || timedOut || exit.signal !== null || exit.code !== 0;
+      const content = blocks[0]!.text === '' ? [{ type: 'text' as const, text: status }] : [...blocks, { type: 'text' as const, text: status }];
+      return {
+        content,
+        ...(failed ? { isError: true } : {}),
+        ...(truncation && blocks[0]!.text !== '' ? { streamed: [{ blockIndex: 0, truncation }] } : {}),
+      };
+    },
+  });
+}
+
+/** The Bash tool as the catalog installs it. */
+export const bashTool = createBashTool();

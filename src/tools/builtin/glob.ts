@@ -18,19 +18,8 @@ import path from 'node:path';
 import { PathRefusal, type Workspace } from '../../sandbox/paths.js';
 import { buildTool, textOutput, type ToolOutput } from '../tool.js';
 import { fileSubject, globRoot } from './subject-paths.js';
-import {
-  canContinue,
-  compileSegmentGlob,
-  expandBraces,
-  GlobSyntaxError,
-  initialState,
-  isAccepting,
-  isLiteralSegment,
-  stepState,
-  unescapeSegment,
-  type MatchState,
-  type SegmentGlob,
-} from './glob-match.js';
+import { expandBraces, GlobSyntaxError, isLiteralSegment, unescapeSegment } from '../../glob/pattern.js';
+import { canContinue, compileSegmentGlob, initialState, isAccepting, stepState, type MatchState, type SegmentGlob } from '../../glob/segments.js';
 import { childDir, mapLimit, walkTree, type WalkDir } from './glob-walk.js';
 
 export const GLOB_MAX_RESULTS = 1000;

@@ -4,8 +4,9 @@
 //     `.git` entries skipped; symlinks (to files or directories) and special files skipped;
 //     every directory listed and every file opened through the Workspace;
 //   - filters: ripgrep's override semantics for `glob` (the last matching glob decides, an
-//     inclusion glob leaves out the files it does not match, and wins over `type`), a file type
-//     table (glob-match.ts); an explicitly named file is searched whatever the filters say;
+//     inclusion glob leaves out the files it does not match, and wins over `type`), a file
+//     type table (src/glob/file-types.ts); a file named as the path is searched whatever the
+//     filters say;
 //   - binary files: read in ripgrep's buffer steps (64 KiB, the first read being its 3-byte BOM
 //     sniff); a buffer fill that brings a NUL byte ends the search of that file, so a NUL in the
 //     first 64 KiB skips the file and a later one keeps only what was found before it (count
@@ -20,7 +21,8 @@ import type { Dirent } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Workspace } from '../../sandbox/paths.js';
-import { compileIgnoreGlob, fileTypeMatcher, FILE_TYPES, OverrideFilter } from './glob-match.js';
+import { fileTypeMatcher, FILE_TYPES } from '../../glob/file-types.js';
+import { compileIgnoreGlob, OverrideFilter } from '../../glob/match.js';
 import { childRel, mapLimit, walkTree, type WalkDir } from './glob-walk.js';
 import { GrepCollector, type FileLines, type GrepQuery } from './grep-output.js';
 import { translateRegex } from './grep-regex.js';

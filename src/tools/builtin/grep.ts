@@ -16,7 +16,7 @@
 // (grep-regex.ts: JS `\w`/`\d`/`\b` are ASCII-only, look-around accepted by the fallback only,
 // `.` meets invalid UTF-8 as U+FFFD in the fallback); a NUL byte only after a file's first
 // 64 KiB; UTF-16 files (ripgrep transcodes them, the fallback sees NULs: binary); file types
-// beyond the fallback's table (glob-match.ts FILE_TYPES); error wording; the fallback's size
+// beyond the fallback's table (src/glob/file-types.ts); error wording; the fallback's size
 // caps (lines over 16 MiB, multiline files over 32 MiB, each noted in the output). The fallback
 // runs JavaScript's backtracking RegExp on the event loop: a pathological pattern can be slow
 // and cannot be interrupted mid-line, which ripgrep's linear-time engine rules out.
@@ -26,7 +26,7 @@ import path from 'node:path';
 import { PathRefusal, type Workspace } from '../../sandbox/paths.js';
 import { buildTool, textOutput, type CoreTool, type ToolOutput } from '../tool.js';
 import { fileSubject } from './subject-paths.js';
-import { GlobSyntaxError } from './glob-match.js';
+import { GlobSyntaxError } from '../../glob/pattern.js';
 import { GrepUsageError, RG_BUFFER_BYTES, searchFallback, type SearchTarget } from './grep-fallback.js';
 import { GREP_DEFAULT_MAX_LINES, GrepCollector, type GrepQuery } from './grep-output.js';
 import { GrepRegexError } from './grep-regex.js';

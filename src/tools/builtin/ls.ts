@@ -3,7 +3,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import path from 'node:path';
 import { buildTool, textOutput } from '../tool.js';
 import { fileSubject } from './subject-paths.js';
-import { globToRegExp } from './glob-pattern.js';
+import { compileNameGlob } from '../../glob/match.js';
+import { GlobSyntaxError } from '../../glob/pattern.js';
 
 export const LS_MAX_ENTRIES = 1000;
 const LS_MAX_DEPTH = 8;
@@ -17,6 +18,42 @@ const LsInput = Type.Object(
 );
 type LsInput = Static<typeof LsInput>;
 
+/**
+ * A name test for one `ignore` glob. In these globs a backslash and a `}` without its `{` are
+ * ordinary characters, and a glob that does not parse (an unclosed `[` or `{`) matches its own
+ * text: they are written into the shared glob syntax accordingly.
+ */
+function ignoreTest(glob: string): (name: string) => boolean {
+  let g = '';
+  let depth = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '[') {
+      // Up to the closing `]` (a leading `!`, `^` or `]` belongs to the class), copied as is.
+      let j = i + 1;
+      if (glob[j] === '!' || glob[j] === '^') j++;
+      if (glob[j] === ']') j++;
+      const end = glob.indexOf(']', j);
+      const body = end < 0 ? glob.slice(i) : glob.slice(i, end + 1);
+      g += body.replace(/\\/g, '\\\\');
+      i += body.length - 1;
+    } else if (c === '\\' || (c === '}' && depth === 0)) {
+      g += `\\${c}`;
+    } else {
+      if (c === '{') depth++;
+      else if (c === '}') depth--;
+      g += c;
+    }
+  }
+  try {
+    const re = compileNameGlob(g);
+    return (name) => re.test(name);
+  } catch (err) {
+    if (err instanceof GlobSyntaxError) return (name) => name === glob;
+    throw err;
+  }
+}
+
 export const lsTool = buildTool<LsInput>({
   name: 'LS',
   description:
@@ -28,7 +65,7 @@ export const lsTool = buildTool<LsInput>({
   isConcurrencySafe: () => true,
   requiresApproval: () => false,
   async call(input, ctx) {
-    const ignore = (input.ignore ?? []).map(globToRegExp);
+    const ignore = (input.ignore ?? []).map(ignoreTest);
     const lines: string[] = [];
     let truncated = false;
     const top = await ctx.workspace.readDirectory(input.path);
@@ -38,7 +75,7 @@ export const lsTool = buildTool<LsInput>({
     const walk = async (dirUserPath: string, entries: import('node:fs').Dirent[], depth: number): Promise<void> => {
       const realDir = await ctx.workspace.real(dirUserPath);
       const sorted = entries
-        .filter((e) => !ignore.some((re) => re.test(e.name)))
+        .filter((e) => !ignore.some((test) => test(e.name)))
         .filter((e) => {
           const denied = ctx.readDenied(path.join(realDir, e.name), e.isDirectory()) !== null;
           if (denied) leftOut++;

@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execOne } from '../../../src/pipeline/exec-one.js';
 import { Workspace } from '../../../src/sandbox/paths.js';
 import { GLOB_MAX_RESULTS, globTool } from '../../../src/tools/builtin/glob.js';
-import { compileIgnoreGlob, compileSegmentGlob, expandBraces, GlobSyntaxError } from '../../../src/tools/builtin/glob-match.js';
+import { compileIgnoreGlob } from '../../../src/glob/match.js';
+import { expandBraces, GlobSyntaxError } from '../../../src/glob/pattern.js';
+import { compileSegmentGlob } from '../../../src/glob/segments.js';
 import type { ToolContext } from '../../../src/tools/tool.js';
 import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
 
