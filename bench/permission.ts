@@ -8,8 +8,8 @@ import path from 'node:path';
 import { evaluateCall, type RuleSet } from '../src/permission/evaluate.js';
 import { parseRules } from '../src/permission/rules.js';
 import { Workspace } from '../src/sandbox/paths.js';
-import { bashTool } from '../src/tools/builtin/bash.js';
-import { writeTool } from '../src/tools/builtin/write.js';
+import { bashTool } from '../test/helpers/tools.js';
+import { writeTool } from '../src/capabilities/files/write.js';
 import type { CoreTool, ToolContext } from '../src/tools/tool.js';
 import { quantile } from './lib.js';
 
@@ -38,7 +38,10 @@ const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-bench-perm-'));
 try {
   await fs.mkdir(path.join(dir, 'src/deep/er'), { recursive: true });
   const ws = await Workspace.open(dir);
-  const ctx = { workspace: ws, shells: { pendingLine: () => '' }, readDenied: () => null } as unknown as ToolContext;
+  const ctx = { workspace: ws } as unknown as ToolContext;
+  const stub = { shells: { pendingLine: () => '' }, readDenied: () => null } as never;
+  const bash = bashTool.bind(stub);
+  const write = writeTool.bind(stub);
 
   const commandRules = Array.from({ length: 99 }, (_, i) => `Bash(tool${i} run *)`).concat('Bash(npm run test *)');
   const pathRules = Array.from({ length: 99 }, (_, i) => `Edit(pkg${i}/**/*.ts)`).concat('Edit(src/**)');
@@ -47,10 +50,10 @@ try {
   const writes = Array.from({ length: 1000 }, (_, i) => ({ file_path: `src/deep/er/f${i}.ts`, content: '' }));
 
   console.log(`permission bench: ${ITERATIONS} evaluations each, node ${process.version}`);
-  const bashBase = await measure('Bash, name rule `Bash` (baseline)', bashTool, lines, ctx, rules(['Bash']), 'allow');
-  const bashRules = await measure('Bash, compound line vs 100 command rules', bashTool, lines, ctx, rules(commandRules, ['Bash(rm *)']), 'allow');
-  const writeBase = await measure('Write, name rule `Write` (baseline)', writeTool, writes, ctx, rules(['Write']), 'allow');
-  const writeRules = await measure('Write, resolved path vs 100 path rules', writeTool, writes, ctx, rules(pathRules, ['Edit(secrets/**)']), 'allow');
+  const bashBase = await measure('Bash, name rule `Bash` (baseline)', bash, lines, ctx, rules(['Bash']), 'allow');
+  const bashRules = await measure('Bash, compound line vs 100 command rules', bash, lines, ctx, rules(commandRules, ['Bash(rm *)']), 'allow');
+  const writeBase = await measure('Write, name rule `Write` (baseline)', write, writes, ctx, rules(['Write']), 'allow');
+  const writeRules = await measure('Write, resolved path vs 100 path rules', write, writes, ctx, rules(pathRules, ['Edit(secrets/**)']), 'allow');
   console.log(`  ratio: command rules ${(bashRules / bashBase).toFixed(2)}x the name-rule baseline; path rules ${(writeRules / writeBase).toFixed(2)}x`);
 } finally {
   await fs.rm(dir, { recursive: true, force: true });

@@ -10,9 +10,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Workspace } from '../src/sandbox/paths.js';
-import { globTool } from '../src/tools/builtin/glob.js';
+import { globTool } from '../src/capabilities/files/glob.js';
 import { compileSegmentGlob, initialState, isAccepting, canContinue, stepState, type MatchState } from '../src/glob/segments.js';
-import { createGrepTool, findRipgrep } from '../src/tools/builtin/grep.js';
+import { createGrepTool, findRipgrep } from '../src/capabilities/files/grep.js';
 import type { CoreTool, ToolContext } from '../src/tools/tool.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
@@ -116,8 +116,10 @@ async function main(): Promise<void> {
     const ws = await Workspace.open(dir);
     // Glob and Grep use only the workspace and the signal of their context.
     const ctx = { sessionId: 'bench', turnId: 'bench', toolUseId: 'bench', workspace: ws, signal: new AbortController().signal, progress: () => undefined } as unknown as ToolContext;
-    const fallback = createGrepTool({ rgPath: null });
-    const viaRg = rg ? createGrepTool({ rgPath: rg }) : null;
+    const noRules = { readDenied: () => null } as never;
+    const fallback = createGrepTool({ rgPath: null }).bind(noRules);
+    const viaRg = rg ? createGrepTool({ rgPath: rg }).bind(noRules) : null;
+    const glob = globTool.bind(noRules);
 
     const searches: { name: string; input: Record<string, unknown>; rgArgs: string[] }[] = [
       { name: 'files_with_matches "TODO"', input: { pattern: 'TODO' }, rgArgs: ['--files-with-matches', '--null'] },
@@ -142,7 +144,7 @@ async function main(): Promise<void> {
     for (const pattern of ['**/*.ts', 'pkg1*/**/file1?.*', '**/mod3/*.{md,json}']) {
       console.log(` "${pattern}"`);
       const bare = await median('bare readdir walk + same matcher', () => bareGlob(dir, pattern));
-      const tool = await median('Glob tool', () => callTool(globTool, { pattern }, ctx));
+      const tool = await median('Glob tool', () => callTool(glob, { pattern }, ctx));
       console.log(`  ratio: Glob tool / bare walk = ${(tool / bare).toFixed(2)}x`);
     }
   } finally {

@@ -13,6 +13,18 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export const MODEL_PROVIDERS = ['anthropic', 'openai', 'scripted'] as const;
 /** The WebSearch backends (src/web/search/ implements them). */
 export const WEBSEARCH_BACKENDS = ['ddgs', 'brave', 'tavily', 'deepseek', 'searxng'] as const;
+export type SearchBackendName = (typeof WEBSEARCH_BACKENDS)[number];
+
+/** A usable search backend's configuration (src/web/search/config.ts checks it). */
+export interface SearchConfig {
+  backend: SearchBackendName;
+  apiKey?: string;
+  /**
+   * Endpoint override (required for searxng: its base URL, e.g. http://searx.local:8080; optional
+   * for others, used by tests/self-hosted proxies).
+   */
+  url?: string;
+}
 export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
 
 export interface Config {

@@ -22,6 +22,8 @@ import { InputValidator } from './pipeline/validate.js';
 import type { SandboxHost, SandboxStatus } from './sandbox/process.js';
 import { createSandboxHost } from './sandbox/host.js';
 import { createApplication, INTERNAL } from './app/index.js';
+import { findRipgrep } from './capabilities/files/grep.js';
+import { ToolCatalog } from './tools/catalog.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Resolver } from './sandbox/egress.js';
@@ -73,6 +75,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const hooks = new HookRegistry();
   for (const h of options.hooks ?? []) hooks.register(h);
   const validator = new InputValidator();
+  // Binaries are found once, here: Grep's ripgrep (its absence is a readiness note, not a failure).
+  const catalog = new ToolCatalog({ rgPath: findRipgrep() });
   const outputs = new OutputFiles(
     path.join(config.dataDir, 'outputs'),
     store,
@@ -108,6 +112,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     sandboxStatus,
     ownAddresses: () => listening(),
     outputs,
+    catalog,
     config,
     store,
     events,
@@ -122,7 +127,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const recovered = await application.recovery.recover(INTERNAL);
   if (recovered.sessions > 0) logger.info(recovered, 'recovered sessions from the store');
 
-  const readiness = readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch: () => application.webSearch });
+  const readiness = readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch: () => application.webSearch, rgPath: catalog.options.rgPath });
 
   const shutdown = httpShutdown();
   const ctx: AppContext = {

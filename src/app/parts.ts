@@ -19,7 +19,7 @@ import type { RunnerDeps } from '../session/runner.js';
 import { RuntimeTable } from '../session/runtime.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
-import { implementedTools } from '../tools/catalog.js';
+import type { ToolCatalog } from '../tools/catalog.js';
 import { searchStatus, type SearchStatus } from '../web/state.js';
 
 export interface AppDeps {
@@ -33,6 +33,8 @@ export interface AppDeps {
   /** Operator-configured (trusted) in-process hooks; they run for every session. */
   hooks: HookRegistry;
   outputs: OutputFiles;
+  /** The tools this server has (made once by the composition root). */
+  catalog: ToolCatalog;
   sandbox: SandboxHost;
   /** The sandbox's self-test, run once on first need. */
   sandboxStatus: () => Promise<SandboxStatus>;
@@ -69,7 +71,7 @@ export interface Parts {
 
 export function createParts(deps: AppDeps): Parts {
   const { config, store, events, clock, newId, logger } = deps;
-  for (const tool of implementedTools()) deps.validator.prepare(tool);
+  for (const tool of deps.catalog.specs()) deps.validator.prepare(tool);
   const defaultLimits = (): Session['limits'] => ({
     enforcement: deps.sandbox.mode === 'off' ? 'none' : deps.sandbox.limits.enforcement,
     ...config.sandboxLimits,
@@ -99,6 +101,7 @@ export function createParts(deps: AppDeps): Parts {
       egress,
       audit,
       webSearch,
+      catalog: deps.catalog,
       ownAddresses: deps.ownAddresses ?? (() => []),
       // A new rule or mode may decide requests that wait for a person.
       onPermissionChange: (sessionId) => void broker.reevaluatePending(sessionId),

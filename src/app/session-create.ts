@@ -9,7 +9,6 @@ import { parseRules } from '../permission/rules.js';
 import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
 import type { ResourceLimits } from '../sandbox/limits.js';
 import type { SessionRecord } from '../store/store.js';
-import { selectTools } from '../tools/catalog.js';
 import type { Parts } from './parts.js';
 
 export type SessionPlan =
@@ -26,7 +25,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
   const problems: string[] = [];
 
   const sandbox = await parts.deps.sandboxStatus();
-  const selection = selectTools(body.tools, { processSandbox: sandbox, webSearch: parts.webSearch });
+  const selection = parts.deps.catalog.select(body.tools, { processSandbox: sandbox, webSearch: parts.webSearch });
   if (!selection.ok) problems.push(...selection.problems);
   problems.push(...parseRules('allowed_tools', body.allowed_tools ?? []).problems);
   problems.push(...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems);
@@ -58,7 +57,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
   }
   if (problems.length > 0 || !selection.ok || !resolved.ok) return { ok: false, problems };
 
-  const tools = selection.tools.map((t) => t.name);
+  const tools = selection.names;
   const warnings: string[] = [...selection.warnings];
   if (config.sandbox === 'off') {
     warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');

@@ -9,8 +9,6 @@ import { buildRuntime } from '../session/build.js';
 import { stopRuntimeParts, type SessionRuntime } from '../session/runtime.js';
 import { TurnStop } from '../session/turn.js';
 import type { ExposedTool } from '../tools/registry.js';
-import { ToolRegistry } from '../tools/registry.js';
-import { selectTools } from '../tools/catalog.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 import { planSession } from './session-create.js';
@@ -118,10 +116,7 @@ export class SessionUseCases {
     const record = this.parts.records.get(id);
     const rt = this.parts.runtimes.get(id);
     if (rt) return rt.registry.exposed();
-    const registry = new ToolRegistry();
-    const selection = selectTools(record.session.tools, { processSandbox: { usable: true, detail: '' } });
-    if (selection.ok) for (const tool of selection.tools) registry.register(tool);
-    return registry.exposed();
+    return this.parts.deps.catalog.describe(record.session.tools);
   }
 
   /** Closes a session: cancels its turn, runs SessionEnd hooks, emits the final event. Idempotent. */

@@ -12,8 +12,8 @@ export const SessionRuleSchema = Type.Object(
   {
     rule: RuleString,
     behavior: Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')]),
-    source: Type.Union([Type.Literal('remember'), Type.Literal('patch')], {
-      description: '`remember`: added by an approval; `patch`: added by PATCH',
+    source: Type.Union([Type.Literal('remember'), Type.Literal('patch'), Type.Literal('tool')], {
+      description: '`remember`: added by an approval; `patch`: added by PATCH; `tool`: added by a tool call\'s result (its effects)',
     }),
     added_at: Timestamp('When the rule was added'),
   },

@@ -7,7 +7,7 @@ import type { Readiness } from '../contract/schemas.js';
 import { sandboxHostChecks } from '../sandbox/host.js';
 import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
 import type { Store } from '../store/store.js';
-import { grepBackend } from '../tools/builtin/grep.js';
+import { grepBackend } from '../capabilities/files/grep.js';
 
 export interface ReadinessSources {
   config: Config;
@@ -16,9 +16,11 @@ export interface ReadinessSources {
   sandboxStatus(): Promise<SandboxStatus>;
   /** The web search backend as the sessions see it now. */
   webSearch(): { usable: boolean; configured: boolean; detail: string };
+  /** The ripgrep Grep uses (null: the built-in search). */
+  rgPath: string | null;
 }
 
-export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch }: ReadinessSources): () => Promise<Readiness> {
+export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch, rgPath }: ReadinessSources): () => Promise<Readiness> {
   return async () => {
     const checks: Readiness['checks'] = [];
     checks.push({
@@ -38,7 +40,7 @@ export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webS
     // Not required: without it the service still serves file tools; shell tools are then not
     // installed and a session asking for them is refused with this detail.
     checks.push({ name: 'sandbox', ok: sandbox.usable, required: false, detail: sandbox.detail });
-    const grep = grepBackend();
+    const grep = grepBackend(rgPath);
     checks.push({
       name: 'search',
       ok: true,

@@ -1,34 +1,21 @@
 // The call stage (SPEC §2 step 5): the per-call context a tool gets, and running the tool under
 // the turn's signal. A refusal the tool states (path sandbox, process sandbox, its own) reaches
 // the model as it is; anything else is "<tool> failed: …".
-import { readDenyRule } from '../permission/rules.js';
 import { PathRefusal } from '../sandbox/paths.js';
 import { SandboxRefusal } from '../sandbox/session-sandbox.js';
-import { ToolRefusal, type CoreTool, type StreamedOutput, type SubagentTask, type ToolContext, type ToolOutput } from '../tools/tool.js';
+import { ToolRefusal, type CoreTool, type StreamedOutput, type ToolContext, type ToolOutput } from '../tools/tool.js';
 import { CappedTextCollector, type OpenSpill } from './output-cap.js';
 import { cancelled, type PipelineEnv, type ToolCall } from './types.js';
 
 export function toolContext(call: ToolCall, tool: CoreTool, env: PipelineEnv): ToolContext {
   return {
-    sandbox: env.sandbox,
-    tasks: env.tasks,
-    shells: env.shells,
-    openOutput: () => streamedOutput(env, call, tool),
     sessionId: env.sessionId,
     turnId: env.turnId,
     toolUseId: call.id,
     workspace: env.workspace,
-    readState: env.readState,
     signal: env.signal,
     progress: (chunk) => env.onProgress(call, chunk),
-    ...(env.subagent ? { subagent: (task: SubagentTask) => env.subagent!(call, task) } : {}),
-    ...(env.fetcher ? { fetch: env.fetcher(call, tool.name) } : {}),
-    ...(env.web ? { web: env.web } : {}),
-    readDenied: (absReal, isDir) => {
-      const { deny, ask } = env.permissionContext().rules;
-      const rule = readDenyRule(deny, tool.name, absReal, isDir, env.workspace.root) ?? readDenyRule(ask, tool.name, absReal, isDir, env.workspace.root);
-      return rule?.text ?? null;
-    },
+    openOutput: () => streamedOutput(env, call, tool),
   };
 }
 

@@ -1,9 +1,9 @@
 // execOne: one tool_use → exactly one tool_result, through the stages of SPEC §2 in order.
 // Each stage is one function returning a value; reading this file is reading the lifecycle:
 //   admit → validate → authorize (evaluate ⇄ ask ⇄ PreToolUse, rewrites re-validated)
-//         → call → cap → PostToolUse / PostToolUseFailure.
+//         → call (→ delegate: the inner call through all of this) → effects → cap → PostToolUse / PostToolUseFailure.
 // A stage that ends the call early throws a `Stop` carrying the call's result.
-import type { CoreTool } from '../tools/tool.js';
+import type { CoreTool, ToolOutput } from '../tools/tool.js';
 import { authorize } from './authorize.js';
 import { callTool, toolContext } from './call.js';
 import { CallInputs } from './inputs.js';
@@ -12,7 +12,7 @@ import { fail, Stop, type ExecOutcome, type PipelineEnv, type ToolCall } from '.
 
 export * from './types.js';
 
-export async function execOne(call: ToolCall, env: PipelineEnv): Promise<ExecOutcome> {
+export async function execOne(call: ToolCall, env: PipelineEnv, delegated = false): Promise<ExecOutcome> {
   try {
     const tool = admit(call, env);
     const ctx = toolContext(call, tool, env);
@@ -20,11 +20,33 @@ export async function execOne(call: ToolCall, env: PipelineEnv): Promise<ExecOut
     const input = inputs.validated(call.input, 'input');
     const authorized = await authorize(call, tool, input, inputs, env);
     const called = await callTool(call, tool, authorized.input, ctx, env);
+    if (called.ok && called.output.delegate) return await delegate(call, tool.name, called.output.delegate, env, delegated);
+    if (called.ok && called.output.effects?.length) applyEffects(call, tool.name, called.output.effects, env);
     const result = await capOutput(call, tool, called, env);
     return await postToolUse(call, tool, authorized.input, called, result, authorized.context, inputs, env);
   } catch (err) {
     if (err instanceof Stop) return err.outcome;
     throw err;
+  }
+}
+
+/**
+ * A tool handed its call to another: the inner call goes through every stage under the inner
+ * tool's name (its validation, rules, ask, hooks, cap), and its result is the call's result. It
+ * was announced already (the outer tool.started), and it may not hand on again.
+ */
+function delegate(call: ToolCall, outer: string, inner: { name: string; input: unknown }, env: PipelineEnv, delegated: boolean): Promise<ExecOutcome> {
+  if (delegated) throw fail(call, `${outer}: a delegated call cannot hand its call on again.`);
+  return execOne({ id: call.id, name: inner.name, input: inner.input }, { ...env, onStarted: () => undefined }, true);
+}
+
+/** The session changes a result carries, applied before the result is recorded; one that cannot be applied fails the call. */
+function applyEffects(call: ToolCall, tool: string, effects: NonNullable<ToolOutput['effects']>, env: PipelineEnv): void {
+  if (!env.applyEffects) throw fail(call, `${tool}: this session cannot apply the changes the call asked for.`);
+  try {
+    env.applyEffects(effects, call);
+  } catch (err) {
+    throw fail(call, `${tool}: the changes the call asked for could not be applied: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

@@ -5,14 +5,8 @@ import type { HookRegistry, HookRunRecord } from '../hooks/registry.js';
 import type { ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
 import type { RuleSet } from '../permission/evaluate.js';
 import type { Workspace } from '../sandbox/paths.js';
-import type { SessionSandbox } from '../sandbox/session-sandbox.js';
-import type { FileReadState } from '../tools/read-state.js';
-import type { BackgroundTasks } from '../tools/tasks.js';
-import type { PtyShells } from '../tools/pty.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { SubagentTask, ToolOutput } from '../tools/tool.js';
-import type { Fetcher } from '../egress/types.js';
-import type { WebState } from '../web/state.js';
+import type { ToolEffect } from '../tools/tool.js';
 import type { SpillSink } from './output-cap.js';
 import type { InputValidator, Validation } from './validate.js';
 
@@ -46,10 +40,6 @@ export interface PipelineEnv {
   validator: InputValidator;
   hooks: HookRegistry;
   workspace: Workspace;
-  readState: FileReadState;
-  sandbox: SessionSandbox;
-  tasks: BackgroundTasks;
-  shells: PtyShells;
   capChars: number;
   /** Opens a spill file for a capped block; null: capped text is not kept. */
   spill: ((p: { toolUseId: string; tool: string; blockIndex: number }) => Promise<SpillSink>) | null;
@@ -60,11 +50,8 @@ export interface PipelineEnv {
   recordDecision(note: DecisionNote): void;
   /** Every hook run of this call (for the hook audit events). */
   onHookRun?(record: HookRunRecord, toolUseId?: string): void;
-  /** Outbound HTTP for one call (its hops become evidence of that call). */
-  fetcher?: (call: ToolCall, tool: string) => Fetcher;
-  web?: WebState;
-  /** Prompt turns: what the Agent tool runs (see ToolContext.subagent). */
-  subagent?: (call: ToolCall, task: SubagentTask) => Promise<ToolOutput>;
+  /** Applies the session changes a tool's result carries (set mode, add rules), through the session's settings. */
+  applyEffects?(effects: readonly ToolEffect[], call: ToolCall): void;
   onStarted(call: ToolCall, input: unknown): void;
   onProgress(call: ToolCall, chunk: string): void;
   /** The turn's signal: cancellation stops waiting and running. */

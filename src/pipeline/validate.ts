@@ -1,8 +1,9 @@
 // Full JSON Schema validation of tool inputs (SPEC §9.1): enum, bounds, pattern,
-// additionalProperties and formats, from schemas compiled once per tool object.
+// additionalProperties and formats, from schemas compiled once per schema (every session's
+// instance of a tool shares its spec's schema).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { CoreTool } from '../tools/tool.js';
+import type { ToolSpec } from '../tools/tool.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -11,7 +12,10 @@ export type Validation = { ok: true; value: unknown } | { ok: false; errors: str
 
 export class InputValidator {
   private readonly ajv: Ajv;
-  private readonly compiled = new WeakMap<CoreTool, ValidateFunction>();
+  /** By schema: every session's instance of a tool shares its spec's schema, compiled once. */
+  private readonly compiled = new WeakMap<object, ValidateFunction>();
+  /** By tool object, so a call finds its function without touching the schema. */
+  private readonly byTool = new WeakMap<ToolSpec, ValidateFunction>();
 
   constructor() {
     // strict: a schema keyword Ajv does not know is a programming error, not something to skip.
@@ -23,21 +27,33 @@ export class InputValidator {
   }
 
   /** Compiles a tool's schema now, so a broken schema fails at start-up rather than on a call. */
-  prepare(tool: CoreTool): void {
-    if (tool.parseRawInput || this.compiled.has(tool)) return;
-    // Compiled without its top-level $id: Ajv registers ids globally, and two tools may
-    // carry schemas with the same id (e.g. the same MCP tool in two sessions).
-    const { $id: _id, ...schema } = tool.inputSchema;
-    this.compiled.set(tool, this.ajv.compile(schema));
+  prepare(tool: ToolSpec): void {
+    this.functionFor(tool);
   }
 
-  validate(tool: CoreTool, input: unknown): Validation {
+  private functionFor(tool: ToolSpec): ValidateFunction | undefined {
+    if (tool.parseRawInput) return undefined;
+    const known = this.byTool.get(tool);
+    if (known) return known;
+    const schemaObject = tool.inputSchema;
+    let fn = this.compiled.get(schemaObject);
+    if (!fn) {
+      // Compiled without its top-level $id: Ajv registers ids globally, and two tools may
+      // carry schemas with the same id (e.g. the same MCP tool in two sessions).
+      const { $id: _id, ...schema } = schemaObject;
+      fn = this.ajv.compile(schema);
+      this.compiled.set(schemaObject, fn);
+    }
+    this.byTool.set(tool, fn);
+    return fn;
+  }
+
+  validate(tool: ToolSpec, input: unknown): Validation {
     if (tool.parseRawInput) {
       const parsed = tool.parseRawInput(input);
       return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, errors: parsed.errors };
     }
-    this.prepare(tool);
-    const fn = this.compiled.get(tool)!;
+    const fn = this.functionFor(tool)!;
     if (fn(input)) return { ok: true, value: input };
     return { ok: false, errors: describeErrors(fn.errors ?? []) };
   }

@@ -14,15 +14,16 @@ import { Workspace } from '../sandbox/paths.js';
 import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
 import { SessionSandbox } from '../sandbox/session-sandbox.js';
 import type { SessionRecord, Store } from '../store/store.js';
-import { selectTools } from '../tools/catalog.js';
-import { PtyShells } from '../tools/pty.js';
-import { FileReadState } from '../tools/read-state.js';
-import { ToolRegistry } from '../tools/registry.js';
-import { BackgroundTasks } from '../tools/tasks.js';
-import { FetchCache, type SearchStatus } from '../web/state.js';
+import type { ToolCatalog } from '../tools/catalog.js';
+import type { SessionServices } from '../tools/capability.js';
+import type { TaskEvents } from '../tools/capability.js';
+import { readDenyRule } from '../permission/rules.js';
+import { egressFetcher } from '../egress/client.js';
+import type { SearchStatus } from '../web/state.js';
 import type { HookAudit } from './lifecycle.js';
 import type { SessionRuntime } from './runtime.js';
 import { SessionSettings } from './settings.js';
+import { ToolRefusal } from '../tools/tool.js';
 
 export interface BuildDeps {
   config: Config;
@@ -38,6 +39,7 @@ export interface BuildDeps {
   egress: EgressPolicy;
   audit: HookAudit;
   webSearch: SearchStatus;
+  catalog: ToolCatalog;
   /** The server's own listening sockets (a sandbox's network never reaches them). */
   ownAddresses: () => { address: string; port: number }[];
   /** The session's rules or mode changed: its waiting requests are evaluated again. */
@@ -58,11 +60,11 @@ export interface BuiltRuntime {
 export async function buildRuntime(record: SessionRecord, processSandbox: SandboxStatus, deps: BuildDeps): Promise<BuiltRuntime> {
   const s = record.session;
   const workspace = await Workspace.open(s.workspace);
-  const registry = new ToolRegistry();
   const missingTools: string[] = [];
+  const names: string[] = [];
   for (const name of s.tools) {
-    const one = selectTools([name], { processSandbox, webSearch: deps.webSearch });
-    if (one.ok) for (const tool of one.tools) registry.register(tool);
+    const one = deps.catalog.select([name], { processSandbox, webSearch: deps.webSearch });
+    if (one.ok) names.push(...one.names);
     else missingTools.push(name);
   }
   const model = resolveModel(record.model ?? undefined, record.modelApiKey, deps.config.model);
@@ -74,27 +76,52 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   const operator: HookRegistration[] = deps.operatorHooks
     ? compileSessionHooks(deps.operatorHooks, where, deps.egress, 'NORMA_HOOKS_FILE', deps.audit.evidence).registrations
     : [];
+  const settings = new SessionSettings(record, { store: deps.store, events: deps.events, onPermissionChange: deps.onPermissionChange });
+  const services: SessionServices = {
+    sessionId: s.id,
+    workspace,
+    sandbox,
+    newId: deps.newId,
+    clock: deps.clock,
+    tasksDir: path.join(deps.config.dataDir, 'tasks', s.id),
+    taskEvents: taskEvents(s.id, deps),
+    readDenied: (tool, absReal, isDir) => {
+      const { deny, ask } = settings.permission().rules;
+      const rule = readDenyRule(deny, tool, absReal, isDir, workspace.root) ?? readDenyRule(ask, tool, absReal, isDir, workspace.root);
+      return rule?.text ?? null;
+    },
+    fetcher: (ctx, tool) =>
+      egressFetcher({
+        policy: deps.egress,
+        ...(deps.config.web.proxy ? { proxy: deps.config.web.proxy } : {}),
+        clock: deps.clock,
+        onEvidence: (e) => deps.events.emit(s.id, { type: 'egress.request', turn_id: ctx.turnId, tool_use_id: ctx.toolUseId, tool, ...e }),
+      }),
+    web: {
+      fetchMaxBytes: deps.config.web.fetchMaxBytes,
+      fetchTimeoutMs: deps.config.web.fetchTimeoutMs,
+      convertTimeoutMs: deps.config.web.convertTimeoutMs,
+      search: deps.webSearch.config,
+    },
+    subagent: (task, ctx) => {
+      const turn = runtime?.activeTurn;
+      if (!turn?.subagents || turn.id !== ctx.turnId) {
+        throw new ToolRefusal('Agent runs only inside prompt turns: a subagent needs the session\'s model.');
+      }
+      return turn.subagents(ctx.toolUseId, task);
+    },
+  };
+  const tools = deps.catalog.install(names, services);
 
   runtime = {
     id: s.id,
-    settings: new SessionSettings(record, { store: deps.store, events: deps.events, onPermissionChange: deps.onPermissionChange }),
-    registry,
+    settings,
+    registry: tools.registry,
     workspace,
     sandbox,
     hooks: deps.hooks.with([...operator, ...own.registrations]),
     model: model.ok ? model.model : null,
-    state: {
-      readState: new FileReadState(),
-      tasks: backgroundTasks(s.id, deps),
-      shells: new PtyShells(deps.newId),
-      web: {
-        cache: new FetchCache(() => deps.clock().getTime()),
-        fetchMaxBytes: deps.config.web.fetchMaxBytes,
-        fetchTimeoutMs: deps.config.web.fetchTimeoutMs,
-        convertTimeoutMs: deps.config.web.convertTimeoutMs,
-        search: deps.webSearch.config,
-      },
-    },
+    closeTools: tools.close,
     activeTurn: null,
   };
   return { runtime, missingTools, hookProblems: own.problems, modelProblems: model.ok ? [] : model.problems };
@@ -121,10 +148,10 @@ function sessionSandbox(record: SessionRecord, workspace: string, deps: BuildDep
   });
 }
 
-/** A session's background tasks, logging under the data directory and announcing themselves as events. */
-function backgroundTasks(sessionId: string, deps: BuildDeps): BackgroundTasks {
+/** Background tasks announce themselves as events of the session. */
+function taskEvents(sessionId: string, deps: BuildDeps): TaskEvents {
   const { events } = deps;
-  return new BackgroundTasks(path.join(deps.config.dataDir, 'tasks', sessionId), deps.newId, deps.clock, {
+  return {
     started: (t, origin) =>
       events.emit(sessionId, { type: 'task.started', task_id: t.id, command: t.command, turn_id: origin.turnId, tool_use_id: origin.toolUseId }),
     completed: (t) =>
@@ -136,5 +163,5 @@ function backgroundTasks(sessionId: string, deps: BuildDeps): BackgroundTasks {
         signal: t.signal,
         output_bytes: t.outputBytes,
       }),
-  });
+  };
 }

@@ -58,9 +58,7 @@ export class PromptTurnRunner extends TurnRunner {
     turn.model_calls ??= 0;
   }
 
-  protected override env(): PipelineEnv {
-    return { ...super.env(), subagent: (call, task) => this.runSubagent(call, task) };
-  }
+  override readonly subagents = (parentId: string, task: SubagentTask): Promise<ToolOutput> => this.runSubagent(parentId, task);
 
   private get messages(): Message[] {
     return this.turn.messages as Message[];
@@ -258,7 +256,8 @@ export class PromptTurnRunner extends TurnRunner {
    * call through the pipeline (permissions, hooks, sandbox) with its events marked by the Agent
    * call's id. Its failures are the Agent call's is_error result, never the parent turn's.
    */
-  private async runSubagent(parent: ToolCall, task: SubagentTask): Promise<ToolOutput> {
+  private async runSubagent(parentId: string, task: SubagentTask): Promise<ToolOutput> {
+    const parent = { id: parentId };
     const agentId = `agent_${parent.id}`;
     const hooks = await this.prompt.hooks.run(
       'SubagentStart',

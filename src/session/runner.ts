@@ -17,7 +17,6 @@ import type { InputValidator } from '../pipeline/validate.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
-import { egressFetcher } from '../egress/client.js';
 import type { HookAudit } from './lifecycle.js';
 import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
 import type { SessionRuntime } from './runtime.js';
@@ -58,10 +57,6 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Map<str
       hooks: rt.hooks,
       onHookRun: (r, call) => deps.audit.recordRun(sessionId, r, turn.id, call),
       workspace: rt.workspace,
-      readState: rt.state.readState,
-      sandbox: rt.sandbox,
-      tasks: rt.state.tasks,
-      shells: rt.state.shells,
       capChars: settings.session.output_cap_chars,
       spill: (p) => deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
       permissionContext: () => settings.permission(),
@@ -77,14 +72,7 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Map<str
         });
       },
       recordDecision: (note) => recordDecision(deps, sessionId, turn.id, note),
-      web: rt.state.web,
-      fetcher: (call, tool) =>
-        egressFetcher({
-          policy: deps.egress,
-          ...(deps.config.web.proxy ? { proxy: deps.config.web.proxy } : {}),
-          clock: deps.clock,
-          onEvidence: (e) => deps.events.emit(sessionId, { type: 'egress.request', turn_id: turn.id, tool_use_id: call.id, tool, ...e }),
-        }),
+      applyEffects: (effects) => settings.applyEffects(effects, deps.clock().toISOString()),
     },
     onFinished: (r) => {
       if (rt.activeTurn === r) rt.activeTurn = null;

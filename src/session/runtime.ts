@@ -1,5 +1,5 @@
-// The live parts of one session (what does not survive the process): its tools, workspace,
-// sandbox, hooks, model, the state its tool groups keep, and the turn it runs. Built from the
+// The live parts of one session (what does not survive the process): its tools (with the state
+// their groups keep), workspace, sandbox, hooks, model, and the turn it runs. Built from the
 // stored record by build.ts, for a new session and after a restart alike.
 import type { HookRegistry } from '../hooks/registry.js';
 import type { ResolvedModel } from '../model/index.js';
@@ -7,10 +7,6 @@ import type { ModelProvider } from '../model/provider.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { FileReadState } from '../tools/read-state.js';
-import type { BackgroundTasks } from '../tools/tasks.js';
-import type { PtyShells } from '../tools/pty.js';
-import type { WebState } from '../web/state.js';
 import { DomainError } from '../errors.js';
 import type { SessionSettings } from './settings.js';
 import type { TurnRunner } from './turn.js';
@@ -27,14 +23,8 @@ export interface SessionRuntime {
   readonly hooks: HookRegistry;
   /** The model prompt turns talk to (null: the session has none). */
   readonly model: ResolvedModel | null;
-  /** What the session's tool groups keep between calls. */
-  readonly state: {
-    readState: FileReadState;
-    tasks: BackgroundTasks;
-    shells: PtyShells;
-    /** WebFetch's cache and caps, the search backend. */
-    web: WebState;
-  };
+  /** Stops what the session's tool groups keep running (background tasks, shells). */
+  readonly closeTools: () => Promise<void>;
   activeTurn: TurnRunner | null;
   /** Made on the first prompt turn and kept (with their connections) until the session closes. */
   providers?: { main: ModelProvider; subagent: ModelProvider };
@@ -80,8 +70,7 @@ export class RuntimeTable {
 
 /** Stops what a runtime keeps running (PTYs, tasks, model connections); the sandbox closes later. */
 export async function stopRuntimeParts(rt: SessionRuntime): Promise<void> {
-  rt.state.shells.closeAll();
-  await rt.state.tasks.closeAll();
+  await rt.closeTools();
   const p = rt.providers;
   rt.providers = undefined;
   if (p) await Promise.all([p.main.close?.(), p.subagent.close?.()]);

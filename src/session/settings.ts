@@ -9,6 +9,8 @@ import type { RuleSet } from '../permission/evaluate.js';
 import { parseRules, type ParsedRule } from '../permission/rules.js';
 import type { PermissionContext } from '../pipeline/exec-one.js';
 import type { SessionRecord, Store } from '../store/store.js';
+import type { ToolEffect } from '../tools/tool.js';
+import { DomainError } from '../errors.js';
 
 export interface SettingsDeps {
   store: Store;
@@ -73,6 +75,29 @@ export class SessionSettings {
       (s) => {
         for (const rule of rules) {
           if (!s.rules.some((r) => r.rule === rule && r.behavior === 'allow')) s.rules.push({ rule, behavior: 'allow', source: 'remember', added_at: now });
+        }
+      },
+      { announce: true },
+    );
+  }
+
+  /**
+   * The session changes a tool's result carries (set mode, add rules), checked first and then
+   * stored together with `session.updated`; a bad rule changes nothing.
+   */
+  applyEffects(effects: readonly ToolEffect[], now: string): void {
+    const problems = effects.flatMap((e) => (e.kind === 'add_rules' ? parseRules('rules', e.rules).problems : []));
+    if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
+    this.update(
+      (s) => {
+        for (const e of effects) {
+          if (e.kind === 'set_mode') s.permission_mode = e.mode;
+          else {
+            for (const rule of e.rules) {
+              s.rules = s.rules.filter((x) => !(x.rule === rule && x.behavior === e.behavior));
+              s.rules.push({ rule, behavior: e.behavior, source: 'tool', added_at: now });
+            }
+          }
         }
       },
       { announce: true },

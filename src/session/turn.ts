@@ -9,6 +9,7 @@ import type { Clock } from '../ids.js';
 import { partitionCalls } from '../pipeline/batch.js';
 import { errorResult, execOne, type PipelineEnv, type ToolCall } from '../pipeline/exec-one.js';
 import type { Store } from '../store/store.js';
+import type { SubagentTask, ToolOutput } from '../tools/tool.js';
 import type { PauseHost } from '../interaction/broker.js';
 import { TurnStop } from '../interaction/stop.js';
 
@@ -64,6 +65,9 @@ export class TurnRunner implements PauseHost {
   get turnId(): string {
     return this.turn.id;
   }
+
+  /** Runs a subagent for the call `parentId` (prompt turns only: a direct turn has no model). */
+  readonly subagents: ((parentId: string, task: SubagentTask) => Promise<ToolOutput>) | null = null;
 
   get signal(): AbortSignal {
     return this.controller.signal;

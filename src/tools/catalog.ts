@@ -1,40 +1,19 @@
 // The catalog of the 30 static tool names (SPEC §6): each with its group, security metadata,
-// install condition, and — where this build has it — its implementation. Asking for a tool
-// that cannot be installed is reported at session creation, never silently dropped (SPEC §9.10).
-import type { CoreTool } from './tool.js';
-import { bashTool } from './builtin/bash.js';
-import { editTool } from './builtin/edit.js';
-import { globTool } from './builtin/glob.js';
-import { grepTool } from './builtin/grep.js';
-import { lsTool } from './builtin/ls.js';
-import { monitorTool } from './builtin/monitor.js';
-import { shellCloseTool } from './builtin/shell-close.js';
-import { shellOpenTool } from './builtin/shell-open.js';
-import { shellReadTool } from './builtin/shell-read.js';
-import { shellResizeTool } from './builtin/shell-resize.js';
-import { shellWriteTool } from './builtin/shell-write.js';
-import { taskListTool } from './builtin/task-list.js';
-import { taskOutputTool } from './builtin/task-output.js';
-import { taskStopTool } from './builtin/task-stop.js';
-import { multiEditTool } from './builtin/multi-edit.js';
-import { readTool } from './builtin/read.js';
-import { writeTool } from './builtin/write.js';
-import { agentTool } from './builtin/agent.js';
-import { webFetchTool } from './builtin/web-fetch.js';
-import { webSearchTool } from './builtin/web-search.js';
+// install condition, and — where this build has it — the capability that implements it. Asking
+// for a tool that cannot be installed is reported at session creation, never silently dropped
+// (SPEC §9.10). The composition root makes one catalog (Grep's engine and Bash's analysis cache
+// are chosen there); a session installs the capabilities of the tools it names.
+import { agentCapability } from '../capabilities/agent/index.js';
+import { filesCapability } from '../capabilities/files/index.js';
+import { ptyCapability } from '../capabilities/pty/index.js';
+import type { BashToolOptions } from '../capabilities/shell/bash.js';
+import { shellCapability } from '../capabilities/shell/index.js';
+import { webCapability } from '../capabilities/web/index.js';
+import type { Capability, SessionServices, ToolGroup } from './capability.js';
+import { ToolRegistry, type ExposedTool } from './registry.js';
+import type { CoreTool, ToolFactory, ToolSpec } from './tool.js';
 
-export type ToolGroup =
-  | 'file'
-  | 'shell'
-  | 'background'
-  | 'pty'
-  | 'web'
-  | 'interaction'
-  | 'plan'
-  | 'instructions'
-  | 'deferred'
-  | 'subagent'
-  | 'mcp';
+export type { ToolGroup } from './capability.js';
 
 export interface CatalogEntry {
   name: string;
@@ -44,8 +23,8 @@ export interface CatalogEntry {
   approval: boolean;
   /** In the default set installed when a session names no `tools`. */
   defaultInstalled: boolean;
-  /** The implementation, or why this server cannot install the tool. */
-  tool: CoreTool | { unavailable: string };
+  /** Why this server cannot install the tool, when it cannot. */
+  unavailable?: string;
 }
 
 const NOT_YET = 'not implemented in this server version';
@@ -54,46 +33,46 @@ const entry = (
   name: string,
   group: ToolGroup,
   meta: { readOnly: boolean; concurrencySafe: boolean; approval: boolean; defaultInstalled?: boolean },
-  tool: CoreTool | { unavailable: string } = { unavailable: NOT_YET },
-): CatalogEntry => ({ name, group, defaultInstalled: false, ...meta, tool });
+  implemented = true,
+): CatalogEntry => ({ name, group, defaultInstalled: false, ...meta, ...(implemented ? {} : { unavailable: NOT_YET }) });
 
 const RO = { readOnly: true, concurrencySafe: true, approval: false };
 const MUT = { readOnly: false, concurrencySafe: false, approval: true };
 
 export const CATALOG: readonly CatalogEntry[] = [
-  entry('Read', 'file', { ...RO, defaultInstalled: true }, readTool),
-  entry('Write', 'file', { ...MUT, defaultInstalled: true }, writeTool),
-  entry('Edit', 'file', { ...MUT, defaultInstalled: true }, editTool),
-  entry('MultiEdit', 'file', { ...MUT, defaultInstalled: true }, multiEditTool),
-  entry('LS', 'file', { ...RO, defaultInstalled: true }, lsTool),
-  entry('Glob', 'file', { ...RO, defaultInstalled: true }, globTool),
-  entry('Grep', 'file', { ...RO, defaultInstalled: true }, grepTool),
-  entry('Bash', 'shell', { ...MUT, defaultInstalled: true }, bashTool),
-  entry('TaskOutput', 'background', { ...RO, defaultInstalled: true }, taskOutputTool),
-  entry('TaskStop', 'background', { readOnly: false, concurrencySafe: false, approval: false, defaultInstalled: true }, taskStopTool),
-  entry('TaskList', 'background', { ...RO, defaultInstalled: true }, taskListTool),
-  entry('Monitor', 'background', { ...RO, defaultInstalled: true }, monitorTool),
+  entry('Read', 'file', { ...RO, defaultInstalled: true }),
+  entry('Write', 'file', { ...MUT, defaultInstalled: true }),
+  entry('Edit', 'file', { ...MUT, defaultInstalled: true }),
+  entry('MultiEdit', 'file', { ...MUT, defaultInstalled: true }),
+  entry('LS', 'file', { ...RO, defaultInstalled: true }),
+  entry('Glob', 'file', { ...RO, defaultInstalled: true }),
+  entry('Grep', 'file', { ...RO, defaultInstalled: true }),
+  entry('Bash', 'shell', { ...MUT, defaultInstalled: true }),
+  entry('TaskOutput', 'background', { ...RO, defaultInstalled: true }),
+  entry('TaskStop', 'background', { readOnly: false, concurrencySafe: false, approval: false, defaultInstalled: true }),
+  entry('TaskList', 'background', { ...RO, defaultInstalled: true }),
+  entry('Monitor', 'background', { ...RO, defaultInstalled: true }),
   // The PTY tools are installed when a session names them ("host opts in", SPEC §6).
-  entry('ShellOpen', 'pty', { readOnly: false, concurrencySafe: false, approval: false }, shellOpenTool),
-  entry('ShellWrite', 'pty', MUT, shellWriteTool),
-  entry('ShellRead', 'pty', RO, shellReadTool),
-  entry('ShellResize', 'pty', { readOnly: false, concurrencySafe: false, approval: false }, shellResizeTool),
-  entry('ShellClose', 'pty', { readOnly: false, concurrencySafe: false, approval: false }, shellCloseTool),
+  entry('ShellOpen', 'pty', { readOnly: false, concurrencySafe: false, approval: false }),
+  entry('ShellWrite', 'pty', MUT),
+  entry('ShellRead', 'pty', RO),
+  entry('ShellResize', 'pty', { readOnly: false, concurrencySafe: false, approval: false }),
+  entry('ShellClose', 'pty', { readOnly: false, concurrencySafe: false, approval: false }),
   // Opt-in. Outbound requests are effects (a URL or query carries data out): not read-only.
-  entry('WebFetch', 'web', { readOnly: false, concurrencySafe: true, approval: true }, webFetchTool),
-  entry('WebSearch', 'web', { readOnly: false, concurrencySafe: true, approval: true }, webSearchTool),
-  entry('TodoWrite', 'interaction', { readOnly: false, concurrencySafe: false, approval: false }),
-  entry('AskUser', 'interaction', { readOnly: true, concurrencySafe: false, approval: false }),
-  entry('EnterPlanMode', 'plan', { readOnly: true, concurrencySafe: false, approval: false }),
-  entry('ExitPlanMode', 'plan', { readOnly: false, concurrencySafe: false, approval: true }),
-  entry('Memory', 'instructions', MUT),
-  entry('Skill', 'instructions', { readOnly: true, concurrencySafe: false, approval: false }),
-  entry('SearchExtraTools', 'deferred', RO),
-  entry('ExecuteExtraTool', 'deferred', MUT),
+  entry('WebFetch', 'web', { readOnly: false, concurrencySafe: true, approval: true }),
+  entry('WebSearch', 'web', { readOnly: false, concurrencySafe: true, approval: true }),
+  entry('TodoWrite', 'interaction', { readOnly: false, concurrencySafe: false, approval: false }, false),
+  entry('AskUser', 'interaction', { readOnly: true, concurrencySafe: false, approval: false }, false),
+  entry('EnterPlanMode', 'plan', { readOnly: true, concurrencySafe: false, approval: false }, false),
+  entry('ExitPlanMode', 'plan', { readOnly: false, concurrencySafe: false, approval: true }, false),
+  entry('Memory', 'instructions', MUT, false),
+  entry('Skill', 'instructions', { readOnly: true, concurrencySafe: false, approval: false }, false),
+  entry('SearchExtraTools', 'deferred', RO, false),
+  entry('ExecuteExtraTool', 'deferred', MUT, false),
   // Opt-in; needs a session model (checked at session creation).
-  entry('Agent', 'subagent', { readOnly: false, concurrencySafe: false, approval: false }, agentTool),
-  entry('ListMcpResources', 'mcp', RO),
-  entry('ReadMcpResource', 'mcp', RO),
+  entry('Agent', 'subagent', { readOnly: false, concurrencySafe: false, approval: false }),
+  entry('ListMcpResources', 'mcp', RO, false),
+  entry('ReadMcpResource', 'mcp', RO, false),
 ];
 
 const BY_NAME = new Map(CATALOG.map((e) => [e.name, e]));
@@ -102,16 +81,7 @@ export function catalogEntry(name: string): CatalogEntry | undefined {
   return BY_NAME.get(name);
 }
 
-export function defaultToolNames(): string[] {
-  return CATALOG.filter((e) => e.defaultInstalled && 'name' in e.tool).map((e) => e.name);
-}
-
-/** Every implemented tool (for compiling validators at start-up). */
-export function implementedTools(): CoreTool[] {
-  return CATALOG.flatMap((e) => ('unavailable' in e.tool ? [] : [e.tool]));
-}
-
-export type ToolSelection = { ok: true; tools: CoreTool[]; warnings: string[] } | { ok: false; problems: string[] };
+export type ToolSelection = { ok: true; names: string[]; warnings: string[] } | { ok: false; problems: string[] };
 
 /** What the process sandbox allows: shell tools are installed only when it is usable. */
 export interface SelectionEnvironment {
@@ -122,38 +92,114 @@ export interface SelectionEnvironment {
 
 const NEEDS_PROCESS_SANDBOX: ReadonlySet<ToolGroup> = new Set(['shell', 'background', 'pty']);
 
-/**
- * Resolves the names a session asked for; every name that cannot be installed is a problem.
- * From the default set (no names given) a tool that cannot be installed is left out with a
- * warning the session reports — never silently.
- */
-export function selectTools(names: readonly string[] | undefined, env: SelectionEnvironment): ToolSelection {
-  const explicit = names !== undefined;
-  const wanted = names ?? defaultToolNames();
-  const problems: string[] = [];
-  const warnings: string[] = [];
-  const tools: CoreTool[] = [];
-  const seen = new Set<string>();
-  for (const name of wanted) {
-    if (seen.has(name)) {
-      problems.push(`tools: "${name}" is listed twice`);
-      continue;
+export interface CatalogOptions {
+  /** Grep's ripgrep (null: the built-in search). */
+  rgPath: string | null;
+  bash?: BashToolOptions;
+}
+
+/** A session's installed tools, and how to stop what their groups keep running. */
+export interface InstalledTools {
+  registry: ToolRegistry;
+  close(): Promise<void>;
+}
+
+export class ToolCatalog {
+  private readonly implementations = new Map<string, { capability: Capability<unknown>; factory: ToolFactory<unknown> }>();
+
+  constructor(readonly options: CatalogOptions) {
+    const capabilities = [
+      filesCapability({ rgPath: options.rgPath }),
+      shellCapability(options.bash),
+      ptyCapability,
+      webCapability,
+      agentCapability,
+    ] as Capability<unknown>[];
+    for (const capability of capabilities) {
+      for (const factory of capability.tools) this.implementations.set(factory.name, { capability, factory });
     }
-    seen.add(name);
-    const e = BY_NAME.get(name);
-    if (!e) {
-      problems.push(`tools: unknown tool "${name}" (known: ${CATALOG.map((c) => c.name).join(', ')})`);
-    } else if ('unavailable' in e.tool) {
-      problems.push(`tools: "${name}" cannot be installed: ${e.tool.unavailable}`);
-    } else if (name === 'WebSearch' && env.webSearch && !env.webSearch.usable) {
-      problems.push(`tools: "WebSearch" cannot be installed: ${env.webSearch.detail}`);
-    } else if (NEEDS_PROCESS_SANDBOX.has(e.group) && !env.processSandbox.usable) {
-      const why = `"${name}" cannot be installed: the process sandbox is unusable (${env.processSandbox.detail})`;
-      if (explicit) problems.push(`tools: ${why}`);
-      else warnings.push(`${why}; it was left out of the default tools`);
-    } else {
-      tools.push(e.tool);
+    for (const e of CATALOG) {
+      if (e.unavailable === undefined && !this.implementations.has(e.name)) throw new Error(`catalog: ${e.name} has no implementation`);
     }
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, tools, warnings };
+
+  /** Every implemented tool's spec (to compile validators at start-up, to describe a closed session's tools). */
+  specs(): ToolSpec[] {
+    return [...this.implementations.values()].map((i) => i.factory);
+  }
+
+  defaultNames(): string[] {
+    return CATALOG.filter((e) => e.defaultInstalled && e.unavailable === undefined).map((e) => e.name);
+  }
+
+  /**
+   * Resolves the names a session asked for; every name that cannot be installed is a problem.
+   * From the default set (no names given) a tool that cannot be installed is left out with a
+   * warning the session reports — never silently.
+   */
+  select(names: readonly string[] | undefined, env: SelectionEnvironment): ToolSelection {
+    const explicit = names !== undefined;
+    const wanted = names ?? this.defaultNames();
+    const problems: string[] = [];
+    const warnings: string[] = [];
+    const chosen: string[] = [];
+    const seen = new Set<string>();
+    for (const name of wanted) {
+      if (seen.has(name)) {
+        problems.push(`tools: "${name}" is listed twice`);
+        continue;
+      }
+      seen.add(name);
+      const e = BY_NAME.get(name);
+      if (!e) {
+        problems.push(`tools: unknown tool "${name}" (known: ${CATALOG.map((c) => c.name).join(', ')})`);
+      } else if (e.unavailable !== undefined) {
+        problems.push(`tools: "${name}" cannot be installed: ${e.unavailable}`);
+      } else if (name === 'WebSearch' && env.webSearch && !env.webSearch.usable) {
+        problems.push(`tools: "WebSearch" cannot be installed: ${env.webSearch.detail}`);
+      } else if (NEEDS_PROCESS_SANDBOX.has(e.group) && !env.processSandbox.usable) {
+        const why = `"${name}" cannot be installed: the process sandbox is unusable (${env.processSandbox.detail})`;
+        if (explicit) problems.push(`tools: ${why}`);
+        else warnings.push(`${why}; it was left out of the default tools`);
+      } else {
+        chosen.push(name);
+      }
+    }
+    return problems.length > 0 ? { ok: false, problems } : { ok: true, names: chosen, warnings };
+  }
+
+  /** Installs the capabilities the named tools belong to, each once, and binds the tools to them. */
+  install(names: readonly string[], services: SessionServices): InstalledTools {
+    const registry = new ToolRegistry();
+    const installed = new Map<Capability<unknown>, { deps: unknown; close?: () => Promise<void> | void }>();
+    for (const name of names) {
+      const impl = this.implementations.get(name);
+      if (!impl) continue;
+      let group = installed.get(impl.capability);
+      if (!group) {
+        group = impl.capability.install(services);
+        installed.set(impl.capability, group);
+      }
+      registry.register(impl.factory.bind(group.deps));
+    }
+    return {
+      registry,
+      close: async () => {
+        await Promise.all([...installed.values()].map((g) => g.close?.()));
+      },
+    };
+  }
+
+  /** The exposed list of tools by name, without a session (a closed session describes what it had). */
+  describe(names: readonly string[]): ExposedTool[] {
+    return names.flatMap((n) => {
+      const f = this.implementations.get(n)?.factory;
+      return f && !f.deferred ? [{ name: f.name, description: f.prompt, input_schema: f.inputSchema }] : [];
+    });
+  }
+}
+
+/** A tool for one call outside a session (tests, benches): bound to the deps given. */
+export function bound<D>(factory: ToolFactory<D>, deps: D): CoreTool {
+  return factory.bind(deps);
 }

@@ -1,53 +1,30 @@
-// CoreTool and buildTool (SPEC §1). A tool knows nothing of HTTP, storage or SSE: it gets a
-// small ToolContext. buildTool fills the security metadata a tool left out fail-closed:
-// mutating (not read-only), exclusive (not concurrency-safe), approval-required.
+// The tool contract (SPEC §1): a spec (name, manual, schema, security metadata) and its calls. A tool
+// knows nothing of HTTP, storage or SSE: a call gets a small ToolContext, and a tool of a group with
+// session state gets that state when it is installed (defineTool/bind). What a tool leaves out is
+// filled fail-closed: mutating (not read-only), exclusive (not concurrency-safe), approval-required.
 import type { TSchema } from '@sinclair/typebox';
 import type { RuleSubject } from '../permission/subject.js';
-import type { TextBlock, Truncation } from '../contract/schemas.js';
-import type { SessionSandbox } from '../sandbox/session-sandbox.js';
+import type { PermissionMode, TextBlock, Truncation } from '../contract/schemas.js';
 import type { Workspace } from '../sandbox/paths.js';
-import type { FileReadState } from './read-state.js';
-import type { BackgroundTasks } from './tasks.js';
-import type { PtyShells } from './pty.js';
-import type { Fetcher } from '../egress/types.js';
-import type { WebState } from '../web/state.js';
 
+/**
+ * What one call gets (ARCHITECTURE rule 2): ids, the workspace, the turn's signal, live progress
+ * and the capped output sink. What a tool's group keeps between calls (files read, tasks,
+ * shells, the web cache, the subagent host) it gets once, when its session installs it.
+ */
 export interface ToolContext {
   sessionId: string;
   turnId: string;
   toolUseId: string;
   workspace: Workspace;
-  /** Files this session has read (Write/Edit require it). */
-  readState: FileReadState;
   signal: AbortSignal;
   /** Live output (becomes a live-only `tool.progress` event). */
   progress(chunk: string): void;
-  /** How processes are started for this session (the process sandbox). */
-  sandbox: SessionSandbox;
-  /** This session's background tasks. */
-  tasks: BackgroundTasks;
-  /** This session's PTY shells. */
-  shells: PtyShells;
-  /**
-   * The deny rule (its text) that forbids reading this real path with this tool, or null.
-   * Searches and listings leave such entries out, so a deny rule on a file is not dodged by
-   * searching its directory.
-   */
-  readDenied(absReal: string, isDir: boolean): string | null;
   /**
    * A block whose text is written in chunks as it is produced: it passes the session's cap
    * as it streams (memory holds the head; the rest goes to a spill file).
    */
   openOutput(): StreamedOutput;
-  /**
-   * Runs a subagent (the Agent tool): a fresh conversation with the session's model whose calls
-   * go through this same pipeline. Absent outside prompt turns.
-   */
-  subagent?: (task: SubagentTask) => Promise<ToolOutput>;
-  /** Outbound HTTP through the egress guard; every hop is recorded as evidence of this call. */
-  fetch?: Fetcher;
-  /** The session's web state (fetch cache, caps, search backend). */
-  web?: WebState;
 }
 
 export interface SubagentTask {
@@ -69,7 +46,19 @@ export interface ToolOutput {
   isError?: boolean;
   /** Blocks of `content` that were already capped while streaming, by index. */
   streamed?: { blockIndex: number; truncation: Truncation }[];
+  /** Changes to the session the call asks for; the pipeline applies them through the session's settings. */
+  effects?: ToolEffect[];
+  /**
+   * A call handed to another tool (ARCHITECTURE rule 3): the pipeline runs it through every stage
+   * under the inner tool's name, and its result becomes this call's result.
+   */
+  delegate?: { name: string; input: unknown };
 }
+
+/** A change of session state a tool's result carries (tools never change the session themselves). */
+export type ToolEffect =
+  | { kind: 'set_mode'; mode: PermissionMode }
+  | { kind: 'add_rules'; behavior: 'allow' | 'deny' | 'ask'; rules: string[] };
 
 /** A tool's own judgement of one call (SPEC §4 `checkPermissions`). */
 export interface ToolPermissionCheck {
@@ -84,7 +73,8 @@ export interface ToolPermissionCheck {
 
 export type RawInputParse = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
-export interface CoreTool {
+/** What is known of a tool without a session: its name, manual, schema and security metadata. */
+export interface ToolSpec {
   readonly name: string;
   readonly description: string;
   /** Model-facing usage text. */
@@ -99,13 +89,22 @@ export interface CoreTool {
   isReadOnly(input: unknown): boolean;
   isConcurrencySafe(input: unknown): boolean;
   requiresApproval(input: unknown): boolean;
+}
+
+/** A tool as a session has it: its spec and the calls, bound to the session's state. */
+export interface CoreTool extends ToolSpec {
   checkPermissions(input: unknown, ctx: ToolContext): Promise<ToolPermissionCheck>;
   /** What rules with a specifier are matched against (paths, commands, URL); `none` by default. */
   permissionSubject(input: unknown, ctx: ToolContext): Promise<RuleSubject>;
   call(input: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
 
-export interface ToolDefinition<I> {
+/** A tool whose calls need what its group keeps for a session: bound to it when a session installs it. */
+export interface ToolFactory<D> extends ToolSpec {
+  bind(deps: D): CoreTool;
+}
+
+export interface ToolDefinition<I, D = void> {
   name: string;
   description: string;
   prompt?: string;
@@ -116,13 +115,13 @@ export interface ToolDefinition<I> {
   isReadOnly?: (input: I) => boolean;
   isConcurrencySafe?: (input: I) => boolean;
   requiresApproval?: (input: I) => boolean;
-  checkPermissions?: (input: I, ctx: ToolContext) => Promise<ToolPermissionCheck>;
-  permissionSubject?: (input: I, ctx: ToolContext) => Promise<RuleSubject> | RuleSubject;
-  call: (input: I, ctx: ToolContext) => Promise<ToolOutput>;
+  checkPermissions?: (input: I, ctx: ToolContext, deps: D) => Promise<ToolPermissionCheck>;
+  permissionSubject?: (input: I, ctx: ToolContext, deps: D) => Promise<RuleSubject> | RuleSubject;
+  call: (input: I, ctx: ToolContext, deps: D) => Promise<ToolOutput>;
 }
 
-/** The input type is trusted inside the tool because the pipeline validated it first. */
-export function buildTool<I>(def: ToolDefinition<I>): CoreTool {
+/** The spec part of a definition; what a tool leaves out is filled fail-closed (SPEC §1). */
+function specOf<I, D>(def: ToolDefinition<I, D>): ToolSpec {
   return {
     name: def.name,
     description: def.description,
@@ -131,15 +130,31 @@ export function buildTool<I>(def: ToolDefinition<I>): CoreTool {
     ...(def.parseRawInput ? { parseRawInput: def.parseRawInput } : {}),
     deferred: def.deferred ?? false,
     isFileEdit: def.isFileEdit ?? false,
-    // SPEC §1: what a tool leaves out is filled fail-closed.
     isReadOnly: (input) => def.isReadOnly?.(input as I) ?? false,
     isConcurrencySafe: (input) => def.isConcurrencySafe?.(input as I) ?? false,
     requiresApproval: (input) => def.requiresApproval?.(input as I) ?? true,
-    checkPermissions: (input, ctx) =>
-      def.checkPermissions ? def.checkPermissions(input as I, ctx) : Promise.resolve({ behavior: 'passthrough' }),
-    permissionSubject: async (input, ctx) => (def.permissionSubject ? def.permissionSubject(input as I, ctx) : { kind: 'none' }),
-    call: (input, ctx) => def.call(input as I, ctx),
   };
+}
+
+function bindDefinition<I, D>(spec: ToolSpec, def: ToolDefinition<I, D>, deps: D): CoreTool {
+  return {
+    ...spec,
+    checkPermissions: (input, ctx) =>
+      def.checkPermissions ? def.checkPermissions(input as I, ctx, deps) : Promise.resolve({ behavior: 'passthrough' }),
+    permissionSubject: async (input, ctx) => (def.permissionSubject ? def.permissionSubject(input as I, ctx, deps) : { kind: 'none' }),
+    call: (input, ctx) => def.call(input as I, ctx, deps),
+  };
+}
+
+/** A tool that needs nothing of its session beyond the call's context. The input type is trusted inside the tool because the pipeline validated it first. */
+export function buildTool<I>(def: ToolDefinition<I, void>): CoreTool {
+  return bindDefinition(specOf(def), def, undefined);
+}
+
+/** A tool of a group with session state: `bind` gives it that state when a session installs it. */
+export function defineTool<I, D>(def: ToolDefinition<I, D>): ToolFactory<D> {
+  const spec = specOf(def);
+  return { ...spec, bind: (deps) => bindDefinition(spec, def, deps) };
 }
 
 /**

@@ -14,6 +14,8 @@ import { OutputFiles } from '../../src/store/outputs.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { NormaEvent } from '../../src/contract/events.js';
 import { unsandboxedHost } from './sandbox.js';
+import { ToolCatalog } from '../../src/tools/catalog.js';
+import { findRipgrep } from '../../src/capabilities/files/grep.js';
 
 export interface AppHarness {
   app: Application;
@@ -45,6 +47,7 @@ export async function appHarness(env: Record<string, string> = {}, dir?: string)
     logger,
     validator: new InputValidator(),
     hooks: new HookRegistry(),
+    catalog: new ToolCatalog({ rgPath: findRipgrep() }),
     outputs: new OutputFiles(path.join(data, 'outputs'), store, systemClock, newId, { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession }, logger),
     sandbox,
     sandboxStatus: () => sandbox.selfTest(path.join(data, 'sandbox', 'selftest')),

@@ -11,12 +11,14 @@ import { InputValidator } from '../../src/pipeline/validate.js';
 import { Workspace } from '../../src/sandbox/paths.js';
 import type { SandboxHost } from '../../src/sandbox/process.js';
 import { testSandboxHost, testSessionSandbox, unsandboxedHost, type TestSessionSandboxOptions } from './sandbox.js';
-import { FileReadState } from '../../src/tools/read-state.js';
+import { FileReadState } from '../../src/capabilities/files/read-state.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { BackgroundTasks } from '../../src/tools/tasks.js';
-import { PtyShells } from '../../src/tools/pty.js';
+import { BackgroundTasks } from '../../src/capabilities/shell/tasks.js';
+import { PtyShells } from '../../src/capabilities/pty/shells.js';
 import { newId } from '../../src/ids.js';
-import type { CoreTool } from '../../src/tools/tool.js';
+import type { CoreTool, ToolFactory } from '../../src/tools/tool.js';
+import { readDenyRule } from '../../src/permission/rules.js';
+import type { SessionSandbox } from '../../src/sandbox/session-sandbox.js';
 import type { PermissionMode } from '../../src/contract/schemas.js';
 
 export interface PipelineHarness {
@@ -32,11 +34,17 @@ export interface PipelineHarness {
   /** Answers for successive asks; a function gets the request. */
   answers: (ApprovalAnswer | ((r: ApprovalRequest) => ApprovalAnswer))[];
   dir: string;
+  /** What the session's tool groups keep, as the tools were bound to it. */
+  readState: FileReadState;
+  tasks: BackgroundTasks;
+  shells: PtyShells;
+  sandbox: SessionSandbox;
   cleanup(): Promise<void>;
 }
 
 export async function pipelineHarness(
-  tools: CoreTool[],
+  /** Tools as they are, or tools of a group, bound here to the harness's session state. */
+  tools: (CoreTool | ToolFactory<never>)[],
   opts: {
     capChars?: number;
     /** `bwrap`: the real sandbox (shared host of the test file); default: NORMA_SANDBOX=off. */
@@ -49,7 +57,6 @@ export async function pipelineHarness(
   const state = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-pipe-state-'));
   const host = opts.sandbox === 'bwrap' ? await testSandboxHost() : opts.sandbox === undefined || opts.sandbox === 'off' ? unsandboxedHost() : opts.sandbox;
   const registry = new ToolRegistry();
-  for (const t of tools) registry.register(t);
   const hooks = new HookRegistry();
   const controller = new AbortController();
   let mode: PermissionMode = 'default';
@@ -72,25 +79,36 @@ export async function pipelineHarness(
       rules = { allow: parse('allow', r.allow), deny: parse('deny', r.deny), ask: parse('ask', r.ask) };
     },
     cleanup: async () => {
-      h.env.shells.closeAll();
-      await h.env.tasks.closeAll();
-      await h.env.sandbox.close();
+      h.shells.closeAll();
+      await h.tasks.closeAll();
+      await h.sandbox.close();
       await fs.rm(dir, { recursive: true, force: true });
       await fs.rm(state, { recursive: true, force: true });
     },
     env: undefined as unknown as PipelineEnv,
+    readState: new FileReadState(),
+    shells: new PtyShells(newId),
+    tasks: new BackgroundTasks(path.join(dir, '.tasks'), newId, () => new Date(), { started: () => undefined, completed: () => undefined }),
+    sandbox: testSessionSandbox(host, await fs.realpath(dir), path.join(state, 'sandbox'), opts.sandboxOptions),
   };
+  const workspace = await Workspace.open(dir);
+  // Every group's state in one object: each tool reads the part its group has.
+  const deps = {
+    readState: h.readState,
+    sandbox: h.sandbox,
+    tasks: h.tasks,
+    shells: h.shells,
+    readDenied: (tool: string, absReal: string, isDir: boolean) =>
+      (readDenyRule(rules.deny, tool, absReal, isDir, workspace.root) ?? readDenyRule(rules.ask, tool, absReal, isDir, workspace.root))?.text ?? null,
+  };
+  for (const t of tools) registry.register('bind' in t ? (t as ToolFactory<typeof deps>).bind(deps) : t);
   h.env = {
     sessionId: 'ses_test',
     turnId: 'turn_test',
     registry,
     validator: new InputValidator(),
     hooks,
-    workspace: await Workspace.open(dir),
-    readState: new FileReadState(),
-    sandbox: testSessionSandbox(host, await fs.realpath(dir), path.join(state, 'sandbox'), opts.sandboxOptions),
-    shells: new PtyShells(newId),
-    tasks: new BackgroundTasks(path.join(dir, '.tasks'), newId, () => new Date(), { started: () => undefined, completed: () => undefined }),
+    workspace,
     capChars: opts.capChars ?? 30_000,
     spill: opts.spill ?? null,
     permissionContext: () => ({ mode, rules }),

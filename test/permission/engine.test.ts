@@ -11,15 +11,15 @@ import { evaluateCall, type PermissionDecision, type RuleSet } from '../../src/p
 import { parseRules } from '../../src/permission/rules.js';
 import { urlHost } from '../../src/permission/subject.js';
 import { Workspace } from '../../src/sandbox/paths.js';
-import { bashTool } from '../../src/tools/builtin/bash.js';
-import { editTool } from '../../src/tools/builtin/edit.js';
-import { globTool } from '../../src/tools/builtin/glob.js';
-import { grepTool } from '../../src/tools/builtin/grep.js';
-import { lsTool } from '../../src/tools/builtin/ls.js';
-import { multiEditTool } from '../../src/tools/builtin/multi-edit.js';
-import { readTool } from '../../src/tools/builtin/read.js';
-import { shellWriteTool } from '../../src/tools/builtin/shell-write.js';
-import { writeTool } from '../../src/tools/builtin/write.js';
+import { bashTool } from '../helpers/tools.js';
+import { editTool } from '../../src/capabilities/files/edit.js';
+import { globTool } from '../../src/capabilities/files/glob.js';
+import { grepTool } from '../helpers/tools.js';
+import { lsTool } from '../../src/capabilities/files/ls.js';
+import { multiEditTool } from '../../src/capabilities/files/multi-edit.js';
+import { readTool } from '../../src/capabilities/files/read.js';
+import { shellWriteTool } from '../../src/capabilities/pty/shell-write.js';
+import { writeTool } from '../../src/capabilities/files/write.js';
 import { buildTool, textOutput, type CoreTool, type ToolContext } from '../../src/tools/tool.js';
 
 // Tools this server version does not implement yet, with the subjects they will declare.
@@ -33,16 +33,19 @@ const webFetch = buildTool<{ url: string }>({
 const webSearch = buildTool({ name: 'WebSearch', description: 'search', inputSchema: Type.Object({}), call: async () => textOutput('x') });
 const mcpQuery = buildTool({ name: 'mcp__db__query', description: 'mcp', inputSchema: Type.Object({}), call: async () => textOutput('x') });
 
+/** The session state the evaluated tools read: no pending PTY line, no path hidden by a rule. */
+const STUB_DEPS = { shells: { pendingLine: () => '' }, readDenied: () => null } as never;
+
 const TOOLS: Record<string, CoreTool> = {
-  Bash: bashTool,
-  ShellWrite: shellWriteTool,
-  Read: readTool,
-  Write: writeTool,
-  Edit: editTool,
-  MultiEdit: multiEditTool,
-  LS: lsTool,
-  Glob: globTool,
-  Grep: grepTool,
+  Bash: bashTool.bind(STUB_DEPS),
+  ShellWrite: shellWriteTool.bind(STUB_DEPS),
+  Read: readTool.bind(STUB_DEPS),
+  Write: writeTool.bind(STUB_DEPS),
+  Edit: editTool.bind(STUB_DEPS),
+  MultiEdit: multiEditTool.bind(STUB_DEPS),
+  LS: lsTool.bind(STUB_DEPS),
+  Glob: globTool.bind(STUB_DEPS),
+  Grep: grepTool.bind(STUB_DEPS),
   WebFetch: webFetch,
   WebSearch: webSearch,
   mcp__db__query: mcpQuery,
@@ -318,19 +321,19 @@ describe('suggestions', () => {
   });
 
   it('offers the narrow forms: the exact command, a word-boundary prefix, the file and its directory', async () => {
-    const d1 = await evaluateCall(bashTool, { command: 'npm run test --watch' }, context(), { mode: 'default', rules: ruleSet({}) });
+    const d1 = await evaluateCall(TOOLS.Bash!, { command: 'npm run test --watch' }, context(), { mode: 'default', rules: ruleSet({}) });
     expect(d1.suggestions).toEqual(['Bash(npm run test --watch)', 'Bash(npm run test *)']);
-    const d2 = await evaluateCall(bashTool, { command: 'git status && git push origin main' }, context(), { mode: 'default', rules: ruleSet({}) });
+    const d2 = await evaluateCall(TOOLS.Bash!, { command: 'git status && git push origin main' }, context(), { mode: 'default', rules: ruleSet({}) });
     expect(d2.suggestions).toEqual(['Bash(git push origin main)', 'Bash(git push *)']);
-    const d3 = await evaluateCall(writeTool, { file_path: 'src/lib/x.ts', content: '' }, context(), { mode: 'default', rules: ruleSet({}) });
+    const d3 = await evaluateCall(TOOLS.Write!, { file_path: 'src/lib/x.ts', content: '' }, context(), { mode: 'default', rules: ruleSet({}) });
     expect(d3.suggestions).toEqual(['Edit(./src/lib/x.ts)', 'Edit(./src/lib/**)']);
   });
 
   it('offers nothing where no rule could allow: protected paths, unanalysable lines, writing redirects', async () => {
     for (const [tool, input] of [
-      [writeTool, { file_path: '.git/config', content: '' }],
-      [bashTool, { command: 'eval "$X"' }],
-      [bashTool, { command: 'echo hi > f.txt' }],
+      [TOOLS.Write!, { file_path: '.git/config', content: '' }],
+      [TOOLS.Bash!, { command: 'eval "$X"' }],
+      [TOOLS.Bash!, { command: 'echo hi > f.txt' }],
     ] as const) {
       const d = await evaluateCall(tool, input, context(), { mode: 'default', rules: ruleSet({}) });
       expect(d.behavior).toBe('ask');

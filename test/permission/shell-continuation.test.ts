@@ -5,7 +5,7 @@ import { evaluateCall } from '../../src/permission/evaluate.js';
 import { parseRules } from '../../src/permission/rules.js';
 import { advance, MAX_PENDING } from '../../src/permission/shell.js';
 import { incomplete, UNKNOWN } from '../../src/permission/shell/continuation.js';
-import { shellWriteTool } from '../../src/tools/builtin/shell-write.js';
+import { shellWriteTool } from '../../src/capabilities/pty/shell-write.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 
 /** Types each write in turn; returns what each one made the shell run. */
@@ -120,14 +120,15 @@ describe('advance: held commands are analysed when complete', () => {
 });
 
 describe('ShellWrite judges the completed command, with the rules', () => {
-  const ctx = (pending: string): ToolContext => ({ shells: { pendingLine: () => pending }, workspace: { root: '/ws' } }) as unknown as ToolContext;
+  const ctx = (): ToolContext => ({ workspace: { root: '/ws' } }) as unknown as ToolContext;
+  const shellWrite = (pending: string) => shellWriteTool.bind({ shells: { pendingLine: () => pending } } as never);
   const rules = (allow: string[] = [], deny: string[] = []) => ({
     allow: parseRules('allow', allow).rules,
     deny: parseRules('deny', deny).rules,
     ask: [],
   });
   const decide = (pending: string, input: string, r = rules()) =>
-    evaluateCall(shellWriteTool, { shell_id: 'shell_1', input }, ctx(pending), { mode: 'default', rules: r });
+    evaluateCall(shellWrite(pending), { shell_id: 'shell_1', input }, ctx(), { mode: 'default', rules: r });
 
   const cases: { pending: string; input: string; expect: 'allow' | 'ask' | 'deny'; rules?: ReturnType<typeof rules> }[] = [
     // lines that do not complete the command run nothing yet

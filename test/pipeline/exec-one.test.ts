@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execOne } from '../../src/pipeline/exec-one.js';
-import { fileSubject } from '../../src/tools/builtin/subject-paths.js';
+import { fileSubject } from '../../src/capabilities/files/subject-paths.js';
 import { buildTool, textOutput, type CoreTool } from '../../src/tools/tool.js';
 import { pipelineHarness, type PipelineHarness } from '../helpers/pipeline.js';
 

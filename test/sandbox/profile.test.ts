@@ -11,7 +11,7 @@ import { findBwrap, SandboxHost } from '../../src/sandbox/process.js';
 import { blockedSyscalls, seccompProgram } from '../../src/sandbox/seccomp.js';
 import { findUnreadable, scanSystemView, SYSTEM_DIRS } from '../../src/sandbox/system-view.js';
 import { launcherArgv, printfEscapes } from '../../src/sandbox/launcher.js';
-import { bashTool } from '../../src/tools/builtin/bash.js';
+import { bashTool } from '../helpers/tools.js';
 import { pipelineHarness, type PipelineHarness } from '../helpers/pipeline.js';
 import { testSandboxHost } from '../helpers/sandbox.js';
 

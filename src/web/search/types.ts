@@ -2,18 +2,9 @@
 // failure becomes, and the shape each backend file fills in (backends.ts lists them), so the flow in
 // index.ts treats every backend alike.
 
-export const SEARCH_BACKENDS = ['ddgs', 'brave', 'tavily', 'deepseek', 'searxng'] as const;
-export type SearchBackendName = (typeof SEARCH_BACKENDS)[number];
-
-export interface SearchConfig {
-  backend: SearchBackendName;
-  apiKey?: string;
-  /**
-   * Endpoint override (required for searxng: its base URL, e.g. http://searx.local:8080; optional
-   * for others, used by tests/self-hosted proxies).
-   */
-  url?: string;
-}
+/** The backends and a backend's configuration are named once, with the configuration they come from. */
+export { WEBSEARCH_BACKENDS as SEARCH_BACKENDS, type SearchBackendName, type SearchConfig } from '../../config.js';
+import type { SearchBackendName } from '../../config.js';
 
 export interface SearchResult {
   title: string;

@@ -9,7 +9,7 @@ import { execOne } from '../../../src/pipeline/exec-one.js';
 import { findBwrap, SandboxHost } from '../../../src/sandbox/process.js';
 import { RlimitBackend } from '../../../src/sandbox/limits.js';
 import type { ProxyEvidence } from '../../../src/sandbox/net-proxy.js';
-import { bashTool } from '../../../src/tools/builtin/bash.js';
+import { bashTool } from '../../helpers/tools.js';
 import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
 import { processesStartingWith } from '../../helpers/processes.js';
 

@@ -3,9 +3,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { editTool } from '../../../src/tools/builtin/edit.js';
-import { multiEditTool } from '../../../src/tools/builtin/multi-edit.js';
-import { readTool } from '../../../src/tools/builtin/read.js';
+import { editTool } from '../../../src/capabilities/files/edit.js';
+import { multiEditTool } from '../../../src/capabilities/files/multi-edit.js';
+import { readTool } from '../../../src/capabilities/files/read.js';
 import { pipelineHarness, runTool, type PipelineHarness } from '../../helpers/pipeline.js';
 
 let h: PipelineHarness;

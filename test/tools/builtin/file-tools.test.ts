@@ -2,9 +2,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lsTool } from '../../../src/tools/builtin/ls.js';
-import { readTool, MAX_LINE_CHARS } from '../../../src/tools/builtin/read.js';
-import { writeTool } from '../../../src/tools/builtin/write.js';
+import { lsTool } from '../../../src/capabilities/files/ls.js';
+import { readTool, MAX_LINE_CHARS } from '../../../src/capabilities/files/read.js';
+import { writeTool } from '../../../src/capabilities/files/write.js';
 import { pipelineHarness, runTool, type PipelineHarness } from '../../helpers/pipeline.js';
 
 let h: PipelineHarness;

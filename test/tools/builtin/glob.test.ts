@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execOne } from '../../../src/pipeline/exec-one.js';
 import { Workspace } from '../../../src/sandbox/paths.js';
-import { GLOB_MAX_RESULTS, globTool } from '../../../src/tools/builtin/glob.js';
+import { GLOB_MAX_RESULTS, globTool } from '../../../src/capabilities/files/glob.js';
 import { compileIgnoreGlob } from '../../../src/glob/match.js';
 import { expandBraces, GlobSyntaxError } from '../../../src/glob/pattern.js';
 import { compileSegmentGlob } from '../../../src/glob/segments.js';
@@ -14,8 +14,11 @@ import type { ToolContext } from '../../../src/tools/tool.js';
 import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
 
 /** A context for calling the tool directly (what Glob and Grep use of it: workspace and signal). */
+/** The file group's state a direct call needs: no path hidden by a rule. */
+const NO_RULES = { readDenied: () => null } as never;
+
 function toolContext(workspace: Workspace, signal: AbortSignal): ToolContext {
-  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined, readDenied: () => null } as unknown as ToolContext;
+  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined } as unknown as ToolContext;
 }
 
 let h: PipelineHarness;
@@ -176,7 +179,7 @@ describe('Glob as a tool', () => {
       },
     });
     const ctx = toolContext(ws, new AbortController().signal);
-    const out = await globTool.call({ pattern: '**/*.txt' }, ctx);
+    const out = await globTool.bind(NO_RULES).call({ pattern: '**/*.txt' }, ctx);
     expect(out.content[0]!.text).toBe('open/a.txt\n[1 unreadable directory was skipped]');
   });
 
@@ -192,7 +195,7 @@ describe('Glob as a tool', () => {
     controller.abort();
     const ws = await Workspace.open(h.dir);
     const ctx = toolContext(ws, controller.signal);
-    await expect(globTool.call({ pattern: '**/*.txt' }, ctx)).rejects.toThrow('cancelled');
+    await expect(globTool.bind(NO_RULES).call({ pattern: '**/*.txt' }, ctx)).rejects.toThrow('cancelled');
   });
 
   it('validates its input through the pipeline', async () => {

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execOne } from '../../../src/pipeline/exec-one.js';
-import { grepTool, grepBackend } from '../../../src/tools/builtin/grep.js';
+import { grepBackend } from '../../../src/capabilities/files/grep.js';
+import { grepTool, RG_PATH } from '../../helpers/tools.js';
 import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
 
 const FLIPPER = String.raw`
@@ -45,7 +46,7 @@ afterEach(async () => {
 
 describe('Grep while a directory is swapped for a link out', () => {
   it('never returns the other workspace\'s file', async () => {
-    expect(grepBackend().kind).toBe('ripgrep');
+    expect(grepBackend(RG_PATH).kind).toBe('ripgrep');
     h = await pipelineHarness([grepTool], { sandbox: 'bwrap' });
     other = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-other-ws-'));
     await fs.writeFile(path.join(other, 'f.txt'), 'NEEDLE-OTHER-SESSION\n');

@@ -8,24 +8,26 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { execOne, type PipelineEnv } from '../../../src/pipeline/exec-one.js';
 import { Workspace } from '../../../src/sandbox/paths.js';
-import { createGrepTool, findRipgrep, grepBackend, grepTool } from '../../../src/tools/builtin/grep.js';
-import { translateRegex } from '../../../src/tools/builtin/grep-regex.js';
+import { createGrepTool, findRipgrep, grepBackend } from '../../../src/capabilities/files/grep.js';
+import { grepTool } from '../../helpers/tools.js';
+import { translateRegex } from '../../../src/capabilities/files/grep-regex.js';
 import { ToolRegistry } from '../../../src/tools/registry.js';
 import type { CoreTool, ToolContext } from '../../../src/tools/tool.js';
+import type { SessionSandbox } from '../../../src/sandbox/session-sandbox.js';
 import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
 
 const RG = findRipgrep();
 
-/** A context for calling the tool directly (what Grep uses of it: workspace, signal, and the sandbox ripgrep runs in). */
-function toolContext(workspace: Workspace, signal: AbortSignal, sandbox?: PipelineEnv['sandbox']): ToolContext {
-  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined, readDenied: () => null, sandbox } as unknown as ToolContext;
+/** A context for calling the tool directly (what Grep uses of it: workspace and signal). */
+function toolContext(workspace: Workspace, signal: AbortSignal): ToolContext {
+  return { sessionId: 's', turnId: 't', toolUseId: 'u', workspace, signal, progress: () => undefined } as unknown as ToolContext;
 }
 
 /** A harness whose sandbox counts the processes it starts: ripgrep runs there or not at all. */
 async function harnessFor(backend: Backend): Promise<PipelineHarness & { spawned: () => number }> {
   const h = await pipelineHarness([], backend === 'ripgrep' ? { sandbox: 'bwrap' } : {});
   let n = 0;
-  const sandbox = h.env.sandbox;
+  const sandbox = h.sandbox;
   const spawn = sandbox.spawn.bind(sandbox);
   sandbox.spawn = (req) => {
     n++;
@@ -40,7 +42,9 @@ function requireRipgrep(): string {
 }
 
 type Backend = 'ripgrep' | 'fallback';
-const toolFor = (backend: Backend): CoreTool => createGrepTool({ rgPath: backend === 'ripgrep' ? requireRipgrep() : null });
+/** Grep on one engine, bound to the sandbox ripgrep runs in (no path hidden by a rule). */
+const toolFor = (backend: Backend, sandbox?: SessionSandbox): CoreTool =>
+  createGrepTool({ rgPath: backend === 'ripgrep' ? requireRipgrep() : null }).bind({ readDenied: () => null, sandbox } as never);
 
 /** An env like `h.env` whose registry holds only `tool`. */
 function envWith(h: PipelineHarness, tool: CoreTool): PipelineEnv {
@@ -111,7 +115,7 @@ describe.each<Backend>(['ripgrep', 'fallback'])('Grep (%s)', (backend) => {
     await addLinks(h.dir, outside);
   });
   beforeEach(() => {
-    env = envWith(h, toolFor(backend)); // per test: a missing ripgrep fails every ripgrep test
+    env = envWith(h, toolFor(backend, h.sandbox)); // per test: a missing ripgrep fails every ripgrep test
   });
   afterAll(async () => {
     // The ripgrep half ran ripgrep in the sandbox; the fallback half started no process.
@@ -232,11 +236,11 @@ describe.each<Backend>(['ripgrep', 'fallback'])('Grep (%s)', (backend) => {
   });
 
   it('stops (and kills ripgrep) when the signal is aborted', async () => {
-    const tool = toolFor(backend);
+    const tool = toolFor(backend, h.sandbox);
     const ws = await Workspace.open(h.dir);
     const before = new AbortController();
     before.abort();
-    const ctx = (signal: AbortSignal) => toolContext(ws, signal, h.env.sandbox);
+    const ctx = (signal: AbortSignal) => toolContext(ws, signal);
     await expect(tool.call({ pattern: 'TODO' }, ctx(before.signal))).rejects.toThrow('cancelled');
     const during = new AbortController();
     const pending = tool.call({ pattern: 'TODO', output_mode: 'content' }, ctx(during.signal));
@@ -253,7 +257,7 @@ describe('Grep engines', () => {
     const saved = process.env.RIPGREP_CONFIG_PATH;
     process.env.RIPGREP_CONFIG_PATH = cfg;
     try {
-      expect((await runIn(envWith(h, toolFor('ripgrep')), { pattern: 'hello' })).text).toBe('No matches found.');
+      expect((await runIn(envWith(h, toolFor('ripgrep', h.sandbox)), { pattern: 'hello' })).text).toBe('No matches found.');
       expect(h.spawned()).toBe(1);
     } finally {
       if (saved === undefined) delete process.env.RIPGREP_CONFIG_PATH;
@@ -263,7 +267,7 @@ describe('Grep engines', () => {
   });
 
   it('reports which engine the default tool uses', () => {
-    const backend = grepBackend();
+    const backend = grepBackend(RG);
     expect(backend).toEqual(RG ? { kind: 'ripgrep', path: RG } : { kind: 'fallback' });
     expect(requireRipgrep()).toMatch(/\/rg$/);
     expect(findRipgrep('')).toBeNull();
@@ -407,8 +411,8 @@ describe('Grep parity (ripgrep vs fallback)', () => {
   beforeAll(async () => {
     h = await harnessFor('ripgrep');
     await generateTree(h.dir, 200);
-    rgEnv = envWith(h, toolFor('ripgrep'));
-    fbEnv = envWith(h, toolFor('fallback'));
+    rgEnv = envWith(h, toolFor('ripgrep', h.sandbox));
+    fbEnv = envWith(h, toolFor('fallback', h.sandbox));
   });
   afterAll(async () => {
     expect(h.spawned()).toBeGreaterThan(10);

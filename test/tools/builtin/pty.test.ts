@@ -4,12 +4,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findBwrap } from '../../../src/sandbox/process.js';
-import { shellCloseTool } from '../../../src/tools/builtin/shell-close.js';
-import { shellOpenTool } from '../../../src/tools/builtin/shell-open.js';
-import { shellReadTool } from '../../../src/tools/builtin/shell-read.js';
-import { shellResizeTool } from '../../../src/tools/builtin/shell-resize.js';
-import { shellWriteTool } from '../../../src/tools/builtin/shell-write.js';
-import { MAX_SHELLS } from '../../../src/tools/pty.js';
+import { shellCloseTool } from '../../../src/capabilities/pty/shell-close.js';
+import { shellOpenTool } from '../../../src/capabilities/pty/shell-open.js';
+import { shellReadTool } from '../../../src/capabilities/pty/shell-read.js';
+import { shellResizeTool } from '../../../src/capabilities/pty/shell-resize.js';
+import { shellWriteTool } from '../../../src/capabilities/pty/shell-write.js';
+import { MAX_SHELLS } from '../../../src/capabilities/pty/shells.js';
 import { pipelineHarness, runTool, type PipelineHarness } from '../../helpers/pipeline.js';
 import { sleepers, waitUntil } from '../../helpers/processes.js';
 
@@ -147,11 +147,11 @@ describe('PTY shells', () => {
 
 describe('PTY idle timeout', () => {
   it('closes a shell left idle, and says so on the next use', async () => {
-    const { PtyShells } = await import('../../../src/tools/pty.js');
+    const { PtyShells } = await import('../../../src/capabilities/pty/shells.js');
     const { newId } = await import('../../../src/ids.js');
     // Long enough for the shell to start its command even on a loaded machine.
     const shells = new PtyShells(newId, 1000);
-    const id = await shells.open(h.env.sandbox, 80, 24);
+    const id = await shells.open(h.sandbox, 80, 24);
     const marker = `${Math.floor(Math.random() * 1e6)}.3131`;
     shells.write(id, `sleep ${marker} &\r`);
     expect(await waitUntil(() => sleepers(marker), (n) => n === 1)).toBe(1);

@@ -3,9 +3,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGrepTool, findRipgrep } from '../../../src/tools/builtin/grep.js';
-import { globTool } from '../../../src/tools/builtin/glob.js';
-import { lsTool } from '../../../src/tools/builtin/ls.js';
+import { createGrepTool, findRipgrep } from '../../../src/capabilities/files/grep.js';
+import { globTool } from '../../../src/capabilities/files/glob.js';
+import { lsTool } from '../../../src/capabilities/files/ls.js';
 import { pipelineHarness, runTool, type PipelineHarness } from '../../helpers/pipeline.js';
 
 const RG = findRipgrep();

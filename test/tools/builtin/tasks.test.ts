@@ -1,12 +1,12 @@
 // Background tasks: start, read, monitor, list, stop, limits and reaping — in the real sandbox.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findBwrap } from '../../../src/sandbox/process.js';
-import { bashTool } from '../../../src/tools/builtin/bash.js';
-import { monitorTool } from '../../../src/tools/builtin/monitor.js';
-import { taskListTool } from '../../../src/tools/builtin/task-list.js';
-import { taskOutputTool } from '../../../src/tools/builtin/task-output.js';
-import { taskStopTool } from '../../../src/tools/builtin/task-stop.js';
-import { MAX_RUNNING_TASKS } from '../../../src/tools/tasks.js';
+import { bashTool } from '../../helpers/tools.js';
+import { monitorTool } from '../../../src/capabilities/shell/monitor.js';
+import { taskListTool } from '../../../src/capabilities/shell/task-list.js';
+import { taskOutputTool } from '../../../src/capabilities/shell/task-output.js';
+import { taskStopTool } from '../../../src/capabilities/shell/task-stop.js';
+import { MAX_RUNNING_TASKS } from '../../../src/capabilities/shell/tasks.js';
 import { pipelineHarness, runTool, type PipelineHarness } from '../../helpers/pipeline.js';
 import { sleepers, waitUntil } from '../../helpers/processes.js';
 
@@ -72,7 +72,7 @@ describe('background tasks', () => {
     await start(`sleep ${marker}`);
     await waitUntil(() => sleepers(marker), (n) => n >= 2);
     expect(await sleepers(marker)).toBe(2);
-    await h.env.tasks.closeAll();
+    await h.tasks.closeAll();
     await waitUntil(() => sleepers(marker), (n) => n === 0, 50);
     expect(await sleepers(marker)).toBe(0);
     expect((await run('Bash', { command: 'true', run_in_background: true })).text).toBe('the session is closing; no new background tasks');

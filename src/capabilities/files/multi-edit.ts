@@ -1,0 +1,31 @@
+// MultiEdit: several replacements in one file, applied in order, all or nothing.
+import { Type, type Static } from '@sinclair/typebox';
+import { defineTool } from '../../tools/tool.js';
+import type { FileDeps } from './deps.js';
+import { fileSubject } from './subject-paths.js';
+import { EditFields } from './edit.js';
+import { FILE_EDIT_METADATA, FilePathField, runEdits } from './file-edit.js';
+
+const MultiEditInput = Type.Object(
+  {
+    file_path: FilePathField,
+    edits: Type.Array(Type.Object(EditFields, { additionalProperties: false }), {
+      minItems: 1,
+      maxItems: 100,
+      description: 'Applied in order, each to the result of the previous one',
+    }),
+  },
+  { additionalProperties: false },
+);
+type MultiEditInput = Static<typeof MultiEditInput>;
+
+export const multiEditTool = defineTool<MultiEditInput, FileDeps>({
+  name: 'MultiEdit',
+  description:
+    'Applies several exact-match replacements to one file the session has read, in order, each on the result of the ' +
+    'previous. If any edit fails, nothing is written. The result shows one unified diff.',
+  inputSchema: MultiEditInput,
+  permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
+  ...FILE_EDIT_METADATA,
+  call: (input, ctx, deps) => runEdits(ctx, deps.readState, input.file_path, input.edits, 'multi'),
+});

@@ -1,0 +1,29 @@
+// ShellOpen: starts a persistent interactive bash on a PTY, inside the process sandbox.
+import { Type, type Static } from '@sinclair/typebox';
+import { defineTool, textOutput } from '../../tools/tool.js';
+import type { PtyDeps } from './deps.js';
+
+const Input = Type.Object(
+  {
+    cols: Type.Optional(Type.Integer({ minimum: 20, maximum: 500, description: 'Terminal width (default 120)' })),
+    rows: Type.Optional(Type.Integer({ minimum: 5, maximum: 200, description: 'Terminal height (default 40)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const shellOpenTool = defineTool<Static<typeof Input>, PtyDeps>({
+  name: 'ShellOpen',
+  description:
+    'Opens a persistent interactive bash shell on a terminal, in the workspace and inside the same sandbox as Bash. ' +
+    'Returns a shell id for ShellWrite, ShellRead, ShellResize and ShellClose. Idle shells close after 30 minutes.',
+  inputSchema: Input,
+  isReadOnly: () => false,
+  isConcurrencySafe: () => false,
+  requiresApproval: () => false,
+  // Opening runs nothing the user typed; what is typed is checked by ShellWrite.
+  checkPermissions: async () => ({ behavior: 'allow', reason: 'opening a shell runs no command' }),
+  async call(input, ctx, deps) {
+    const id = await deps.shells.open(deps.sandbox, input.cols ?? 120, input.rows ?? 40);
+    return textOutput(`Opened shell ${id}. Type with ShellWrite (end a command with "\\r"), read the screen with ShellRead.`);
+  },
+});

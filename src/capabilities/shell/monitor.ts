@@ -1,0 +1,38 @@
+// Monitor: waits for a background task to print a line matching a pattern, or to end.
+import { Type, type Static } from '@sinclair/typebox';
+import { defineTool, textOutput } from '../../tools/tool.js';
+import type { ShellDeps } from './deps.js';
+import { describeTask } from './task-output.js';
+
+const Input = Type.Object(
+  {
+    task_id: Type.String({ pattern: '^task_[A-Za-z0-9_-]{1,59}$' }),
+    until: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'A JavaScript regular expression a new output line must match (default: any new line)' })),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'Milliseconds to wait (default 30000)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const monitorTool = defineTool<Static<typeof Input>, ShellDeps>({
+  name: 'Monitor',
+  description:
+    'Waits until a background task prints a new line matching `until` (or any new line), or ends, or `timeout` ms pass; ' +
+    'returns the matching line and the task status. Lines it reads count as read for TaskOutput.',
+  inputSchema: Input,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  requiresApproval: () => false,
+  async call(input, ctx, deps) {
+    let until: RegExp | null = null;
+    if (input.until !== undefined) {
+      try {
+        until = new RegExp(input.until);
+      } catch (err) {
+        return textOutput(`until is not a valid regular expression: ${(err as Error).message}`, true);
+      }
+    }
+    const r = await deps.tasks.monitor(input.task_id, until, { waitMs: input.timeout ?? 30_000, signal: ctx.signal });
+    const head = r.matched !== null ? `Matched: ${r.matched}` : r.timedOut ? 'No matching line before the timeout.' : 'The task ended without a matching line.';
+    return textOutput(`${head}\n${describeTask(r.info)}`);
+  },
+});

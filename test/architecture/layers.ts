@@ -1,0 +1,45 @@
+// The layers of src/ and routes/, lowest first (ARCHITECTURE.md "The way data flows"). A file may
+// import files of its own layer or of lower ones, never of a higher one; type imports count too.
+// The first matching prefix names a file's layer.
+export const LAYERS: readonly (readonly string[])[] = [
+  // 0: shapes and primitives everything may use
+  ['src/contract/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts'],
+  // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs
+  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/'],
+  // 2: what tools analyse with (shell analysis, rule subjects), the pause broker
+  ['src/permission/shell/', 'src/permission/shell.ts', 'src/permission/subject.ts', 'src/interaction/'],
+  // 3: the tool contract
+  ['src/tools/tool.ts', 'src/tools/registry.ts', 'src/tools/capability.ts'],
+  // 4: tool implementations and the state their groups keep (capabilities), the web's parts
+  ['src/capabilities/', 'src/web/'],
+  // 5: which tools exist; the permission engine and hooks (they see tools only through the contract)
+  ['src/tools/catalog.ts', 'src/permission/', 'src/hooks/'],
+  // 6: the model providers
+  ['src/model/'],
+  // 7: the pipeline
+  ['src/pipeline/'],
+  // 8: sessions (runtime, build, settings, turns)
+  ['src/session/'],
+  // 9: use cases
+  ['src/app/'],
+  // 10: the HTTP edge and composition
+  ['src/http/', 'routes/', 'src/app-context.ts', 'src/server.ts', 'src/main.ts', 'src/openapi.ts'],
+];
+
+/** Edges named as forbidden on their own, whatever the layers say. */
+export const FORBIDDEN: readonly { from: string; to: string; why: string }[] = [
+  { from: 'src/store/', to: 'src/model/', why: 'the store keeps transcripts as data, it does not know the model\'s types' },
+  { from: 'src/permission/', to: 'src/capabilities/', why: 'permission sees tools only through the CoreTool contract' },
+  { from: 'src/capabilities/', to: 'src/session/', why: 'tools never reach the session' },
+  { from: 'src/capabilities/', to: 'src/store/', why: 'tools never reach the store' },
+  { from: 'src/capabilities/', to: 'src/events/', why: 'tools never emit events' },
+];
+
+export function layerOf(file: string): number {
+  let best = -1;
+  let bestLen = -1;
+  for (const [i, prefixes] of LAYERS.entries()) {
+    for (const p of prefixes) if (file.startsWith(p) && p.length > bestLen) [best, bestLen] = [i, p.length];
+  }
+  return best;
+}
