@@ -23,6 +23,8 @@ export class SessionSettings {
   private current: SessionRecord;
   private parsed: PermissionContext;
   private key: string;
+  /** The newest write not yet known to be committed: only it is adopted (one re-evaluation per commit). */
+  private staged: SessionRecord | undefined;
 
   constructor(
     record: SessionRecord,
@@ -63,8 +65,13 @@ export class SessionSettings {
       result = next.session;
       if (change(next.session) === false) return;
       store.putSession(next);
+      this.staged = next;
       if (opts.announce) events.emit(next.session.id, { type: 'session.updated', session: next.session });
-      store.afterCommit(() => this.adopt(next));
+      store.afterCommit(() => {
+        if (this.staged !== next) return;
+        this.staged = undefined;
+        this.adopt(next);
+      });
     });
     return result!;
   }

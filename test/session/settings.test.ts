@@ -1,0 +1,107 @@
+// A live session's settings: the record in force follows the store only once a write commits,
+// several changes in one transaction all count, rule changes re-evaluate waiting requests, and
+// a tool's effects are checked before anything is stored.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Session } from '../../src/contract/schemas.js';
+import { EventLog } from '../../src/events/log.js';
+import { systemClock } from '../../src/ids.js';
+import { SessionSettings } from '../../src/session/settings.js';
+import type { SessionRecord } from '../../src/store/store.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+
+let dir: string;
+let store: SqliteStore;
+let changed: string[];
+let settings: SessionSettings;
+
+function record(): SessionRecord {
+  const session: Session = {
+    id: 'ses_1', status: 'active', workspace: '/ws', workspace_owned: true, permission_mode: 'default',
+    allowed_tools: [], disallowed_tools: [], ask_rules: [], rules: [], tools: ['Read'], output_cap_chars: 30000,
+    permission_timeout_s: null, sandbox: 'off', hook_events: [], model: null, system_prompt: null, sandbox_network: false,
+    limits: { enforcement: 'none', memory_bytes: 1 << 30, processes: 64, cpu_weight: 50, file_size_bytes: 1 << 30, open_files: 256, disk_bytes: 1 << 30 },
+    active_turn_id: null, warnings: [], created_at: new Date().toISOString(), closed_at: null,
+  };
+  return { session, hooks: null, modelApiKey: null, model: null };
+}
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'norma-settings-'));
+  store = new SqliteStore(path.join(dir, 'db.sqlite'));
+  const r = record();
+  store.putSession(r);
+  changed = [];
+  settings = new SessionSettings(r, { store, events: new EventLog(store, systemClock), onPermissionChange: (id) => changed.push(id) });
+});
+afterEach(() => {
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('session settings', () => {
+  it('a rolled-back write leaves the mode and rules in force exactly as stored', () => {
+    expect(() =>
+      store.transaction(() => {
+        settings.update((s) => {
+          s.permission_mode = 'bypassPermissions';
+        });
+        throw new Error('disk full');
+      }),
+    ).toThrow('disk full');
+    expect(settings.permission().mode).toBe('default');
+    expect(settings.session.permission_mode).toBe('default');
+    expect(store.getSession('ses_1')!.session.permission_mode).toBe('default');
+    expect(changed).toEqual([]);
+  });
+
+  it('changes made in one transaction are all kept, and the rules are parsed once it commits', () => {
+    store.transaction(() => {
+      settings.update((s) => {
+        s.allowed_tools = ['Read'];
+      });
+      settings.remember(['Write(a.txt)'], 'now');
+      // Not in force until the commit.
+      expect(settings.permission().rules.allow).toEqual([]);
+    });
+    expect(settings.permission().rules.allow.map((r) => r.text)).toEqual(['Read', 'Write(a.txt)']);
+    expect(store.getSession('ses_1')!.session.allowed_tools).toEqual(['Read']);
+    expect(changed).toEqual(['ses_1']);
+  });
+
+  it('only a change of mode or rules re-evaluates waiting requests', () => {
+    settings.update((s) => {
+      s.warnings = ['w'];
+    });
+    expect(changed).toEqual([]);
+    settings.remember(['Read'], 'now');
+    settings.remember(['Read'], 'later'); // already there: kept once, nothing changes
+    expect(settings.session.rules).toHaveLength(1);
+    expect(changed).toEqual(['ses_1']);
+  });
+
+  it('applies a tool\'s effects together, and a bad rule among them changes nothing', () => {
+    expect(() =>
+      settings.applyEffects(
+        [
+          { kind: 'set_mode', mode: 'plan' },
+          { kind: 'add_rules', behavior: 'allow', rules: ['Bash('] },
+        ],
+        'now',
+      ),
+    ).toThrow(expect.objectContaining({ kind: 'invalid' }));
+    expect(settings.session.permission_mode).toBe('default');
+    settings.applyEffects(
+      [
+        { kind: 'set_mode', mode: 'plan' },
+        { kind: 'add_rules', behavior: 'deny', rules: ['Bash(rm *)'] },
+      ],
+      'now',
+    );
+    expect(settings.permission().mode).toBe('plan');
+    expect(settings.session.rules).toEqual([{ rule: 'Bash(rm *)', behavior: 'deny', source: 'tool', added_at: 'now' }]);
+    expect(store.eventsAfter('ses_1', 0, 10).map((e) => e.type)).toEqual(['session.updated']);
+  });
+});
