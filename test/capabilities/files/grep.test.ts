@@ -339,7 +339,7 @@ const LINES = [
   () => '}',
   (r: () => number) => `// TODO: item ${Math.floor(r() * 1000)}`,
   (r: () => number) => `const value${Math.floor(r() * 20)} = ${Math.floor(r() * 100000)};`,
-  () => "import { thing } from './thing';",
+  () => "import { thing } from '../../tools/builtin/thing';",
   () => 'def handler(event):',
   () => '    return None',
   () => 'error: something failed',
