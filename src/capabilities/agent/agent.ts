@@ -4,6 +4,7 @@
 // when it starts. The tool_result is the subagent's final answer.
 import { Type, type Static } from '@sinclair/typebox';
 import { defineTool, type SubagentTask, type ToolContext, type ToolOutput } from '../../tools/tool.js';
+import { AGENT_DESCRIPTION } from './agent.description.js';
 
 const AgentInput = Type.Object(
   {
@@ -24,9 +25,7 @@ export interface AgentDeps {
 
 export const agentTool = defineTool<AgentInput, AgentDeps>({
   name: 'Agent',
-  description:
-    'Starts a subagent for a self-contained task (research, a search across many files, a multi-step change) and returns its final answer. ' +
-    'The subagent has the same tools and permissions as you, but not this tool, and does not see this conversation: put everything it needs in `prompt`.',
+  description: AGENT_DESCRIPTION,
   inputSchema: AgentInput,
   // The subagent's own calls are each validated, evaluated and hooked; starting it is not itself an effect.
   isReadOnly: () => false,

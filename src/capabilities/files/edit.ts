@@ -4,6 +4,7 @@ import { defineTool } from '../../tools/tool.js';
 import type { FileDeps } from './deps.js';
 import { fileSubject } from './subject-paths.js';
 import { FILE_EDIT_METADATA, FilePathField, runEdits } from './file-edit.js';
+import { EDIT_DESCRIPTION } from './edit.description.js';
 
 export const EditFields = {
   old_string: Type.String({ minLength: 1, description: 'The exact text to replace (whitespace and indentation included)' }),
@@ -16,9 +17,7 @@ type EditInput = Static<typeof EditInput>;
 
 export const editTool = defineTool<EditInput, FileDeps>({
   name: 'Edit',
-  description:
-    'Replaces `old_string` with `new_string` in a file the session has read. `old_string` must match exactly once ' +
-    'unless `replace_all` is set. Line endings and a UTF-8 byte-order mark are preserved. The result shows a unified diff.',
+  description: EDIT_DESCRIPTION,
   inputSchema: EditInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
   ...FILE_EDIT_METADATA,

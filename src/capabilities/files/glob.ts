@@ -1,6 +1,6 @@
 // Glob: files of the workspace whose path matches a shell-style pattern, newest first.
 //
-// Semantics (documented to the model in the description):
+// Semantics (documented to the model in glob.description.ts):
 //   - the pattern is matched against paths relative to `path` (default: the workspace root);
 //     `*`, `?`, `[...]` never cross `/`; `**` as a whole segment spans any number of directories;
 //     `{a,b}` alternatives may contain `/`; nothing is special about dot-files (`*` matches them);
@@ -22,6 +22,7 @@ import { fileSubject, globRoot } from './subject-paths.js';
 import { expandBraces, GlobSyntaxError, isLiteralSegment, unescapeSegment } from '../../glob/pattern.js';
 import { canContinue, compileSegmentGlob, initialState, isAccepting, stepState, type MatchState, type SegmentGlob } from '../../glob/segments.js';
 import { childDir, mapLimit, walkTree, type WalkDir } from './glob-walk.js';
+import { globDescription } from './glob.description.js';
 
 export const GLOB_MAX_RESULTS = 1000;
 
@@ -72,11 +73,7 @@ function anchorAbsolute(ws: Workspace, pattern: string): { base: string; relPatt
 
 export const globTool = defineTool<GlobInput, FileDeps>({
   name: 'Glob',
-  description:
-    'Finds files in the workspace by a glob pattern matched against paths relative to `path` (default: the workspace root). ' +
-    '`*`, `?` and `[abc]` never cross "/", `**` spans any number of directories, `{a,b}` lists alternatives; dot-files are matched like any other. ' +
-    `Returns paths relative to the workspace, newest modification first, at most ${GLOB_MAX_RESULTS}. ` +
-    'Symlinked directories are not followed; ".." segments and absolute patterns outside the workspace are refused.',
+  description: globDescription({ maxResults: GLOB_MAX_RESULTS }),
   inputSchema: GlobInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'read', globRoot(input.pattern, input.path), true),
   isReadOnly: () => true,

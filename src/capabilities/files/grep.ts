@@ -32,6 +32,7 @@ import { GrepUsageError, RG_BUFFER_BYTES, searchFallback, type SearchTarget } fr
 import { GREP_DEFAULT_MAX_LINES, GrepCollector, type GrepQuery } from './grep-output.js';
 import { GrepRegexError } from './grep-regex.js';
 import { RipgrepInputError, searchRipgrep } from './grep-rg.js';
+import { grepDescription } from './grep.description.js';
 
 const Count = (what: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: what }));
 
@@ -130,12 +131,7 @@ export function createGrepTool(opts: { rgPath: string | null }): ToolFactory<Fil
   const rgPath = opts.rgPath;
   return defineTool<GrepInput, FileDeps>({
     name: 'Grep',
-    description:
-      'Searches file contents in the workspace with a regular expression (ripgrep syntax). ' +
-      'output_mode: "files_with_matches" (default; paths), "content" (matching lines as path:line:text, with -A/-B/-C context and -n), or "count" (path:N). ' +
-      'Searches every file under `path` including hidden ones (.gitignore is not applied; .git is skipped; binary files and symlinks are skipped). ' +
-      'Filter files with `glob` (e.g. "*.ts", "!*.min.js") or `type` (e.g. "py"). Use multiline for patterns spanning lines. ' +
-      `Results are sorted by path; head_limit caps the output lines (default ${GREP_DEFAULT_MAX_LINES}).`,
+    description: grepDescription({ defaultMaxLines: GREP_DEFAULT_MAX_LINES }),
     inputSchema: GrepInput,
     permissionSubject: (input, ctx) => fileSubject(ctx, 'read', input.path ?? '.', 'stat'),
     isReadOnly: () => true,

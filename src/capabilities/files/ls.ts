@@ -6,6 +6,7 @@ import type { FileDeps } from './deps.js';
 import { fileSubject } from './subject-paths.js';
 import { compileNameGlob } from '../../glob/match.js';
 import { GlobSyntaxError } from '../../glob/pattern.js';
+import { lsDescription } from './ls.description.js';
 
 export const LS_MAX_ENTRIES = 1000;
 const LS_MAX_DEPTH = 8;
@@ -57,9 +58,7 @@ function ignoreTest(glob: string): (name: string) => boolean {
 
 export const lsTool = defineTool<LsInput, FileDeps>({
   name: 'LS',
-  description:
-    `Lists a directory of the workspace as a tree (up to ${LS_MAX_ENTRIES} entries, ${LS_MAX_DEPTH} levels). ` +
-    'Directories end with "/"; symlinks are shown with their target and never followed.',
+  description: lsDescription({ maxEntries: LS_MAX_ENTRIES, maxDepth: LS_MAX_DEPTH }),
   inputSchema: LsInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'read', input.path, true),
   isReadOnly: () => true,

@@ -5,6 +5,7 @@ import type { FileDeps } from './deps.js';
 import { fileSubject } from './subject-paths.js';
 import { EditFields } from './edit.js';
 import { FILE_EDIT_METADATA, FilePathField, runEdits } from './file-edit.js';
+import { MULTI_EDIT_DESCRIPTION } from './multi-edit.description.js';
 
 const MultiEditInput = Type.Object(
   {
@@ -21,9 +22,7 @@ type MultiEditInput = Static<typeof MultiEditInput>;
 
 export const multiEditTool = defineTool<MultiEditInput, FileDeps>({
   name: 'MultiEdit',
-  description:
-    'Applies several exact-match replacements to one file the session has read, in order, each on the result of the ' +
-    'previous. If any edit fails, nothing is written. The result shows one unified diff.',
+  description: MULTI_EDIT_DESCRIPTION,
   inputSchema: MultiEditInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
   ...FILE_EDIT_METADATA,

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { defineTool, textOutput } from '../../tools/tool.js';
 import type { FileDeps } from './deps.js';
 import { fileSubject } from './subject-paths.js';
+import { readDescription } from './read.description.js';
 
 export const DEFAULT_READ_LINES = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -22,10 +23,7 @@ type ReadInput = Static<typeof ReadInput>;
 
 export const readTool = defineTool<ReadInput, FileDeps>({
   name: 'Read',
-  description:
-    `Reads a text file from the workspace and returns its lines numbered like \`cat -n\`. ` +
-    `Reads up to ${DEFAULT_READ_LINES} lines from \`offset\` (1-based) unless \`limit\` says otherwise; ` +
-    `lines longer than ${MAX_LINE_CHARS} characters are cut. Directories, binary and special files are refused.`,
+  description: readDescription({ defaultLines: DEFAULT_READ_LINES, maxLineChars: MAX_LINE_CHARS }),
   inputSchema: ReadInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'read', input.file_path, false),
   isReadOnly: () => true,

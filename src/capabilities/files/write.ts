@@ -5,6 +5,7 @@ import { defineTool, textOutput } from '../../tools/tool.js';
 import type { FileDeps } from './deps.js';
 import { fileSubject } from './subject-paths.js';
 import { FILE_EDIT_METADATA, FilePathField, requireReadIfExists, saveText, unifiedDiff } from './file-edit.js';
+import { WRITE_DESCRIPTION } from './write.description.js';
 
 const WriteInput = Type.Object(
   {
@@ -17,10 +18,7 @@ type WriteInput = Static<typeof WriteInput>;
 
 export const writeTool = defineTool<WriteInput, FileDeps>({
   name: 'Write',
-  description:
-    'Writes a file in the workspace, replacing it whole if it exists. An existing file must be read first (Read) ' +
-    'and be unchanged since. Parent directories are created. The write is atomic: readers see the old or the new ' +
-    'content, never a mix. The result shows a unified diff.',
+  description: WRITE_DESCRIPTION,
   inputSchema: WriteInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
   ...FILE_EDIT_METADATA,

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineTool, textOutput } from '../../tools/tool.js';
 import type { PtyDeps } from './deps.js';
+import { SHELL_OPEN_DESCRIPTION } from './shell-open.description.js';
 
 const Input = Type.Object(
   {
@@ -13,9 +14,7 @@ const Input = Type.Object(
 
 export const shellOpenTool = defineTool<Static<typeof Input>, PtyDeps>({
   name: 'ShellOpen',
-  description:
-    'Opens a persistent interactive bash shell on a terminal, in the workspace and inside the same sandbox as Bash. ' +
-    'Returns a shell id for ShellWrite, ShellRead, ShellResize and ShellClose. Idle shells close after 30 minutes.',
+  description: SHELL_OPEN_DESCRIPTION,
   inputSchema: Input,
   isReadOnly: () => false,
   isConcurrencySafe: () => false,

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { stripAnsi } from './shells.js';
 import { defineTool, textOutput } from '../../tools/tool.js';
 import type { PtyDeps } from './deps.js';
+import { SHELL_READ_DESCRIPTION } from './shell-read.description.js';
 
 const Input = Type.Object(
   {
@@ -15,7 +16,7 @@ const Input = Type.Object(
 
 export const shellReadTool = defineTool<Static<typeof Input>, PtyDeps>({
   name: 'ShellRead',
-  description: 'Returns what a shell printed since the last ShellRead, waiting up to `wait_ms` for output. ANSI escapes are kept unless `strip_ansi`.',
+  description: SHELL_READ_DESCRIPTION,
   inputSchema: Input,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,

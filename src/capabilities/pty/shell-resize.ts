@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineTool, textOutput } from '../../tools/tool.js';
 import type { PtyDeps } from './deps.js';
+import { SHELL_RESIZE_DESCRIPTION } from './shell-resize.description.js';
 
 const Input = Type.Object(
   {
@@ -14,7 +15,7 @@ const Input = Type.Object(
 
 export const shellResizeTool = defineTool<Static<typeof Input>, PtyDeps>({
   name: 'ShellResize',
-  description: 'Resizes a shell\'s terminal.',
+  description: SHELL_RESIZE_DESCRIPTION,
   inputSchema: Input,
   isReadOnly: () => false,
   isConcurrencySafe: () => false,

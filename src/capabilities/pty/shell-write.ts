@@ -8,6 +8,7 @@ import { advance, analyzeCommand, type Advance } from '../../permission/shell.js
 import type { RuleSubject } from '../../permission/subject.js';
 import { defineTool, textOutput, type ToolPermissionCheck } from '../../tools/tool.js';
 import type { PtyDeps } from './deps.js';
+import { SHELL_WRITE_DESCRIPTION } from './shell-write.description.js';
 
 const Input = Type.Object(
   {
@@ -25,9 +26,7 @@ function advanceShell(pending: string | null, typed: string): Advance | null {
 
 export const shellWriteTool = defineTool<Input, PtyDeps>({
   name: 'ShellWrite',
-  description:
-    'Types text into a shell opened with ShellOpen. End a command with "\\r". Command lines are checked like Bash ' +
-    'commands before they reach the shell. Read the result with ShellRead.',
+  description: SHELL_WRITE_DESCRIPTION,
   inputSchema: Input,
   isReadOnly: () => false,
   isConcurrencySafe: () => false,

@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { analyzeCommand, type CommandAnalysis } from '../../permission/shell.js';
 import { defineTool, textOutput, type ToolFactory, type ToolOutput } from '../../tools/tool.js';
 import type { ShellDeps } from './deps.js';
+import { bashDescription } from './bash.description.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -56,10 +57,7 @@ export function createBashTool(opts: BashToolOptions = {}): ToolFactory<ShellDep
 
   return defineTool<BashInput, ShellDeps>({
     name: 'Bash',
-    description:
-      'Runs a shell command in the session workspace inside a sandbox: the workspace is writable, the system is ' +
-      'read-only, there is no network (unless the session allows it) and no host environment. stdout and stderr are returned interleaved, with the ' +
-      `exit status. Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 1000} s.`,
+    description: bashDescription({ defaultTimeoutMs: BASH_DEFAULT_TIMEOUT_MS, maxTimeoutMs: BASH_MAX_TIMEOUT_MS }),
     inputSchema: BashInput,
     // Read-only only when the analyser accounts for every command and all are on its read-only
     // list with no writing redirect; anything else is mutating, exclusive and approval-required.

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { defineTool, textOutput } from '../../tools/tool.js';
 import type { ShellDeps } from './deps.js';
 import { describeTask } from './task-output.js';
+import { MONITOR_DESCRIPTION } from './monitor.description.js';
 
 const Input = Type.Object(
   {
@@ -15,9 +16,7 @@ const Input = Type.Object(
 
 export const monitorTool = defineTool<Static<typeof Input>, ShellDeps>({
   name: 'Monitor',
-  description:
-    'Waits until a background task prints a new line matching `until` (or any new line), or ends, or `timeout` ms pass; ' +
-    'returns the matching line and the task status. Lines it reads count as read for TaskOutput.',
+  description: MONITOR_DESCRIPTION,
   inputSchema: Input,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,

@@ -3,12 +3,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { defineTool, textOutput } from '../../tools/tool.js';
 import type { ShellDeps } from './deps.js';
 import { describeTask } from './task-output.js';
+import { TASK_LIST_DESCRIPTION } from './task-list.description.js';
 
 const Input = Type.Object({}, { additionalProperties: false });
 
 export const taskListTool = defineTool<Static<typeof Input>, ShellDeps>({
   name: 'TaskList',
-  description: 'Lists this session\'s background tasks with their command and status.',
+  description: TASK_LIST_DESCRIPTION,
   inputSchema: Input,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,

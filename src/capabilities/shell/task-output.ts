@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { type TaskInfo } from './tasks.js';
 import { defineTool, textOutput } from '../../tools/tool.js';
 import type { ShellDeps } from './deps.js';
+import { TASK_OUTPUT_DESCRIPTION } from './task-output.description.js';
 
 const Input = Type.Object(
   {
@@ -29,7 +30,7 @@ export function describeTask(t: TaskInfo): string {
 
 export const taskOutputTool = defineTool<Static<typeof Input>, ShellDeps>({
   name: 'TaskOutput',
-  description: 'Returns the new output of a background task since the last TaskOutput or Monitor, and its status. With `block`, waits for the task to end first.',
+  description: TASK_OUTPUT_DESCRIPTION,
   inputSchema: Input,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,

@@ -3,12 +3,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { defineTool, textOutput } from '../../tools/tool.js';
 import type { ShellDeps } from './deps.js';
 import { describeTask } from './task-output.js';
+import { TASK_STOP_DESCRIPTION } from './task-stop.description.js';
 
 const Input = Type.Object({ task_id: Type.String({ pattern: '^task_[A-Za-z0-9_-]{1,59}$' }) }, { additionalProperties: false });
 
 export const taskStopTool = defineTool<Static<typeof Input>, ShellDeps>({
   name: 'TaskStop',
-  description: 'Stops a background task of this session (its whole process tree).',
+  description: TASK_STOP_DESCRIPTION,
   inputSchema: Input,
   isReadOnly: () => false,
   isConcurrencySafe: () => false,

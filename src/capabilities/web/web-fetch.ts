@@ -9,6 +9,7 @@ import { convertHtml } from '../../web/html-convert.js';
 import { EgressFailure } from '../../egress/types.js';
 import { defineTool, textOutput, ToolRefusal, type ToolOutput } from '../../tools/tool.js';
 import type { WebDeps } from './deps.js';
+import { WEB_FETCH_DESCRIPTION } from './web-fetch.description.js';
 
 const WebFetchInput = Type.Object(
   {
@@ -23,10 +24,7 @@ const TEXTUAL = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascrip
 
 export const webFetchTool = defineTool<WebFetchInput, WebDeps>({
   name: 'WebFetch',
-  description:
-    'Fetches a URL and returns its content: HTML as Markdown (the main content of the page), text and JSON as they are. ' +
-    'Binary content is refused. Private, loopback and link-local addresses are refused unless the operator allowed them. ' +
-    'A redirect to another host is not followed: the answer names the new URL, which you may fetch. Answers are cached for 15 minutes.',
+  description: WEB_FETCH_DESCRIPTION,
   inputSchema: WebFetchInput,
   permissionSubject: (input) => {
     let host = '';

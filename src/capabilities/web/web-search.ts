@@ -6,6 +6,7 @@ import { runSearch, SearchError } from '../../web/search/index.js';
 import { EgressFailure } from '../../egress/types.js';
 import { defineTool, textOutput, ToolRefusal } from '../../tools/tool.js';
 import type { WebDeps } from './deps.js';
+import { WEB_SEARCH_DESCRIPTION } from './web-search.description.js';
 
 const Domain = Type.String({ minLength: 1, maxLength: 253, pattern: '^(\\*\\.)?[A-Za-z0-9.-]+$' });
 
@@ -22,7 +23,7 @@ type WebSearchInput = Static<typeof WebSearchInput>;
 
 export const webSearchTool = defineTool<WebSearchInput, WebDeps>({
   name: 'WebSearch',
-  description: 'Searches the web and returns results (title, URL, snippet). Use WebFetch to read a result.',
+  description: WEB_SEARCH_DESCRIPTION,
   inputSchema: WebSearchInput,
   // The query leaves the server: asked about unless a rule allows WebSearch.
   isReadOnly: () => false,

@@ -1,0 +1,10 @@
+// Glob's manual for the model: what it does, its pattern syntax, its limits.
+
+/** Glob's description, stating how many paths it returns at most. */
+export function globDescription(limits: { maxResults: number }): string {
+  return `Finds files in the workspace by a glob pattern matched against paths relative to \`path\` (default: the workspace root). \
+\`*\`, \`?\` and \`[abc]\` never cross "/", \`**\` spans any number of directories, \`{a,b}\` lists alternatives; \
+dot-files are matched like any other. \
+Returns paths relative to the workspace, newest modification first, at most ${limits.maxResults}. \
+Symlinked directories are not followed; ".." segments and absolute patterns outside the workspace are refused.`;
+}
