@@ -1,98 +1,16 @@
 // The durable Store: one SQLite file (better-sqlite3, WAL) under NORMA_DATA_DIR. Resources are
-// kept as JSON documents with the columns queries need beside them. Schema changes are numbered
-// migrations applied at start-up inside a transaction each (PRAGMA user_version records the
-// last one applied). Everything is synchronous: a write has committed when the call returns.
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
+// kept as JSON documents with the columns queries need beside them (sqlite-rows.ts); the schema
+// and how the file is opened are in sqlite-schema.ts, how turns are kept in sqlite-turns.ts.
+// Everything is synchronous: a write has committed when the call returns.
+import type Database from 'better-sqlite3';
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, ToolResult, Turn } from '../contract/schemas.js';
-import { transcriptResult } from '../contract/transcript.js';
+import type { Decision, Output, PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
+import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type Row } from './sqlite-rows.js';
+import { openDatabase } from './sqlite-schema.js';
+import { SqliteTurns } from './sqlite-turns.js';
 import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
 
-/** The database cannot be used: start-up stops with this message (path and cause). */
-export class StoreOpenError extends Error {
-  constructor(
-    readonly file: string,
-    cause: string,
-  ) {
-    super(`cannot use the database ${file}: ${cause}`);
-    this.name = 'StoreOpenError';
-  }
-}
-
-const MIGRATIONS: readonly string[] = [
-  // 1: the initial schema.
-  `
-  CREATE TABLE sessions (
-    id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    status TEXT NOT NULL,
-    closed_at TEXT,
-    data TEXT NOT NULL,
-    hooks TEXT,
-    model_api_key TEXT
-  );
-  CREATE INDEX sessions_by_created ON sessions (created_at DESC, id DESC);
-  CREATE INDEX sessions_by_status ON sessions (status, closed_at);
-  CREATE TABLE turns (
-    session_id TEXT NOT NULL,
-    id TEXT NOT NULL,
-    ord INTEGER NOT NULL,
-    head TEXT NOT NULL,
-    tool_uses TEXT NOT NULL,
-    PRIMARY KEY (session_id, id)
-  );
-  CREATE INDEX turns_by_order ON turns (session_id, ord);
-  CREATE TABLE turn_results (
-    session_id TEXT NOT NULL,
-    turn_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (session_id, turn_id, idx)
-  ) WITHOUT ROWID;
-  CREATE TABLE permissions (
-    session_id TEXT NOT NULL,
-    id TEXT NOT NULL,
-    ord INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (session_id, id)
-  );
-  CREATE INDEX permissions_by_order ON permissions (session_id, ord);
-  CREATE TABLE outputs (
-    session_id TEXT NOT NULL,
-    id TEXT NOT NULL,
-    ord INTEGER NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (session_id, id)
-  );
-  CREATE INDEX outputs_by_order ON outputs (session_id, ord);
-  CREATE TABLE events (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    turn_id TEXT,
-    data TEXT NOT NULL,
-    PRIMARY KEY (session_id, seq)
-  ) WITHOUT ROWID;
-  CREATE INDEX events_by_turn ON events (session_id, turn_id, type);
-  CREATE TABLE decisions (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    turn_id TEXT NOT NULL,
-    tool_use_id TEXT NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (session_id, seq)
-  ) WITHOUT ROWID;
-  `,
-  // 2: a session's model configuration (without its key, which has its own column).
-  `ALTER TABLE sessions ADD COLUMN model TEXT;`,
-];
-
-export const SCHEMA_VERSION = MIGRATIONS.length;
-
-type Row = { data: string };
+export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
 
 export class SqliteStore implements Store {
   readonly durable = true;
@@ -101,52 +19,13 @@ export class SqliteStore implements Store {
   /** Per-session counters, read once from the database; cleared when a transaction rolls back. */
   private readonly lastSeqs = new Map<string, number>();
   private readonly lastDecisions = new Map<string, number>();
-  /** For turns being written: which results (by tool_use index) are stored already. */
-  private readonly storedResults = new Map<string, Set<number>>();
-  /** For prompt turns being written: how many tool_uses are stored (they grow with each model call). */
-  private readonly storedToolUses = new Map<string, number>();
+  private readonly turns = new SqliteTurns((sql) => this.stmt(sql));
   private committed: (() => void)[] = [];
   private depth = 0;
 
   /** Opens (creating if needed) and migrates the database; StoreOpenError when it cannot be used. */
   constructor(readonly file: string) {
-    try {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      this.db = new Database(file);
-    } catch (err) {
-      throw new StoreOpenError(file, messageOf(err));
-    }
-    try {
-      this.db.pragma('journal_mode = WAL');
-      // WAL + NORMAL: a committed transaction survives a process crash (SIGKILL included); only
-      // an operating-system crash or power loss can lose the last ones, never corrupt the file.
-      this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('busy_timeout = 5000');
-      this.db.pragma('foreign_keys = OFF');
-      const check = this.db.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new Error(`integrity check failed: ${String(check)}`);
-      this.migrate();
-    } catch (err) {
-      try {
-        this.db.close();
-      } catch {
-        // already unusable
-      }
-      throw new StoreOpenError(file, messageOf(err));
-    }
-  }
-
-  private migrate(): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version > MIGRATIONS.length) {
-      throw new Error(`schema version ${version} is newer than this server understands (${MIGRATIONS.length}); upgrade the server`);
-    }
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[v]!);
-        this.db.pragma(`user_version = ${v + 1}`);
-      })();
-    }
+    this.db = openDatabase(file);
   }
 
   private stmt(sql: string): Database.Statement {
@@ -177,7 +56,7 @@ export class SqliteStore implements Store {
       this.committed = [];
       this.lastSeqs.clear();
       this.lastDecisions.clear();
-      this.storedResults.clear();
+      this.turns.rolledBack();
       throw err;
     } finally {
       this.depth = 0;
@@ -200,46 +79,26 @@ export class SqliteStore implements Store {
   // ── sessions ────────────────────────────────────────────────────────────────────────────
 
   putSession(record: SessionRecord): void {
-    const s = record.session;
     this.write(() =>
       this.stmt(
         `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, closed_at = excluded.closed_at, data = excluded.data,
            hooks = excluded.hooks, model_api_key = excluded.model_api_key, model = excluded.model`,
-      ).run(
-        s.id,
-        s.created_at,
-        s.status,
-        s.closed_at,
-        JSON.stringify(s),
-        record.hooks ? JSON.stringify(record.hooks) : null,
-        record.modelApiKey,
-        record.model ? JSON.stringify(record.model) : null,
-      ),
+      ).run(...sessionRowOf(record)),
     );
   }
 
-  private toRecord(row: { data: string; hooks: string | null; model_api_key: string | null; model: string | null } | undefined): SessionRecord | undefined {
-    if (!row) return undefined;
-    return {
-      session: JSON.parse(row.data),
-      hooks: row.hooks ? JSON.parse(row.hooks) : null,
-      modelApiKey: row.model_api_key,
-      model: row.model ? JSON.parse(row.model) : null,
-    };
-  }
-
   getSession(id: string): SessionRecord | undefined {
-    return this.toRecord(this.stmt('SELECT data, hooks, model_api_key, model FROM sessions WHERE id = ?').get(id) as never);
+    return sessionRecordOf(this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as never);
   }
 
   listSessions(query: SessionPageQuery): SessionRecord[] {
     const rows = query.after
       ? this.stmt(
-          `SELECT data, hooks, model_api_key, model FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+          `SELECT ${SESSION_COLUMNS} FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
         ).all(query.after.created_at, query.after.id, query.limit)
-      : this.stmt('SELECT data, hooks, model_api_key, model FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?').all(query.limit);
-    return (rows as never[]).map((r) => this.toRecord(r)!);
+      : this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?`).all(query.limit);
+    return (rows as never[]).map((r) => sessionRecordOf(r)!);
   }
 
   deleteSession(id: string): void {
@@ -256,14 +115,14 @@ export class SqliteStore implements Store {
 
   closedSessionsBefore(before: string, limit: number): SessionRecord[] {
     const rows = this.stmt(
-      `SELECT data, hooks, model_api_key, model FROM sessions WHERE status = 'closed' AND closed_at < ? ORDER BY closed_at LIMIT ?`,
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'closed' AND closed_at < ? ORDER BY closed_at LIMIT ?`,
     ).all(before, limit);
-    return (rows as never[]).map((r) => this.toRecord(r)!);
+    return (rows as never[]).map((r) => sessionRecordOf(r)!);
   }
 
   activeSessions(): SessionRecord[] {
-    const rows = this.stmt(`SELECT data, hooks, model_api_key, model FROM sessions WHERE status = 'active' ORDER BY created_at, id`).all();
-    return (rows as never[]).map((r) => this.toRecord(r)!);
+    const rows = this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'active' ORDER BY created_at, id`).all();
+    return (rows as never[]).map((r) => sessionRecordOf(r)!);
   }
 
   // ── turns, permissions, outputs: documents in insertion order ──────────────────────────
@@ -291,76 +150,20 @@ export class SqliteStore implements Store {
   }
 
   private listOrdered<T>(table: string, sessionId: string): T[] {
-    return (this.stmt(`SELECT data FROM ${table} WHERE session_id = ? ORDER BY ord`).all(sessionId) as Row[]).map((r) => JSON.parse(r.data) as T);
+    return documentsOf<T>(this.stmt(`SELECT data FROM ${table} WHERE session_id = ? ORDER BY ord`).all(sessionId));
   }
 
-  // A turn is written on every result and status change. Its tool_uses never change and its
-  // results only grow, so they are stored once each: writing a turn costs what changed, not
-  // the size of everything it has produced so far.
   putTurn(turn: Turn): void {
-    const { results, tool_uses, ...head } = turn;
-    const key = `${turn.session_id}\u0000${turn.id}`;
-    this.write(() => {
-      const headJson = JSON.stringify(head.messages ? { ...head, messages: head.messages.map(withoutResultContent) } : head);
-      const updated =
-        turn.kind === 'prompt' && this.storedToolUses.get(key) !== tool_uses.length
-          ? this.stmt('UPDATE turns SET head = ?, tool_uses = ? WHERE session_id = ? AND id = ?').run(headJson, JSON.stringify(tool_uses), turn.session_id, turn.id)
-          : this.stmt('UPDATE turns SET head = ? WHERE session_id = ? AND id = ?').run(headJson, turn.session_id, turn.id);
-      this.storedToolUses.set(key, tool_uses.length);
-      if (updated.changes === 0) {
-        const ord = (this.stmt('SELECT COALESCE(MAX(ord), 0) + 1 AS n FROM turns WHERE session_id = ?').get(turn.session_id) as { n: number }).n;
-        this.stmt('INSERT INTO turns (session_id, id, ord, head, tool_uses) VALUES (?, ?, ?, ?, ?)').run(
-          turn.session_id,
-          turn.id,
-          ord,
-          headJson,
-          JSON.stringify(tool_uses),
-        );
-      }
-      let stored = this.storedResults.get(key);
-      if (!stored) {
-        const rows = this.stmt('SELECT idx FROM turn_results WHERE session_id = ? AND turn_id = ?').all(turn.session_id, turn.id) as { idx: number }[];
-        stored = new Set(rows.map((r) => r.idx));
-        this.storedResults.set(key, stored);
-      }
-      if (results.length > stored.size) {
-        const index = new Map(tool_uses.map((tu, i) => [tu.id, i]));
-        for (const r of results) {
-          const idx = index.get(r.tool_use_id);
-          if (idx === undefined || stored.has(idx)) continue;
-          this.stmt('INSERT OR REPLACE INTO turn_results (session_id, turn_id, idx, data) VALUES (?, ?, ?, ?)').run(turn.session_id, turn.id, idx, JSON.stringify(r));
-          stored.add(idx);
-        }
-      }
-    });
-    if (turn.status !== 'running' && turn.status !== 'awaiting_permission') {
-      this.storedResults.delete(key);
-      this.storedToolUses.delete(key);
-    }
-  }
-
-  private toTurn(sessionId: string, row: { id: string; head: string; tool_uses: string }): Turn {
-    const results = (this.stmt('SELECT data FROM turn_results WHERE session_id = ? AND turn_id = ? ORDER BY idx').all(sessionId, row.id) as Row[]).map((r) =>
-      JSON.parse(r.data),
-    );
-    const turn = { ...JSON.parse(row.head), tool_uses: JSON.parse(row.tool_uses), results } as Turn;
-    if (turn.messages) {
-      const byId = new Map<string, ToolResult>(results.map((r: ToolResult) => [r.tool_use_id, r]));
-      turn.messages = turn.messages.map((m) => withResultContent(m, byId));
-    }
-    return turn;
+    this.write(() => this.turns.write(turn));
+    this.turns.written(turn);
   }
 
   getTurn(sessionId: string, turnId: string): Turn | undefined {
-    const row = this.stmt('SELECT id, head, tool_uses FROM turns WHERE session_id = ? AND id = ?').get(sessionId, turnId) as
-      | { id: string; head: string; tool_uses: string }
-      | undefined;
-    return row ? this.toTurn(sessionId, row) : undefined;
+    return this.turns.get(sessionId, turnId);
   }
 
   listTurns(sessionId: string): Turn[] {
-    const rows = this.stmt('SELECT id, head, tool_uses FROM turns WHERE session_id = ? ORDER BY ord').all(sessionId) as { id: string; head: string; tool_uses: string }[];
-    return rows.map((row) => this.toTurn(sessionId, row));
+    return this.turns.list(sessionId);
   }
 
   putPermission(request: PermissionRequest): void {
@@ -373,9 +176,7 @@ export class SqliteStore implements Store {
 
   listPermissions(sessionId: string, status?: PermissionStatus): PermissionRequest[] {
     if (status === undefined) return this.listOrdered('permissions', sessionId);
-    return (this.stmt('SELECT data FROM permissions WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status) as Row[]).map(
-      (r) => JSON.parse(r.data) as PermissionRequest,
-    );
+    return documentsOf<PermissionRequest>(this.stmt('SELECT data FROM permissions WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status));
   }
 
   putOutput(output: Output): void {
@@ -426,9 +227,7 @@ export class SqliteStore implements Store {
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
-    return (this.stmt('SELECT data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(sessionId, afterSeq, limit) as Row[]).map(
-      (r) => JSON.parse(r.data) as NormaEvent,
-    );
+    return documentsOf<NormaEvent>(this.stmt('SELECT data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(sessionId, afterSeq, limit));
   }
 
   eventsOfTypes(sessionId: string, types: readonly string[], afterSeq: number, limit: number): NormaEvent[] {
@@ -439,14 +238,12 @@ export class SqliteStore implements Store {
       afterSeq,
       ...types,
       limit,
-    ) as Row[];
-    return rows.map((r) => JSON.parse(r.data) as NormaEvent);
+    );
+    return documentsOf<NormaEvent>(rows);
   }
 
   turnEvents(sessionId: string, turnId: string, type: string): NormaEvent[] {
-    return (this.stmt('SELECT data FROM events WHERE session_id = ? AND turn_id = ? AND type = ? ORDER BY seq').all(sessionId, turnId, type) as Row[]).map(
-      (r) => JSON.parse(r.data) as NormaEvent,
-    );
+    return documentsOf<NormaEvent>(this.stmt('SELECT data FROM events WHERE session_id = ? AND turn_id = ? AND type = ? ORDER BY seq').all(sessionId, turnId, type));
   }
 
   appendDecision(decision: Decision): void {
@@ -485,40 +282,10 @@ export class SqliteStore implements Store {
       args.push(query.toolUseId);
     }
     args.push(query.limit);
-    return (this.stmt(`SELECT data FROM decisions WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...args) as Row[]).map(
-      (r) => JSON.parse(r.data) as Decision,
-    );
+    return documentsOf<Decision>(this.stmt(`SELECT data FROM decisions WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...args));
   }
 
   close(): void {
     if (this.db.open) this.db.close();
   }
-}
-
-function messageOf(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: string }).code;
-    return code && !err.message.includes(code) ? `${err.message} (${code})` : err.message;
-  }
-  return String(err);
-}
-
-type StoredMessage = NonNullable<Turn['messages']>[number];
-
-// A prompt turn's messages repeat its results' text in their tool_result blocks: the head stores
-// them without it (the turn_results rows have it) and reading puts it back.
-function withoutResultContent(m: StoredMessage): StoredMessage {
-  if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result')) return m;
-  return { ...m, content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, content: undefined, content_from_result: true } : b)) };
-}
-
-function withResultContent(m: StoredMessage, results: Map<string, ToolResult>): StoredMessage {
-  const blocks = m.content as Record<string, unknown>[];
-  if (m.role !== 'user' || !blocks.some((b) => b.content_from_result === true)) return m;
-  return {
-    role: m.role,
-    content: blocks.map((b) =>
-      b.content_from_result === true ? transcriptResult(String(b.tool_use_id), results.get(String(b.tool_use_id))) : (b as { type: string }),
-    ),
-  };
 }

@@ -151,6 +151,22 @@ describe('SqliteStore', () => {
     b.close();
   });
 
+  it('a turn\'s tool uses written in a rolled-back transaction are written again by the next write', () => {
+    const s = new SqliteStore(file());
+    const t = { ...turn('s', 'turn_p'), kind: 'prompt', tool_uses: [{ type: 'tool_use', id: 'a', name: 'LS', input: {} }] } as unknown as Turn;
+    s.putTurn(t);
+    expect(() =>
+      s.transaction(() => {
+        s.putTurn({ ...t, tool_uses: [...t.tool_uses, { type: 'tool_use', id: 'lost', name: 'LS', input: {} }] });
+        throw new Error('disk full');
+      }),
+    ).toThrow('disk full');
+    // As many tool uses as the rolled-back write had, but other ones: they must be stored.
+    s.putTurn({ ...t, tool_uses: [...t.tool_uses, { type: 'tool_use', id: 'b', name: 'LS', input: {} }] });
+    expect(s.getTurn('s', 'turn_p')!.tool_uses.map((u) => u.id)).toEqual(['a', 'b']);
+    s.close();
+  });
+
   it('rolls back every write of a failed transaction, and its seq counters with it', () => {
     const s = new SqliteStore(file());
     s.appendEvent(event('s', 1));

@@ -1,0 +1,204 @@
+// Confinement by descriptor: every file the sandbox touches is reached through a directory
+// descriptor that was verified to be inside the boundary. Node has no openat(), so a child of an
+// open directory is named `/proc/self/fd/<dirfd>/<name>`: the kernel looks `name` up in the very
+// directory the descriptor holds, so swapping a path component for a symlink after the check
+// cannot redirect an open, mkdir or rename. What was opened is verified through the descriptor
+// (fstat + /proc/self/fd) before a byte is read or written.
+import { constants as C } from 'node:fs';
+import type { Stats } from 'node:fs';
+import fs from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { PathRefusal, fileKind, refusalFromErrno } from './path-refusal.js';
+
+/** An open directory verified to be inside the boundary; children are reached through it. */
+export interface Anchor {
+  handle: FileHandle;
+  /** Its real path, as the kernel reports it for the descriptor. */
+  real: string;
+}
+
+// O_NOFOLLOW: a symlink in the last component is never followed implicitly (it is resolved
+// and checked explicitly instead). O_NONBLOCK: opening a FIFO cannot hang. O_NOCTTY: a
+// terminal never becomes the controlling tty. O_DIRECTORY: only directories are opened, so
+// a device or FIFO planted where a directory is expected is never opened at all.
+export const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
+const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK | C.O_NOCTTY;
+export const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
+
+let procFdAvailable: Promise<boolean> | undefined;
+/** Whether /proc/self/fd works (Linux with procfs): then every open is anchored and verified. */
+export function procFd(): Promise<boolean> {
+  procFdAvailable ??= fs.stat('/proc/self/fd').then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+  return procFdAvailable;
+}
+
+/** `p` is `dir` or below it (a separator-aware prefix check: /x/ws-evil is not under /x/ws). */
+export function within(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
+
+/** The directories of a boundary, and the verified ways of opening what is inside them. */
+export class Confinement {
+  /** Real path of the workspace directory. */
+  readonly root: string;
+
+  constructor(
+    /** Real paths of the allowed directories; the first is the workspace. */
+    readonly roots: readonly string[],
+    /** Whether /proc/self/fd works, so that opens are anchored and verified. */
+    readonly anchored: boolean,
+  ) {
+    this.root = roots[0]!;
+  }
+
+  isInside(absPath: string): boolean {
+    return this.roots.some((r) => within(absPath, r));
+  }
+
+  /** How a path is shown to the model: relative to the workspace when inside it. */
+  display(absPath: string): string {
+    if (absPath === this.root) return '.';
+    return absPath.startsWith(this.root + path.sep) ? path.relative(this.root, absPath) : absPath;
+  }
+
+  /** The real location of an existing path; refused when a symlink on the way leads out. */
+  async realInside(userPath: string, abs: string): Promise<string> {
+    let real: string;
+    try {
+      real = await fs.realpath(abs);
+    } catch (err) {
+      throw refusalFromErrno(userPath, err);
+    }
+    if (!this.isInside(real)) throw new PathRefusal(userPath, 'resolves through a symlink to outside the workspace');
+    return real;
+  }
+
+  /**
+   * What a descriptor really is: its path as the kernel reports it, refused unless inside.
+   * Fails closed: when /proc is there but the descriptor cannot be resolved (e.g. a path
+   * longer than PATH_MAX), the open is refused rather than trusted. Returns null without /proc.
+   * Does not close the handle; callers do.
+   */
+  async verifyDescriptor(userPath: string, handle: FileHandle): Promise<string | null> {
+    if (!this.anchored) return null;
+    let opened: string;
+    try {
+      opened = await fs.readlink(`/proc/self/fd/${handle.fd}`);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new PathRefusal(userPath, code === 'ENAMETOOLONG' ? 'name too long (what was opened cannot be verified)' : 'what was opened cannot be verified');
+    }
+    if (!this.isInside(opened)) throw new PathRefusal(userPath, 'was swapped for a path outside the workspace while opening');
+    return opened;
+  }
+
+  /** The path of `name` inside an anchored directory (openat() for Node). */
+  at(dir: Anchor, name: string): string {
+    if (name === '' || name === '.' || name === '..' || name.includes(path.sep)) {
+      throw new Error(`internal: ${JSON.stringify(name)} is not a single path component`);
+    }
+    return this.anchored ? `/proc/self/fd/${dir.handle.fd}/${name}` : path.join(dir.real, name);
+  }
+
+  /** Opens a directory by path and verifies the descriptor. */
+  private async openVerifiedDir(userPath: string, dirPath: string, lexical: string): Promise<Anchor> {
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(dirPath, DIR_FLAGS);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR' || code === 'ELOOP') throw new PathRefusal(userPath, `${this.display(lexical)} is not a directory`);
+      throw refusalFromErrno(userPath, err);
+    }
+    try {
+      return { handle, real: (await this.verifyDescriptor(userPath, handle)) ?? dirPath };
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Opens `absDir` one component at a time from the root that contains it. Each component is
+   * looked up inside the previous verified descriptor with O_NOFOLLOW, so no swap after a check
+   * can redirect the walk. A component that is a symlink is allowed only when it resolves inside
+   * (to a directory), and what it opened is verified. With `create`, missing components are made
+   * through the same descriptor, so a directory is never created outside.
+   */
+  async openDir(userPath: string, absDir: string, create: boolean): Promise<Anchor> {
+    const root = this.roots.find((r) => within(absDir, r));
+    if (root === undefined) throw new PathRefusal(userPath, 'outside the workspace');
+    let cur = await this.openVerifiedDir(userPath, root, root);
+    try {
+      let lexical = root;
+      for (const part of path.relative(root, absDir).split(path.sep).filter((p) => p !== '')) {
+        lexical = path.join(lexical, part);
+        const next = await this.openChildDir(userPath, cur, part, lexical, create);
+        const prev = cur;
+        cur = next;
+        await prev.handle.close();
+      }
+      return cur;
+    } catch (err) {
+      await cur.handle.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async openChildDir(userPath: string, dir: Anchor, part: string, lexical: string, create: boolean): Promise<Anchor> {
+    const child = this.at(dir, part);
+    if (create) {
+      try {
+        await fs.mkdir(child);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw refusalFromErrno(userPath, err);
+      }
+    }
+    try {
+      const handle = await fs.open(child, DIR_FLAGS);
+      try {
+        return { handle, real: (await this.verifyDescriptor(userPath, handle)) ?? path.join(dir.real, part) };
+      } catch (err) {
+        await handle.close().catch(() => undefined);
+        throw err;
+      }
+    } catch (err) {
+      if (err instanceof PathRefusal) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      // O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR (or ELOOP): look closer below.
+      if (code !== 'ENOTDIR' && code !== 'ELOOP') throw refusalFromErrno(userPath, err);
+    }
+    let st: Stats;
+    try {
+      st = await fs.lstat(child);
+    } catch (err) {
+      throw refusalFromErrno(userPath, err);
+    }
+    if (!st.isSymbolicLink()) throw new PathRefusal(userPath, `${this.display(lexical)} is not a directory`);
+    const real = await this.realInside(userPath, child);
+    return this.openVerifiedDir(userPath, real, lexical);
+  }
+
+  /** Opens an existing regular file by anchored path and re-checks it on the descriptor. */
+  async openRegular(userPath: string, filePath: string): Promise<{ handle: FileHandle; st: Stats }> {
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(filePath, READ_FLAGS);
+    } catch (err) {
+      throw refusalFromErrno(userPath, err);
+    }
+    try {
+      await this.verifyDescriptor(userPath, handle);
+      const st = await handle.stat();
+      if (!st.isFile()) throw new PathRefusal(userPath, st.isDirectory() ? 'is a directory' : `is not a regular file (${fileKind(st)})`);
+      return { handle, st };
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw err instanceof PathRefusal ? err : refusalFromErrno(userPath, err);
+    }
+  }
+}

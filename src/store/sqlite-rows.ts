@@ -1,0 +1,42 @@
+// How records sit in SQLite rows: each resource is a JSON document in a `data` column, with the
+// columns queries need beside it. A session's hooks, model key and model configuration have
+// columns of their own, so they never travel inside the session document the API shows.
+import type { SessionRecord } from './store.js';
+
+/** A row that holds a JSON document. */
+export type Row = { data: string };
+
+/** The columns a session is read from, in the order `sessionRecordOf` expects them. */
+export const SESSION_COLUMNS = 'data, hooks, model_api_key, model';
+
+type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null };
+
+/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model). */
+export function sessionRowOf(record: SessionRecord): unknown[] {
+  const s = record.session;
+  return [
+    s.id,
+    s.created_at,
+    s.status,
+    s.closed_at,
+    JSON.stringify(s),
+    record.hooks ? JSON.stringify(record.hooks) : null,
+    record.modelApiKey,
+    record.model ? JSON.stringify(record.model) : null,
+  ];
+}
+
+export function sessionRecordOf(row: SessionRow | undefined): SessionRecord | undefined {
+  if (!row) return undefined;
+  return {
+    session: JSON.parse(row.data),
+    hooks: row.hooks ? JSON.parse(row.hooks) : null,
+    modelApiKey: row.model_api_key,
+    model: row.model ? JSON.parse(row.model) : null,
+  };
+}
+
+/** The documents of rows read in order. */
+export function documentsOf<T>(rows: unknown[]): T[] {
+  return (rows as Row[]).map((r) => JSON.parse(r.data) as T);
+}

@@ -1,0 +1,140 @@
+// Opening the SQLite file: the schema as numbered migrations, the pragmas that make a commit
+// durable, and the checks that refuse a database this server cannot use. Schema changes are
+// migrations applied at start-up inside a transaction each (PRAGMA user_version records the
+// last one applied), so every later read and write can assume the current schema.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+/** The database cannot be used: start-up stops with this message (path and cause). */
+export class StoreOpenError extends Error {
+  constructor(
+    readonly file: string,
+    cause: string,
+  ) {
+    super(`cannot use the database ${file}: ${cause}`);
+    this.name = 'StoreOpenError';
+  }
+}
+
+const MIGRATIONS: readonly string[] = [
+  // 1: the initial schema.
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    status TEXT NOT NULL,
+    closed_at TEXT,
+    data TEXT NOT NULL,
+    hooks TEXT,
+    model_api_key TEXT
+  );
+  CREATE INDEX sessions_by_created ON sessions (created_at DESC, id DESC);
+  CREATE INDEX sessions_by_status ON sessions (status, closed_at);
+  CREATE TABLE turns (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    head TEXT NOT NULL,
+    tool_uses TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX turns_by_order ON turns (session_id, ord);
+  CREATE TABLE turn_results (
+    session_id TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn_id, idx)
+  ) WITHOUT ROWID;
+  CREATE TABLE permissions (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX permissions_by_order ON permissions (session_id, ord);
+  CREATE TABLE outputs (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX outputs_by_order ON outputs (session_id, ord);
+  CREATE TABLE events (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    turn_id TEXT,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX events_by_turn ON events (session_id, turn_id, type);
+  CREATE TABLE decisions (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    turn_id TEXT NOT NULL,
+    tool_use_id TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  ) WITHOUT ROWID;
+  `,
+  // 2: a session's model configuration (without its key, which has its own column).
+  `ALTER TABLE sessions ADD COLUMN model TEXT;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Opens (creating if needed) and migrates the database; StoreOpenError when it cannot be used. */
+export function openDatabase(file: string): Database.Database {
+  let db: Database.Database;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    db = new Database(file);
+  } catch (err) {
+    throw new StoreOpenError(file, messageOf(err));
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    // WAL + NORMAL: a committed transaction survives a process crash (SIGKILL included); only
+    // an operating-system crash or power loss can lose the last ones, never corrupt the file.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = OFF');
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new Error(`integrity check failed: ${String(check)}`);
+    migrate(db);
+  } catch (err) {
+    try {
+      db.close();
+    } catch {
+      // already unusable
+    }
+    throw new StoreOpenError(file, messageOf(err));
+  }
+  return db;
+}
+
+function migrate(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new Error(`schema version ${version} is newer than this server understands (${MIGRATIONS.length}); upgrade the server`);
+  }
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: string }).code;
+    return code && !err.message.includes(code) ? `${err.message} (${code})` : err.message;
+  }
+  return String(err);
+}
