@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { parseRule } from './rules.js';
 import { quoteWord, type CommandAnalysis, type SimpleCommand } from './shell.js';
+import { quoteAssignment } from './shell/words.js';
 import type { RuleSubject, SubjectPath } from './subject.js';
 
 /** Programs whose second word selects what they do (`git push`, `cargo build`). */
@@ -43,7 +44,8 @@ function commandSuggestions(a: CommandAnalysis): string[] {
     const lastDanger = Math.max(-1, ...cmd.dangers.map((d) => d.word));
     if (lastDanger >= cmd.argv.length || cmd.dangers.some((d) => cmd.dynamic[d.word])) return [];
     if (cmd.dynamic.slice(0, lastDanger + 1).some(Boolean)) return [];
-    const assigns = cmd.assignments.map(quoteWord);
+    // Assignments are quoted as the shell reads them (FOO='a b', not 'FOO=a b', which is a command word).
+    const assigns = cmd.assignments.map(quoteAssignment);
     const words = cmd.argv.map(quoteWord);
     const exact = !cmd.openArgs && !cmd.dynamic.some(Boolean);
     const prefix = Math.max(prefixLength(cmd), lastDanger + 1);

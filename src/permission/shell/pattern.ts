@@ -1,14 +1,23 @@
 // Permission patterns: matchCommandPattern(pattern, cmd, behavior = 'allow').
 //
-// For rules like Bash(git status), Bash(npm run test:*), Bash(npm run test *). The pattern is split
-// into words with shell quoting ('…', "…", \x). A trailing `:*` or ` *` makes it a PREFIX pattern:
-// the words before it must equal the command's first words, followed by anything including nothing
-// (word boundaries: `npm run test:*` matches `npm run test` and `npm run test --watch`, not
-// `npm run testx` nor `npm run test:unit`). Otherwise the pattern is EXACT: same number of words.
-// An unquoted `*` elsewhere is a wildcard inside ONE word, matching any characters including `/`
-// (`git * --dry-run`, `cat *.md`); a quoted `*` is literal. The pattern `*` matches every command
-// (dangers included: it allows everything). Leading NAME=value words in the pattern are
-// assignments: they must all be among the command's assignments.
+// For rules like Bash(git status), Bash(npm run test:*), Bash(npm run test *). A trailing `:*` or
+// ` *` makes it a PREFIX pattern: the words before it must equal the command's first words,
+// followed by anything including nothing (word boundaries: `npm run test:*` matches `npm run test`
+// and `npm run test --watch`, not `npm run testx` nor `npm run test:unit`). Otherwise the pattern
+// is EXACT: same number of words. The rest is split into words by the same shell parser (unbash)
+// and the same word decoding (expand.ts) as commands, so its quoting is the shell's ('…', "…",
+// $'…', \x, `'it''s'` is one word) and each word is what the analyser puts in argv for the same
+// text. An unquoted `*` is a wildcard inside ONE word, matching any characters including `/`
+// (`git * --dry-run`, `cat *.md`); a quoted or escaped `*` is literal. The pattern `*` matches
+// every command (dangers included: it allows everything). Leading NAME=value words in the pattern
+// are assignments (as the shell reads them: `'A'=1` is a word), written like the command's
+// assignments: they must all be among them, and they have no wildcards.
+// A pattern is ONE simple command of literal words, so the parser's other readings are refused
+// as malformed: `;` `&` `&&` `||` `|` and line breaks, redirections (`>f`, `2>&1`, `<<EOF`),
+// comments, leading keywords (`!`, `time`, `if`, `{`, `[[` …), expansions (`$HOME`, `${X}`,
+// `{a,b}`), backquote substitutions and the other globs (`?`, `[…]`); quoted they are literal
+// text. Unquoted `(` and `)` are ordinary characters (the rule's own parentheses nest around
+// them): `echo $(date)` has the literal word `$(date)`, and `f (a) b` three words.
 // Patterns apply to ONE SimpleCommand, so they never match across ; && | or into a substitution:
 // the caller checks every command of an analysis (deny if any part matches a deny rule; allow only
 // if every part is allowed by a rule or read-only).
@@ -31,15 +40,19 @@
 // programs whose options may follow the subcommand (kubectl, docker, podman, helm, make) the
 // pattern's words after the program name match as a subsequence of the command's words (this may
 // also catch a command that merely mentions them: deny errs on the side of matching).
-// A malformed pattern (unbalanced quote, empty, only assignments) matches nothing; reject it when
-// rules are loaded with validateCommandPattern(pattern) (error string or null), or parse it once
-// with parseCommandPattern and match the parsed form (rules.ts keeps it on the rule).
+// A malformed pattern (unbalanced quote, empty, only assignments, refused syntax) matches nothing;
+// reject it when rules are loaded with validateCommandPattern(pattern) (error string or null), or
+// parse it once with parseCommandPattern and match the parsed form (rules.ts keeps it on the rule).
 //
 // Matching is linear in the word lengths: wildcards are matched segment by segment, never with
 // a backtracking regular expression.
+import { parse } from 'unbash';
+import type { Assignment, Command, ParsedScript, Word, WordPart } from 'unbash';
+import { HereDocBodies, MAX_HEREDOCS_PER_LINE, maxHereDocsOnALine } from './coverage.js';
+import { WordWalker, type Acc, type Ctx } from './expand.js';
 import { allowVariants, lenientVariants, type Variant } from './programs/globals.js';
-import type { PatternBehavior, SimpleCommand } from './types.js';
-import { assignmentName, baseName, SAFE_ENV } from './words.js';
+import { fail, Fail, type PatternBehavior, type SimpleCommand } from './types.js';
+import { assignmentName, baseName, SAFE_ENV, type WordInfo } from './words.js';
 
 export interface PatternWord {
   literal: string;
@@ -71,57 +84,174 @@ export function parseCommandPattern(pattern: string): CommandPattern | string {
     prefix = true;
     s = s.slice(0, -1);
   }
-  const words: PatternWord[] = [];
-  let i = 0;
-  while (i < s.length) {
-    while (i < s.length && /\s/.test(s[i]!)) i++;
-    if (i >= s.length) break;
-    let literal = '';
-    const segments: string[] = [''];
-    let wild = false;
-    const add = (text: string): void => {
-      literal += text;
-      segments[segments.length - 1] += text;
-    };
-    while (i < s.length && !/\s/.test(s[i]!)) {
-      const c = s[i]!;
-      if (c === "'") {
-        const j = s.indexOf("'", i + 1);
-        if (j === -1) return 'unterminated quote';
-        add(s.slice(i + 1, j));
-        i = j + 1;
-      } else if (c === '"') {
-        let j = i + 1;
-        let chunk = '';
-        for (; j < s.length && s[j] !== '"'; j++) {
-          if (s[j] === '\\' && j + 1 < s.length && '"\\$`'.includes(s[j + 1]!)) j++;
-          chunk += s[j];
-        }
-        if (j >= s.length) return 'unterminated quote';
-        add(chunk);
-        i = j + 1;
-      } else if (c === '\\') {
-        if (i + 1 >= s.length) return 'trailing backslash';
-        add(s[i + 1]!);
-        i += 2;
-      } else if (c === '*') {
-        wild = true;
-        literal += '*';
-        segments.push('');
-        i++;
-      } else {
-        add(c);
-        i++;
-      }
+  try {
+    const { assigns, words } = new PatternReader(s).read();
+    if (words.length === 0) return 'pattern names no command';
+    return { assigns, words, prefix, all: false };
+  } catch (e) {
+    if (e instanceof Fail) return e.message;
+    throw e;
+  }
+}
+
+/**
+ * Reads a pattern with the shell parser and the analyser's own word decoding (expand.ts), so a
+ * pattern's words are exactly the argv the analyser would make of the same text. Every `(` and
+ * `)` is swapped for one of two characters the pattern does not contain before parsing and
+ * swapped back in the words, so an unquoted one is an ordinary character (the `Bash(…)` rule
+ * syntax nests parentheses) and a quoted one stays what it was.
+ */
+class PatternReader extends WordWalker {
+  private readonly ctx: Ctx;
+  private readonly open: string;
+  private readonly close: string;
+  /** Offsets of the unquoted `*`s in the value of the word being read. */
+  private stars: number[] = [];
+  /** The value of the word read last and its unquoted `*`s. */
+  private last: { value: string; stars: number[] } = { value: '', stars: [] };
+
+  constructor(private readonly text: string) {
+    super();
+    [this.open, this.close] = freeChars(text);
+    const src = text.replaceAll('(', this.open).replaceAll(')', this.close);
+    this.ctx = { src, nested: false, depth: 0, env: [], bodies: HereDocBodies.none };
+  }
+
+  read(): { assigns: string[]; words: PatternWord[] } {
+    // The parser's time grows with the square of the here-documents pending on one line.
+    if (maxHereDocsOnALine(this.text) > MAX_HEREDOCS_PER_LINE) {
+      fail(`more than ${MAX_HEREDOCS_PER_LINE} here-documents on one line`);
     }
-    words.push({ literal, segments: wild ? segments : null });
+    const script = parse(this.ctx.src);
+    const error = script.errors?.[0];
+    if (error) {
+      fail(/unterminated .*(quote|locale string)/.test(error.message) ? 'unterminated quote' : `the shell cannot parse it: ${error.message}`);
+    }
+    const cmd = this.simpleCommand(script);
+    const items = [...cmd.prefix, ...(cmd.name ? [cmd.name] : []), ...cmd.suffix];
+    for (const r of cmd.redirects) fail(`a pattern has no redirections: "${this.source(r)}" is not allowed`);
+    let at = 0;
+    for (const item of [...items, { pos: this.text.length, end: this.text.length }]) {
+      const gap = this.text.slice(at, item.pos).replace(/^(\s|\\\n)+/, '');
+      if (gap.startsWith('#')) fail(comment(gap));
+      if (gap.trim() !== '') fail(`a pattern is one simple command: "${gap.split(/\s/)[0]}" is not allowed`);
+      at = item.end;
+    }
+    if (/(^|[^\\])(\\\\)*\\$/.test(this.text)) fail('trailing backslash');
+    const assigns: string[] = [];
+    for (const a of cmd.prefix) {
+      if (a.type !== 'Assignment') continue;
+      const w = this.assignmentWord(a);
+      if (w.segments) fail(`a pattern's assignments have no wildcards: "${this.source(a)}" is not allowed`);
+      assigns.push(w.literal);
+    }
+    const words: PatternWord[] = [];
+    if (cmd.name) words.push(this.patternWord(cmd.name));
+    for (const a of cmd.args) words.push(a.type === 'Word' ? this.patternWord(a) : this.assignmentWord(a));
+    return { assigns, words };
   }
-  const assigns: string[] = [];
-  while (words.length > 0 && words[0]!.segments === null && /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(words[0]!.literal)) {
-    assigns.push(words.shift()!.literal);
+
+  /** The script's one simple command; anything else is refused. */
+  private simpleCommand(script: ParsedScript): Command {
+    const [st, next] = script.commands;
+    if (st === undefined) fail(this.text.startsWith('#') ? comment(this.text) : 'pattern names no command');
+    if (st.background) fail('a pattern is one simple command: "&" is not allowed');
+    if (next !== undefined) {
+      const sep = this.text.slice(st.end, next.pos).trim();
+      if (sep.startsWith('#')) fail(comment(sep));
+      fail(`a pattern is one simple command: ${sep === '' ? 'a line break' : `"${sep[0]}"`} is not allowed`);
+    }
+    const node = st.command;
+    if (node.type === 'Command') return node;
+    if (node.type === 'Pipeline' && node.prefixes.length === 0 && node.operators[0] !== undefined) {
+      fail(`a pattern is one simple command: "${node.operators[0]}" is not allowed`);
+    }
+    if (node.type === 'AndOr' && node.operators[0] !== undefined) {
+      fail(`a pattern is one simple command: "${node.operators[0]}" is not allowed`);
+    }
+    // `!`, `time`, `if`, `for`, `{`, `[[` …: the keyword it starts with.
+    fail(`a pattern is one simple command: "${this.text.slice(node.pos).split(/\s/)[0]}" is not allowed`);
   }
-  if (words.length === 0) return 'pattern names no command';
-  return { assigns, words, prefix, all: false };
+
+  private patternWord(w: Word): PatternWord {
+    this.word(w, this.ctx);
+    return patternWord(this.restore(this.last.value), this.last.stars);
+  }
+
+  /** `NAME=value` as the analyser writes it, with the value's wildcards. */
+  private assignmentWord(a: Assignment): PatternWord {
+    if (a.value.type === 'ArrayValue') fail(`a pattern has no array assignments: "${this.source(a)}" is not allowed`);
+    const { text } = this.assignment(a, this.ctx);
+    const shift = text.length - this.last.value.length;
+    return patternWord(this.restore(text), this.last.stars.map((k) => k + shift));
+  }
+
+  protected override word(w: Word, ctx: Ctx): WordInfo {
+    this.stars = [];
+    const info = super.word(w, ctx);
+    this.last = { value: info.value, stars: this.stars };
+    return info;
+  }
+
+  protected override part(p: WordPart, ctx: Ctx, acc: Acc, quoted: boolean): void {
+    switch (p.type) {
+      case 'Glob':
+        if (p.kind !== 'star') fail(`a pattern has only the "*" wildcard: "${this.restore(p.text)}" is not allowed`);
+        // One part per run of stars (`**`): each is a wildcard.
+        for (let k = 0; k < p.text.length; k++) this.stars.push(acc.value.length + k);
+        break;
+      case 'ExtendedGlob':
+        fail(`a pattern has only the "*" wildcard: "${this.restore(p.text)}" is not allowed`);
+      case 'SimpleExpansion':
+      case 'ParameterExpansion':
+      case 'ArithmeticExpansion':
+      case 'BraceExpansion':
+        fail(`a pattern has no expansions: "${this.restore(p.text)}" is not allowed`);
+      case 'CommandExpansion':
+      case 'ProcessSubstitution':
+        fail(`a pattern has no substitutions: "${this.restore(p.text)}" is not allowed`);
+    }
+    super.part(p, ctx, acc, quoted);
+  }
+
+  protected script(): void {
+    fail('a pattern has no substitutions');
+  }
+
+  private source(node: { pos: number; end: number }): string {
+    return this.text.slice(node.pos, node.end);
+  }
+
+  private restore(s: string): string {
+    return s.replaceAll(this.open, '(').replaceAll(this.close, ')');
+  }
+}
+
+function comment(text: string): string {
+  return `a pattern has no comments: "${text.split('\n')[0]!.trimEnd()}" is not allowed`;
+}
+
+/** Two characters (private-use ones) that do not occur in `s`. */
+function freeChars(s: string): [string, string] {
+  const used = new Set<number>();
+  for (let i = 0; i < s.length; i++) used.add(s.charCodeAt(i));
+  const free: string[] = [];
+  for (let c = 0xe000; c <= 0xf8ff && free.length < 2; c++) if (!used.has(c)) free.push(String.fromCharCode(c));
+  if (free.length < 2) fail('the pattern uses every private-use character');
+  return [free[0]!, free[1]!];
+}
+
+/** A word's literal text and the offsets of its unquoted `*`s (wildcards). */
+function patternWord(literal: string, stars: readonly number[]): PatternWord {
+  if (stars.length === 0) return { literal, segments: null };
+  const segments: string[] = [];
+  let from = 0;
+  for (const k of stars) {
+    segments.push(literal.slice(from, k));
+    from = k + 1;
+  }
+  segments.push(literal.slice(from));
+  return { literal, segments };
 }
 
 function parsed(pattern: PatternSource): CommandPattern | string {
