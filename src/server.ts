@@ -24,6 +24,7 @@ import { createSandboxHost } from './sandbox/host.js';
 import { createApplication, INTERNAL } from './app/index.js';
 import { findRipgrep } from './capabilities/files/grep.js';
 import { ToolCatalog } from './tools/catalog.js';
+import { HtmlConverter } from './web/html-convert.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Resolver } from './sandbox/egress.js';
@@ -76,7 +77,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   for (const h of options.hooks ?? []) hooks.register(h);
   const validator = new InputValidator();
   // Binaries are found once, here: Grep's ripgrep (its absence is a readiness note, not a failure).
-  const catalog = new ToolCatalog({ rgPath: findRipgrep() });
+  const html = new HtmlConverter();
+  const catalog = new ToolCatalog({ rgPath: findRipgrep(), html });
   const outputs = new OutputFiles(
     path.join(config.dataDir, 'outputs'),
     store,
@@ -225,6 +227,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       } finally {
         if (!options.store) store.close();
         if (ownsSandbox) await sandboxHost.limits.close();
+        await html.close();
       }
     })();
     return closing;

@@ -10,6 +10,7 @@ import type { BashToolOptions } from '../capabilities/shell/bash.js';
 import { shellCapability } from '../capabilities/shell/index.js';
 import { webCapability } from '../capabilities/web/index.js';
 import type { Capability, SessionServices, ToolGroup } from './capability.js';
+import type { HtmlConverter } from '../web/html-convert.js';
 import { ToolRegistry, type ExposedTool } from './registry.js';
 import type { CoreTool, ToolFactory, ToolSpec } from './tool.js';
 
@@ -96,6 +97,8 @@ export interface CatalogOptions {
   /** Grep's ripgrep (null: the built-in search). */
   rgPath: string | null;
   bash?: BashToolOptions;
+  /** The server's HTML worker (WebFetch's conversion, WebSearch's result pages). */
+  html: HtmlConverter;
 }
 
 /** A session's installed tools, and how to stop what their groups keep running. */
@@ -112,7 +115,7 @@ export class ToolCatalog {
       filesCapability({ rgPath: options.rgPath }),
       shellCapability(options.bash),
       ptyCapability,
-      webCapability,
+      webCapability(options.html),
       agentCapability,
     ] as Capability<unknown>[];
     for (const capability of capabilities) {

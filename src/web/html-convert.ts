@@ -113,34 +113,41 @@ class ConverterThread {
   }
 }
 
-const thread = new ConverterThread();
-
-export async function convertHtml(html: string, url: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ConvertOutcome> {
-  const omittedChars = Math.max(0, html.length - MAX_HTML_CHARS);
-  const input = omittedChars > 0 ? html.slice(0, MAX_HTML_CHARS) : html;
-  try {
-    const converted = await thread.run<Converted>({ kind: 'markdown', html: input, url }, opts.timeoutMs ?? CONVERT_TIMEOUT_MS, opts.signal);
-    return { ...converted, mode: 'markdown', omittedChars };
-  } catch (err) {
-    if (opts.signal?.aborted) throw err;
-    // The fallback runs on the event loop: it reads at most FALLBACK_HTML_CHARS of the page.
-    const head = input.length > FALLBACK_HTML_CHARS ? input.slice(0, FALLBACK_HTML_CHARS) : input;
-    return { title: null, markdown: htmlToPlainText(head), mode: 'text', omittedChars: omittedChars + (input.length - head.length) };
-  }
-}
-
 /** A page that could not be read within its time limit. */
 export class ParseTimeout extends Error {}
 
 /**
- * DuckDuckGo's results page, read in the worker thread (a page of millions of nested elements
- * would otherwise hold the event loop for seconds); rejects with the parser's message or a ParseTimeout.
+ * The HTML work done off the event loop: WebFetch's page conversion and WebSearch's DuckDuckGo
+ * results page, in one worker thread started on first use. The composition root makes one and
+ * closes it at shutdown.
  */
-export function parseDdgOffThread<T>(html: string, timeoutMs: number, signal?: AbortSignal): Promise<T> {
-  return thread.run<T>({ kind: 'ddg', html }, timeoutMs, signal);
-}
+export class HtmlConverter {
+  private readonly thread = new ConverterThread();
 
-/** Stops the converter thread (server shutdown). */
-export function closeHtmlConverter(): Promise<void> {
-  return thread.close();
+  async convert(html: string, url: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ConvertOutcome> {
+    const omittedChars = Math.max(0, html.length - MAX_HTML_CHARS);
+    const input = omittedChars > 0 ? html.slice(0, MAX_HTML_CHARS) : html;
+    try {
+      const converted = await this.thread.run<Converted>({ kind: 'markdown', html: input, url }, opts.timeoutMs ?? CONVERT_TIMEOUT_MS, opts.signal);
+      return { ...converted, mode: 'markdown', omittedChars };
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      // The fallback runs on the event loop: it reads at most FALLBACK_HTML_CHARS of the page.
+      const head = input.length > FALLBACK_HTML_CHARS ? input.slice(0, FALLBACK_HTML_CHARS) : input;
+      return { title: null, markdown: htmlToPlainText(head), mode: 'text', omittedChars: omittedChars + (input.length - head.length) };
+    }
+  }
+
+  /**
+   * DuckDuckGo's results page, read in the worker thread (a page of millions of nested elements
+   * would otherwise hold the event loop for seconds); rejects with the parser's message or a ParseTimeout.
+   */
+  parseDdg<T>(html: string, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+    return this.thread.run<T>({ kind: 'ddg', html }, timeoutMs, signal);
+  }
+
+  /** Stops the worker thread (server shutdown). */
+  close(): Promise<void> {
+    return this.thread.close();
+  }
 }

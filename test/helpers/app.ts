@@ -15,6 +15,7 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 import type { NormaEvent } from '../../src/contract/events.js';
 import { unsandboxedHost } from './sandbox.js';
 import { ToolCatalog } from '../../src/tools/catalog.js';
+import { HtmlConverter } from '../../src/web/html-convert.js';
 import { findRipgrep } from '../../src/capabilities/files/grep.js';
 
 export interface AppHarness {
@@ -47,7 +48,7 @@ export async function appHarness(env: Record<string, string> = {}, dir?: string)
     logger,
     validator: new InputValidator(),
     hooks: new HookRegistry(),
-    catalog: new ToolCatalog({ rgPath: findRipgrep() }),
+    catalog: new ToolCatalog({ rgPath: findRipgrep(), html: new HtmlConverter() }),
     outputs: new OutputFiles(path.join(data, 'outputs'), store, systemClock, newId, { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession }, logger),
     sandbox,
     sandboxStatus: () => sandbox.selfTest(path.join(data, 'sandbox', 'selftest')),

@@ -1,8 +1,12 @@
 // HTML → Markdown for WebFetch, and its worker thread: content picked out, links absolute, unsafe
 // links and scripts dropped; a conversion past its time limit falls back to plain text; huge pages
 // are converted from their beginning.
-import { describe, expect, it } from 'vitest';
-import { convertHtml, FALLBACK_HTML_CHARS, MAX_HTML_CHARS } from '../../src/web/html-convert.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FALLBACK_HTML_CHARS, HtmlConverter, MAX_HTML_CHARS } from '../../src/web/html-convert.js';
+
+const converter = new HtmlConverter();
+afterAll(() => converter.close());
+const convertHtml: HtmlConverter['convert'] = (html, url, opts) => converter.convert(html, url, opts);
 import { htmlToMarkdown, htmlToPlainText } from '../../src/web/html-markdown.js';
 
 const article = (body: string) =>

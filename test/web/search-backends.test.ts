@@ -2,7 +2,8 @@
 // schema is a SearchError naming the backend and the mismatch; character references in DuckDuckGo's
 // titles and snippets are decoded. The Fetcher is an in-memory stand-in answering one canned reply.
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, runSearch, SEARCH_BACKENDS, SearchError, type SearchBackendName, type SearchConfig } from '../../src/web/search/index.js';
+import { BACKENDS, SEARCH_BACKENDS, SearchError, type SearchBackendName, type SearchConfig } from '../../src/web/search/index.js';
+import { runSearch } from '../helpers/search.js';
 import type { EgressRequest, Fetcher } from '../../src/egress/types.js';
 
 const KEY = 'sk-test-0123456789-SECRET';

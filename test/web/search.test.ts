@@ -7,17 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  decodeEntities,
-  filterByDomain,
-  htmlToText,
-  runSearch,
-  SEARCH_BACKENDS,
-  searchConfigProblems,
-  SearchError,
-  type SearchConfig,
-  type SearchResult,
-} from '../../src/web/search/index.js';
+import { decodeEntities, filterByDomain, htmlToText, SEARCH_BACKENDS, searchConfigProblems, SearchError, type SearchConfig, type SearchResult } from '../../src/web/search/index.js';
+import { runSearch } from '../helpers/search.js';
 import { EgressFailure, type EgressRequest, type EgressResponse, type Fetcher } from '../../src/egress/types.js';
 
 const KEY = 'sk-test-0123456789-SECRET';

@@ -5,7 +5,6 @@
 // Answers are cached per session for 15 minutes.
 import { Type, type Static } from '@sinclair/typebox';
 import { EgressRefusal } from '../../sandbox/egress.js';
-import { convertHtml } from '../../web/html-convert.js';
 import { EgressFailure } from '../../egress/types.js';
 import { defineTool, textOutput, ToolRefusal, type ToolOutput } from '../../tools/tool.js';
 import type { WebDeps } from './deps.js';
@@ -84,7 +83,7 @@ export const webFetchTool = defineTool<WebFetchInput, WebDeps>({
     const text = decode(res.body, res.headers['content-type']);
     let body: string;
     if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /^\s*<(!doctype html|html)/i.test(text))) {
-      const page = await convertHtml(text, res.url, { signal: ctx.signal, timeoutMs: web.convertTimeoutMs });
+      const page = await deps.html.convert(text, res.url, { signal: ctx.signal, timeoutMs: web.convertTimeoutMs });
       if (page.title) head.push(`Title: ${page.title}`);
       body = page.markdown;
       if (page.mode === 'text') body = `[The page took too long to convert to Markdown: this is its plain text.]\n\n${body}`;

@@ -44,6 +44,7 @@ export const webSearchTool = defineTool<WebSearchInput, WebDeps>({
           signal: ctx.signal,
         },
         deps.fetcher(ctx, 'WebSearch'),
+        deps.html,
       );
     } catch (err) {
       if (err instanceof EgressRefusal) throw new ToolRefusal(`Refused by the egress guard: ${err.message}`);

@@ -1,6 +1,6 @@
 // DuckDuckGo's HTML endpoint: no key, a form POST, and a results page (not JSON) read in the worker
 // thread by ddgs-page.ts, with a time limit, so a huge or hostile page cannot stall the server.
-import { ParseTimeout, parseDdgOffThread } from '../html-convert.js';
+import { ParseTimeout } from '../html-convert.js';
 import type { SearchBackend, SearchResult } from './types.js';
 
 /** How long reading DuckDuckGo's results page may take (in the worker thread). */
@@ -30,7 +30,7 @@ export const ddgs: SearchBackend = {
 
   async parse(body, ctx) {
     try {
-      return await parseDdgOffThread<SearchResult[]>(body, DDG_PARSE_TIMEOUT_MS, ctx.signal);
+      return await ctx.html.parseDdg<SearchResult[]>(body, DDG_PARSE_TIMEOUT_MS, ctx.signal);
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
       if (err instanceof ParseTimeout) throw ctx.fail(`the results page could not be read within ${DDG_PARSE_TIMEOUT_MS / 1000} s`);

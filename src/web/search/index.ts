@@ -8,6 +8,7 @@
 // - Errors are SearchError: backend, HTTP status and the backend's own error text (cut at 300
 //   characters). The API key never appears in a message (it is scrubbed should a backend echo it).
 //   A Fetcher rejection (egress refusal, connection failure, abort) is passed on untouched.
+import type { HtmlConverter } from '../html-convert.js';
 import { redactSecrets } from '../../redact.js';
 import type { Fetcher } from '../../egress/types.js';
 import { BACKENDS } from './backends.js';
@@ -40,7 +41,7 @@ const MAX_MESSAGE_CHARS = 2000;
  * truncated ~300 chars; never the API key) on non-2xx, unparseable bodies, or a backend-reported
  * error. A rejection of `fetch` itself (refusal, failure, abort) is passed on unchanged.
  */
-export async function runSearch(c: SearchConfig, q: SearchQuery, fetch: Fetcher): Promise<SearchResult[]> {
+export async function runSearch(c: SearchConfig, q: SearchQuery, fetch: Fetcher, html: HtmlConverter): Promise<SearchResult[]> {
   const problems = searchConfigProblems(c);
   if (problems.length > 0) throw new SearchError(`web search is not configured: ${problems.join('; ')}`, { backend: c.backend });
   const query = q.query.trim();
@@ -83,6 +84,7 @@ export async function runSearch(c: SearchConfig, q: SearchQuery, fetch: Fetcher)
 
   const results = await backend.parse(text, {
     status: res.status,
+    html,
     signal: q.signal,
     display: backend.display,
     fail: (m) => fail(`HTTP ${res.status}: ${m}`, res.status),

@@ -5,6 +5,7 @@
 /** The backends and a backend's configuration are named once, with the configuration they come from. */
 export { WEBSEARCH_BACKENDS as SEARCH_BACKENDS, type SearchBackendName, type SearchConfig } from '../../config.js';
 import type { SearchBackendName } from '../../config.js';
+import type { HtmlConverter } from '../html-convert.js';
 
 export interface SearchResult {
   title: string;
@@ -60,6 +61,8 @@ export interface BackendRequest {
 /** What reading a 2xx answer may use. */
 export interface ParseContext {
   status: number;
+  /** Where HTML result pages are read (off the event loop). */
+  html: HtmlConverter;
   signal?: AbortSignal;
   /** The backend's name for people, e.g. "Brave Search". */
   display: string;
