@@ -5,7 +5,7 @@
 import type { HookInput, HookRunRecord } from '../hooks/registry.js';
 import type { CoreTool } from '../tools/tool.js';
 import type { CallInputs } from './inputs.js';
-import { cancelled, fail, inputDigest, MAX_REWRITE_ROUNDS, Stop, errorResult, type DecisionNote, type InputSource, type PipelineEnv, type ToolCall } from './types.js';
+import { cancelled, fail, MAX_REWRITE_ROUNDS, Stop, errorResult, type DecisionNote, type InputSource, type PipelineEnv, type ToolCall } from './types.js';
 
 export interface Authorized {
   input: unknown;
@@ -19,7 +19,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
   let input = first;
   let source: InputSource = 'call';
   const record = (d: Recorded) =>
-    env.recordDecision({ tool_use_id: call.id, tool: tool.name, mode: env.permissionContext().mode, input_digest: inputDigest(input), input_source: source, ...d });
+    env.recordDecision({ tool_use_id: call.id, tool: tool.name, mode: env.permissionContext().mode, input_digest: inputs.digest(input), input_source: source, ...d });
   const rewrite = (next: unknown, what: string, from: InputSource) => {
     input = inputs.validated(next, what);
     source = from;
@@ -39,14 +39,14 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
     if (hookAsk && decision.behavior === 'allow') {
       decision = { ...decision, behavior: 'ask', decidedBy: 'hook', rules: [], reason: `${hookAsk.reason} (PreToolUse hook ${hookAsk.hook})`, suggestions: [] };
     }
-    const approvedBefore = decision.behavior === 'ask' && approved.has(inputDigest(input));
+    const approvedBefore = decision.behavior === 'ask' && approved.has(inputs.digest(input));
     record(
       approvedBefore
         ? { behavior: 'allow', decided_by: 'person', rules: [], reason: `${decision.reason}; this exact input was approved earlier in this call` }
         : { behavior: decision.behavior, decided_by: decision.decidedBy, rules: decision.rules, reason: decision.reason },
     );
     if (decision.behavior === 'deny') throw fail(call, `Permission denied: ${decision.reason}.`);
-    if (decision.updatedInput !== undefined && inputDigest(decision.updatedInput) !== inputDigest(input)) {
+    if (decision.updatedInput !== undefined && inputs.digest(decision.updatedInput) !== inputs.digest(input)) {
       rewrite(decision.updatedInput, 'rewritten input (from the tool\'s permission check)', 'tool');
       continue;
     }
@@ -73,7 +73,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
         const v = answer.verdict;
         record({ behavior: v.behavior, decided_by: v.decidedBy, rules: v.rules, reason: `while waiting for an answer: ${v.reason}`, ...perm });
         if (v.behavior === 'deny') throw fail(call, `Permission denied: ${v.reason}.`);
-        approved.add(inputDigest(input));
+        approved.add(inputs.digest(input));
         continue;
       }
       if (answer.behavior === 'deny') {
@@ -83,7 +83,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
       }
       record({ behavior: 'allow', decided_by: 'person', rules: [], reason: answer.updatedInput !== undefined ? 'approved with an updated input' : 'approved', ...perm });
       if (answer.updatedInput !== undefined) rewrite(answer.updatedInput, 'updated_input (from the approval)', 'approval');
-      approved.add(inputDigest(input));
+      approved.add(inputs.digest(input));
       // Evaluate again: deny rules still apply to an approved (possibly rewritten) input.
       continue;
     }
@@ -101,12 +101,12 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
       }
       context.push(...pre.additionalContext);
       if (pre.decision?.behavior === 'ask') hookAsk = { hook: pre.decision.hook, reason: pre.decision.reason };
-      if (pre.updatedInput !== undefined && inputDigest(pre.updatedInput) !== inputDigest(input)) {
+      if (pre.updatedInput !== undefined && inputs.digest(pre.updatedInput) !== inputs.digest(input)) {
         rewrite(pre.updatedInput, 'rewritten input (from a PreToolUse hook)', 'hook');
         continue; // the rewrite is evaluated like a new call; an ask shows the rewritten input
       }
       // The hook wants a person to decide on this input: evaluate again with that in force.
-      if (hookAsk && !approved.has(inputDigest(input))) continue;
+      if (hookAsk && !approved.has(inputs.digest(input))) continue;
     }
     return { input, context };
   }

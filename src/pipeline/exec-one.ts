@@ -21,7 +21,8 @@ export async function execOne(call: ToolCall, env: PipelineEnv, delegated = fals
     const authorized = await authorize(call, tool, input, inputs, env);
     const called = await callTool(call, tool, authorized.input, ctx, env);
     if (called.ok && called.output.delegate) return await delegate(call, tool.name, called.output.delegate, env, delegated);
-    if (called.ok && called.output.effects?.length) applyEffects(call, tool.name, called.output.effects, env);
+    // A call that failed or reported an error changes nothing of the session.
+    if (called.ok && !called.output.isError && called.output.effects?.length) applyEffects(call, tool.name, called.output.effects, env);
     const result = await capOutput(call, tool, called, env);
     return await postToolUse(call, tool, authorized.input, called, result, authorized.context, inputs, env);
   } catch (err) {

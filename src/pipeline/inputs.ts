@@ -10,6 +10,8 @@ import { fail, inputDigest, type PipelineEnv, type ToolCall } from './types.js';
 
 export class CallInputs {
   private readonly valid = new Map<string, unknown>();
+  /** Digests by input object: an input (a Write's content can be megabytes) is hashed once, not per stage. */
+  private readonly digests = new WeakMap<object, string>();
   private judged = new Map<string, Promise<{ subject: RuleSubject; check: ToolPermissionCheck }>>();
 
   constructor(
@@ -19,9 +21,20 @@ export class CallInputs {
     private readonly ctx: ToolContext,
   ) {}
 
+  /** The input's canonical digest (inputs are not changed once made: a rewrite is a new object). */
+  digest(input: unknown): string {
+    if (typeof input !== 'object' || input === null) return inputDigest(input);
+    let d = this.digests.get(input);
+    if (d === undefined) {
+      d = inputDigest(input);
+      this.digests.set(input, d);
+    }
+    return d;
+  }
+
   /** The validated input (a `Stop` with the problems when it is not valid). */
   validated(input: unknown, what: string): unknown {
-    const key = inputDigest(input);
+    const key = this.digest(input);
     if (this.valid.has(key)) return this.valid.get(key);
     const v = input === this.call.input && this.call.validation ? this.call.validation : this.env.validator.validate(this.tool, input);
     if (!v.ok) throw fail(this.call, `Invalid ${what} for ${this.tool.name}: ${v.errors.join('; ')}. Fix the input and call again.`);
@@ -46,7 +59,7 @@ export class CallInputs {
   }
 
   private judge(input: unknown): Promise<{ subject: RuleSubject; check: ToolPermissionCheck }> {
-    const key = inputDigest(input);
+    const key = this.digest(input);
     let j = this.judged.get(key);
     if (!j) {
       j = Promise.all([this.tool.checkPermissions(input, this.ctx), this.tool.permissionSubject(input, this.ctx)]).then(([check, subject]) => ({ check, subject }));

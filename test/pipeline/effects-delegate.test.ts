@@ -45,6 +45,23 @@ describe('effects', () => {
     expect(applied).toEqual([[{ kind: 'set_mode', mode: 'plan' }]]);
   });
 
+  it('of a call that reports an error are not applied', async () => {
+    const failing = buildTool<Record<string, never>>({
+      name: 'FailsWithEffects',
+      description: 'reports an error and asks for a change',
+      inputSchema: Type.Object({}),
+      requiresApproval: () => false,
+      checkPermissions: async () => ({ behavior: 'allow' }),
+      call: async () => ({ ...textOutput('could not', true), effects: [{ kind: 'set_mode', mode: 'plan' }] }),
+    });
+    h = await pipelineHarness([failing]);
+    const applied: ToolEffect[][] = [];
+    h.env.applyEffects = (effects) => void applied.push([...effects]);
+    const { result } = await execOne({ id: 'c1', name: 'FailsWithEffects', input: {} }, h.env);
+    expect(result).toMatchObject({ is_error: true, content: [{ text: 'could not' }] });
+    expect(applied).toEqual([]);
+  });
+
   it('that cannot be applied fail the call with the reason, and nothing claims success', async () => {
     h = await pipelineHarness([setsMode]);
     h.env.applyEffects = () => {
