@@ -38,6 +38,8 @@ export interface Config {
   sessionHooks: boolean;
   /** A JSON file of operator hooks (the shape of a session's `hooks`) run for every session (NORMA_HOOKS_FILE). */
   hooksFile: string | undefined;
+  /** The operator's skills: a folder of skill folders, each with a SKILL.md (NORMA_SKILLS_DIR). */
+  skillsDir: string | undefined;
   egressAllow: string[];
   /** Web tools: the explicit outbound proxy, WebFetch caps, and the WebSearch backend. */
   web: {
@@ -300,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sandbox,
     sessionHooks: rawHooks === 'on',
     hooksFile: get('NORMA_HOOKS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_HOOKS_FILE')!) : undefined,
+    skillsDir: get('NORMA_SKILLS_DIR') !== undefined ? path.resolve(cwd, get('NORMA_SKILLS_DIR')!) : undefined,
     egressAllow,
     web: {
       proxy,

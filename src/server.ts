@@ -33,6 +33,8 @@ import type { Store } from './store/store.js';
 import { eventRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { permissionRoutes } from '../routes/permissions.js';
+import { questionRoutes } from '../routes/questions.js';
+import { sessionStateRoutes } from '../routes/session-state.js';
 import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
 import { outputRoutes } from '../routes/outputs.js';
@@ -180,6 +182,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(sessionRoutes, { ctx });
   await app.register(turnRoutes, { ctx });
   await app.register(permissionRoutes, { ctx });
+  await app.register(questionRoutes, { ctx });
+  await app.register(sessionStateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(outputRoutes, { ctx });
 

@@ -30,6 +30,7 @@ describe('loadConfig: defaults', () => {
       sandbox: 'bwrap',
       sessionHooks: true,
       hooksFile: undefined,
+      skillsDir: undefined,
       egressAllow: [],
       web: {
         proxy: undefined,

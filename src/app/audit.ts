@@ -51,7 +51,7 @@ export class AuditUseCases {
 
   /** The parts of a session export other than its events (those are streamed page by page). */
   exportHead(_scope: Scope, id: string) {
-    const { session } = this.parts.records.get(id);
+    const { session, todos } = this.parts.records.get(id);
     const { store } = this.parts.deps;
     const decisions: Decision[] = [];
     for (let after = 0; ; ) {
@@ -67,6 +67,8 @@ export class AuditUseCases {
       session,
       turns: store.listTurns(id),
       permissions: store.listPermissions(id),
+      questions: store.listQuestions(id),
+      todos: todos ?? { items: [], updated_at: null },
       decisions,
       outputs: store.listOutputs(id),
     };

@@ -5,6 +5,7 @@ import { createParts, type AppDeps } from './parts.js';
 import { RecoveryUseCases } from './recovery.js';
 import { RetentionUseCases } from './retention.js';
 import type { Scope } from './scope.js';
+import { SessionStateUseCases } from './session-state.js';
 import { SessionUseCases } from './sessions.js';
 import { shutdownSessions } from './shutdown.js';
 import { TurnUseCases } from './turns.js';
@@ -15,6 +16,8 @@ export { INTERNAL, type Scope } from './scope.js';
 
 export interface Application {
   sessions: SessionUseCases;
+  /** A session's todo list, memory files and skills. */
+  state: SessionStateUseCases;
   turns: TurnUseCases;
   interactions: InteractionUseCases;
   audit: AuditUseCases;
@@ -30,6 +33,7 @@ export function createApplication(deps: AppDeps): Application {
   const sessions = new SessionUseCases(parts);
   return {
     sessions,
+    state: new SessionStateUseCases(parts),
     turns: new TurnUseCases(parts),
     interactions: new InteractionUseCases(parts),
     audit: new AuditUseCases(parts),

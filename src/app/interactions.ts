@@ -1,8 +1,9 @@
-// Answering pauses: list a session's permission requests, answer one. An answer and the rules
-// it asks to remember are stored in one transaction, before the waiting call goes on.
-import type { PermissionRequest, PermissionResponse, PermissionStatus } from '../contract/schemas.js';
-import { DomainError } from '../errors.js';
-import { permissionKind } from '../interaction/kinds.js';
+// Answering pauses: list a session's permission requests and questions, answer one. An answer
+// and the rules it remembers are stored in one transaction, before the waiting call goes on; an
+// approval of ExitPlanMode carries the mode to go on in as its updated input.
+import type { PermissionMode, PermissionRequest, PermissionResponse, PermissionStatus, Question, QuestionResponse, QuestionStatus } from '../contract/schemas.js';
+import { DomainError, notFound } from '../errors.js';
+import { permissionKind, questionKind } from '../interaction/kinds.js';
 import { parseRules } from '../permission/rules.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
@@ -22,10 +23,76 @@ export class InteractionUseCases {
       const { problems } = parseRules('remember', remember);
       if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
     }
+    const request = this.parts.deps.store.getPermission(sessionId, permissionId);
     const rt = this.parts.runtimes.get(sessionId);
+    let answer = response;
+    if (response.behavior === 'allow' && request) {
+      if (request.tool === 'ExitPlanMode') {
+        // The approval says which mode the work goes on in: the person's choice, the one the
+        // model proposed, or the mode before plan mode. The call's effect switches to it.
+        const input = (response.updated_input ?? request.input) as { next_mode?: PermissionMode };
+        const before = rt?.settings.session.mode_before_plan ?? null;
+        const next = response.mode ?? input.next_mode ?? before ?? 'default';
+        answer = { ...response, updated_input: { ...(input as object), next_mode: next } };
+      } else if (response.mode !== undefined) {
+        throw new DomainError('invalid', `mode: only an approval of ExitPlanMode switches the mode; this request is about ${request.tool}`);
+      }
+    }
     const now = this.parts.deps.clock().toISOString();
-    return this.parts.broker.answer(permissionKind, sessionId, permissionId, response, () => {
+    return this.parts.broker.answer(permissionKind, sessionId, permissionId, answer, () => {
       if (remember.length > 0 && rt) rt.settings.remember(remember, now);
     });
   }
+
+  listQuestions(_scope: Scope, sessionId: string, status?: QuestionStatus): Question[] {
+    this.parts.records.get(sessionId);
+    return this.parts.deps.store.listQuestions(sessionId, status);
+  }
+
+  /** An answer must fit the questions asked; a dismissal always does. Unknown ids are 404, resolved ones 409. */
+  answerQuestion(_scope: Scope, sessionId: string, questionId: string, response: QuestionResponse): Question {
+    this.parts.records.get(sessionId);
+    const asked = this.parts.deps.store.getQuestion(sessionId, questionId);
+    if (!asked) throw notFound('question', questionId);
+    if (asked.status === 'pending' && !('dismiss' in response)) {
+      const problems = answerProblems(asked, response);
+      if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
+    }
+    return this.parts.broker.answer(questionKind, sessionId, questionId, response);
+  }
+}
+
+/**
+ * What is wrong with answers to these questions: a question that was not asked, several labels
+ * for a single-choice question, a label in a list that was not offered, a repeated label, or a
+ * question left without an answer when no free-text `response` stands for it. A single string
+ * that is not an offered label is the person's own words (free text).
+ */
+export function answerProblems(asked: Question, response: Extract<QuestionResponse, { answers: unknown }>): string[] {
+  const problems: string[] = [];
+  const byText = new Map(asked.questions.map((q) => [q.question, q]));
+  for (const [text, answer] of Object.entries(response.answers)) {
+    const q = byText.get(text);
+    if (!q) {
+      problems.push(`answers: ${JSON.stringify(text)} is not one of the questions asked (${[...byText.keys()].map((t) => JSON.stringify(t)).join(', ')})`);
+      continue;
+    }
+    if (!Array.isArray(answer)) continue;
+    if (!q.multiSelect && answer.length > 1) problems.push(`answers[${JSON.stringify(text)}]: this question takes one answer, not ${answer.length}`);
+    const labels = new Set(q.options.map((o) => o.label));
+    const seen = new Set<string>();
+    for (const label of answer) {
+      if (!labels.has(label)) {
+        problems.push(`answers[${JSON.stringify(text)}]: ${JSON.stringify(label)} is not an offered option (${[...labels].map((l) => JSON.stringify(l)).join(', ')}); give free text as a single string`);
+      } else if (seen.has(label)) {
+        problems.push(`answers[${JSON.stringify(text)}]: ${JSON.stringify(label)} is given twice`);
+      }
+      seen.add(label);
+    }
+  }
+  if (response.response === undefined) {
+    const missing = asked.questions.filter((q) => !(q.question in response.answers)).map((q) => JSON.stringify(q.question));
+    if (missing.length > 0) problems.push(`answers: no answer to ${missing.join(', ')} (answer every question, or explain in \`response\`)`);
+  }
+  return problems;
 }

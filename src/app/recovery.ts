@@ -1,10 +1,10 @@
 // Restart recovery: what a previous process left in a durable store comes back, built by the
 // same code that creates sessions (session/build.ts). An open turn's calls that had started and
 // have no result get an "interrupted" result (they may have partly run); if calls still wait on
-// permission requests, the turn stays `awaiting_permission` and goes on when they are answered
+// permission requests or questions, the turn stays paused and goes on when they are answered
 // (`turn.resumed`); otherwise the turn ends `interrupted` and every call without a result gets one.
-import type { Session, Turn } from '../contract/schemas.js';
-import { permissionKind } from '../interaction/kinds.js';
+import { isOpenStatus, type Session, type Turn } from '../contract/schemas.js';
+import { permissionKind, questionKind } from '../interaction/kinds.js';
 import type { Message } from '../model/provider.js';
 import { closeTranscript } from '../model/transcript.js';
 import { errorResult } from '../pipeline/exec-one.js';
@@ -42,13 +42,14 @@ export class RecoveryUseCases {
         logger.warn({ session_id: s.id, problems: built.hookProblems }, 'session hooks could not all be installed again after a restart');
         warn(rt, `after a restart these hooks could not be installed again: ${built.hookProblems.join('; ')}`);
       }
+      if (built.skillProblems.length > 0) warn(rt, `after a restart these skills could not be loaded again: ${built.skillProblems.join('; ')}`);
       if (built.modelProblems.length > 0) warn(rt, `after a restart the session's model could not be configured again: ${built.modelProblems.join('; ')}`);
       parts.runtimes.add(rt);
       out.sessions++;
 
       const turnId = s.active_turn_id;
       const turn = turnId ? store.getTurn(s.id, turnId) : undefined;
-      if (turn && (turn.status === 'running' || turn.status === 'awaiting_permission')) {
+      if (turn && isOpenStatus(turn.status)) {
         if (this.resumeTurn(rt, turn)) out.resumed++;
         else out.interrupted++;
       } else if (turnId) {
@@ -62,19 +63,24 @@ export class RecoveryUseCases {
     return out;
   }
 
-  /** Recovery of one open turn; true when it waits on permission requests again. */
+  /** Recovery of one open turn; true when it waits on permission requests or questions again. */
   private resumeTurn(rt: SessionRuntime, turn: Turn): boolean {
     const { store, events, clock } = this.parts.deps;
     const sessionId = rt.id;
     const done = new Set(turn.results.map((r) => r.tool_use_id));
     const started = new Set(store.turnEvents(sessionId, turn.id, 'tool.started').map((e) => (e as { tool_use_id: string }).tool_use_id));
-    const pending = store.listPermissions(sessionId, 'pending').filter((p) => p.turn_id === turn.id && !done.has(p.tool_use_id));
-    const waiting = new Map(pending.map((p) => [p.tool_use_id, p]));
+    const ofTurn = <R extends { turn_id: string; tool_use_id: string }>(rs: R[]) => rs.filter((r) => r.turn_id === turn.id && !done.has(r.tool_use_id));
+    const permissions = new Map(ofTurn(store.listPermissions(sessionId, 'pending')).map((p) => [p.tool_use_id, p]));
+    const questions = new Map(ofTurn(store.listQuestions(sessionId, 'pending')).map((q) => [q.tool_use_id, q]));
     if (turn.kind === 'prompt' && !rt.model) {
       // Its model loop cannot go on: the calls it waits for are not asked about any more.
-      for (const p of waiting.values()) this.parts.broker.abandon(permissionKind, p, 'after the restart the session has no usable model');
-      waiting.clear();
+      const why = 'after the restart the session has no usable model';
+      for (const p of permissions.values()) this.parts.broker.abandon(permissionKind, p, why);
+      for (const q of questions.values()) this.parts.broker.abandon(questionKind, q, why);
+      permissions.clear();
+      questions.clear();
     }
+    const waiting = new Set([...permissions.keys(), ...questions.keys()]);
     const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
     for (const tu of turn.tool_uses) {
       if (results.has(tu.id) || waiting.has(tu.id)) continue;
@@ -114,8 +120,9 @@ export class RecoveryUseCases {
       return false;
     }
 
-    const paused: Turn = { ...turn, results: ordered, pending: [...waiting.values()].map((p) => p.id), status: 'awaiting_permission' };
-    const runner = newTurnRunner(rt, paused, waiting, this.parts.runner);
+    const pending = [...[...permissions.values()].map((p) => p.id), ...[...questions.values()].map((q) => q.id)];
+    const paused: Turn = { ...turn, results: ordered, pending, status: permissions.size > 0 ? 'awaiting_permission' : 'awaiting_input' };
+    const runner = newTurnRunner(rt, paused, { permissions, questions }, this.parts.runner);
     rt.activeTurn = runner;
     store.transaction(() => {
       store.putTurn(paused);
@@ -144,7 +151,7 @@ export class RecoveryUseCases {
     const { store, events, clock } = this.parts.deps;
     const turnId = record.session.active_turn_id;
     const turn = turnId ? store.getTurn(record.session.id, turnId) : undefined;
-    if (!turn || (turn.status !== 'running' && turn.status !== 'awaiting_permission')) return;
+    if (!turn || !isOpenStatus(turn.status)) return;
     const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
     const ended: Turn = {
       ...turn,
@@ -157,6 +164,9 @@ export class RecoveryUseCases {
     store.transaction(() => {
       for (const p of store.listPermissions(record.session.id, 'pending')) {
         if (p.turn_id === turn.id) this.parts.broker.abandon(permissionKind, p, message);
+      }
+      for (const q of store.listQuestions(record.session.id, 'pending')) {
+        if (q.turn_id === turn.id) this.parts.broker.abandon(questionKind, q, message);
       }
       store.putTurn(ended);
       events.emit(record.session.id, { type: 'turn.interrupted', turn: structuredClone(ended) });

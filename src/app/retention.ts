@@ -2,6 +2,7 @@
 // for them; sandbox state a crash left behind goes at start-up.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { memoryDir } from '../session/data-dirs.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 
@@ -10,7 +11,7 @@ export class RetentionUseCases {
 
   /**
    * Removes sessions closed longer than NORMA_SESSION_RETENTION_S ago: their records, events,
-   * decisions, spill files and task logs, and their workspace when the server made it (and it
+   * decisions, spill files, task logs and private memory store, and their workspace when the server made it (and it
    * lies inside the workspace root). Open sessions are never touched.
    */
   async sweepClosedSessions(_scope: Scope): Promise<number> {
@@ -32,6 +33,8 @@ export class RetentionUseCases {
           if (!inUse && dir.startsWith(root + path.sep) && path.dirname(dir) === root) await fs.rm(dir, { recursive: true, force: true });
         }
         await fs.rm(path.join(config.dataDir, 'sandbox', session.id), { recursive: true, force: true });
+        // A named memory store outlives its sessions; a session's private one goes with it.
+        if (!session.memory_store) await fs.rm(memoryDir(config.dataDir, session), { recursive: true, force: true });
         store.deleteSession(session.id);
         removed++;
       }

@@ -9,6 +9,7 @@ import { parseRules } from '../permission/rules.js';
 import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
 import type { ResourceLimits } from '../sandbox/limits.js';
 import type { SessionRecord } from '../store/store.js';
+import { sessionSkills } from '../session/skills.js';
 import type { Parts } from './parts.js';
 
 export type SessionPlan =
@@ -55,10 +56,12 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
     if (typeof checked === 'string') workspace = checked;
     else problems.push(checked.problem);
   }
+  const skills = await sessionSkills(config, workspace, body.skills);
+  problems.push(...skills.errors);
   if (problems.length > 0 || !selection.ok || !resolved.ok) return { ok: false, problems };
 
   const tools = selection.names;
-  const warnings: string[] = [...selection.warnings];
+  const warnings: string[] = [...selection.warnings, ...skills.warnings];
   if (config.sandbox === 'off') {
     warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
   }
@@ -85,6 +88,13 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
     tools,
     output_cap_chars: body.output_cap_chars ?? DEFAULT_OUTPUT_CAP_CHARS,
     permission_timeout_s: body.permission_timeout_s ?? null,
+    question_timeout_s: body.question_timeout_s ?? null,
+    mode_before_plan: null,
+    memory_store: body.memory_store ?? null,
+    skills: skills.skills.map((k) => k.name),
+    used_skills: [],
+    unlocked_tools: [],
+    instructions: [],
     sandbox: config.sandbox,
     hook_events: compiledEvents,
     model: resolved.model ? publicModel(resolved.model) : null,

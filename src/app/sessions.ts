@@ -12,6 +12,8 @@ import type { ExposedTool } from '../tools/registry.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 import { planSession } from './session-create.js';
+import { Workspace } from '../sandbox/paths.js';
+import { loadInstructions } from '../session/instructions.js';
 
 const MAX_LIST_LIMIT = 200;
 
@@ -37,9 +39,20 @@ export class SessionUseCases {
         await fs.mkdir(made, { mode: 0o700 });
         record.session.workspace = made;
       } else record.session.workspace = plan.workspace;
+      if (plan.workspace !== null) {
+        // A fresh workspace has no instruction files; a client's may (they join prompt turns).
+        const loaded = await loadInstructions(await Workspace.open(plan.workspace));
+        record.session.instructions = loaded.files;
+        record.session.warnings.push(...loaded.problems);
+      }
       const built = await buildRuntime(record, await parts.deps.sandboxStatus(), parts.build);
       runtime = built.runtime;
-      const problems = [...built.missingTools.map((t) => `tools: "${t}" cannot be installed`), ...built.hookProblems, ...built.modelProblems];
+      const problems = [
+        ...built.missingTools.map((t) => `tools: "${t}" cannot be installed`),
+        ...built.hookProblems,
+        ...built.modelProblems,
+        ...built.skillProblems,
+      ];
       if (problems.length > 0) throw new DomainError('invalid', `the session configuration has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
       store.transaction(() => {
         store.putSession(record);

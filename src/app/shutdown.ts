@@ -1,8 +1,9 @@
 // Graceful shutdown. No turn starts any more; running calls may finish within the grace time,
 // then turns still running are stopped (`interrupted`). With a durable store sessions stay
-// active and a turn waiting only on people stays `awaiting_permission`: the next process
+// active and a turn waiting only on people stays paused (`awaiting_permission`/`awaiting_input`): the next process
 // resumes it. SessionEnd hooks fire (SessionStart fires again, reason "resume", on restart).
 // With the in-memory store nothing survives, so every session is closed.
+import { PAUSED_STATUSES } from '../contract/schemas.js';
 import { stopRuntimeParts } from '../session/runtime.js';
 import { TurnStop } from '../session/turn.js';
 import type { Parts } from './parts.js';
@@ -16,7 +17,7 @@ export async function shutdownSessions(parts: Parts, sessions: SessionUseCases, 
   const deadline = Date.now() + graceMs;
   await Promise.all(runners.map((r) => r.waitQuiet(deadline - Date.now())));
   for (const r of runners) {
-    if (r.isFinal() || (r.runningCalls === 0 && r.turn.status === 'awaiting_permission')) continue;
+    if (r.isFinal() || (r.runningCalls === 0 && PAUSED_STATUSES.has(r.turn.status))) continue;
     r.stop(new TurnStop('the server shut down while the call was running', 'shutdown'), 'interrupted', {
       code: 'server_shutdown',
       message: 'The server shut down while the turn was running; unfinished calls got error results.',

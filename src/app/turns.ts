@@ -1,7 +1,7 @@
 // Turn use cases: start one (direct or prompt), read, list, wait for it to settle, cancel.
 import type { Turn, TurnCreate } from '../contract/schemas.js';
 import { DomainError, notFound } from '../errors.js';
-import { newTurnRunner } from '../session/runner.js';
+import { newTurnRunner, nothingToResume } from '../session/runner.js';
 import { TurnStop } from '../session/turn.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
@@ -53,7 +53,7 @@ export class TurnUseCases {
         : {}),
       created_at: parts.deps.clock().toISOString(),
     };
-    const runner = newTurnRunner(rt, turn, new Map(), parts.runner);
+    const runner = newTurnRunner(rt, turn, nothingToResume(), parts.runner);
     // The turn, the session's pointer to it and turn.started commit together; only then is it
     // the session's turn in memory too (a failed commit leaves the session free for the next).
     parts.deps.store.transaction(() => {

@@ -6,7 +6,10 @@ import {
   UsageSchema,
   OutputSchema,
   PermissionRequestSchema,
+  QuestionSchema,
   SessionSchema,
+  TodoItemSchema,
+  TodoListSchema,
   ToolResultSchema,
   ToolUseSchema,
   TurnSchema,
@@ -31,7 +34,7 @@ function eventSchema<T extends string, P extends TProperties>(type: T, id: strin
 
 export const EVENT_SCHEMAS = [
   eventSchema('session.created', 'EventSessionCreated', 'The session was created', { session: ref(SessionSchema) }),
-  eventSchema('session.updated', 'EventSessionUpdated', 'Mode or rules changed (PATCH or `remember`)', {
+  eventSchema('session.updated', 'EventSessionUpdated', 'Mode, rules, unlocks or used skills changed (PATCH, `remember`, a tool\'s result, ExitPlanMode\'s approval)', {
     session: ref(SessionSchema),
   }),
   eventSchema('session.closed', 'EventSessionClosed', 'The session was closed; the final event of a session', {
@@ -63,6 +66,20 @@ export const EVENT_SCHEMAS = [
   eventSchema('permission.resolved', 'EventPermissionResolved', 'A permission request was answered, timed out or cancelled', {
     turn_id: Type.String(),
     permission: ref(PermissionRequestSchema),
+  }),
+  eventSchema('question.asked', 'EventQuestionAsked', 'A call (AskUser) waits for a person to answer questions', {
+    turn_id: Type.String(),
+    question: ref(QuestionSchema),
+  }),
+  eventSchema('question.answered', 'EventQuestionAnswered', 'A question was answered, dismissed, timed out or cancelled (its `status` says which)', {
+    turn_id: Type.String(),
+    question: ref(QuestionSchema),
+  }),
+  eventSchema('todo.updated', 'EventTodoUpdated', 'TodoWrite replaced the session\'s todo list', {
+    turn_id: Type.String(),
+    tool_use_id: Type.String(),
+    items: Type.Array(ref(TodoItemSchema)),
+    updated_at: Type.String({ format: 'date-time' }),
   }),
   eventSchema('tool.completed', 'EventToolCompleted', 'A call ended; carries its paired tool_result', {
     turn_id: Type.String(),
@@ -99,9 +116,9 @@ export const EVENT_SCHEMAS = [
     'The server stopped under the turn (shutdown, crash): calls that were running or had not started got error results',
     { turn: ref(TurnSchema) },
   ),
-  eventSchema('turn.resumed', 'EventTurnResumed', 'After a restart, a turn paused on permission requests is live again; they can be answered', {
+  eventSchema('turn.resumed', 'EventTurnResumed', 'After a restart, a turn paused on permission requests or questions is live again; they can be answered', {
     turn_id: Type.String(),
-    pending: Type.Array(Type.String(), { description: 'The permission requests it waits for' }),
+    pending: Type.Array(Type.String(), { description: 'The permission requests and questions it waits for' }),
   }),
   eventSchema('hook.completed', 'EventHookCompleted', 'A hook ran (its decision and rewrite, if any); part of the audit trail', {
     hook: Type.String({ description: 'The hook: its place in the session\'s `hooks` (e.g. `hooks.PreToolUse[0].hooks[0]`) or an operator hook\'s name' }),
@@ -205,6 +222,8 @@ export const SessionExportSchema = Type.Object(
     session: ref(SessionSchema),
     turns: Type.Array(ref(TurnSchema), { description: 'Oldest first, each with its tool_uses and paired results' }),
     permissions: Type.Array(ref(PermissionRequestSchema)),
+    questions: Type.Array(ref(QuestionSchema)),
+    todos: ref(TodoListSchema),
     decisions: Type.Array(ref(DecisionSchema)),
     outputs: Type.Array(ref(OutputSchema), { description: 'Spill-file records (download the files with the outputs route)' }),
     events: Type.Array(ref(EventSchema), { description: 'Every durable event, in seq order' }),

@@ -34,6 +34,7 @@ export const PermissionRequestSchema = Type.Object(
     message: Type.Optional(Type.String({ description: 'Denial message given to the model' })),
     updated_input: Type.Optional(Type.Unknown()),
     remember: Type.Optional(Type.Array(Type.String())),
+    mode: Type.Optional(Type.String({ description: 'ExitPlanMode: the mode the approval chose to switch to' })),
     interrupt: Type.Optional(Type.Boolean()),
     created_at: Timestamp('Creation time'),
     resolved_at: Type.Optional(Timestamp('Resolution time')),
@@ -54,6 +55,12 @@ export const PermissionResponseSchema = Type.Union(
         behavior: Type.Literal('allow'),
         updated_input: Type.Optional(Type.Unknown({ description: 'Run with this input instead (validated again)' })),
         remember: Type.Optional(Type.Array(RuleString, { maxItems: 64, description: 'Allow rules to add to the session' })),
+        mode: Type.Optional(
+          Type.Union(
+            PERMISSION_MODES.filter((m) => m !== 'plan').map((m) => Type.Literal(m)),
+            { description: 'ExitPlanMode only: the mode to switch to; default the mode before plan mode' },
+          ),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -7,6 +7,10 @@ import { RuleString, Timestamp } from './fields.js';
 import { SessionHooksSchema } from './hooks.js';
 import { ModelConfigInputSchema, ModelConfigSchema } from './model.js';
 import { PermissionModeSchema } from './permission.js';
+import { InstructionFileSchema } from './memory.js';
+
+/** A memory store's name (`memory_store`). */
+export const MEMORY_STORE_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
 export const SessionRuleSchema = Type.Object(
   {
@@ -44,6 +48,21 @@ export const SessionCreateSchema = Type.Object(
     output_cap_chars: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000_000, default: 30000 })),
     permission_timeout_s: Type.Optional(
       Type.Number({ exclusiveMinimum: 0, maximum: 7 * 24 * 3600, description: 'Deny a pending ask after this long' }),
+    ),
+    question_timeout_s: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 7 * 24 * 3600, description: 'Dismiss a pending AskUser question after this long (the call is told it timed out)' }),
+    ),
+    memory_store: Type.Optional(
+      Type.String({
+        pattern: MEMORY_STORE_PATTERN,
+        description: 'A named memory store for the Memory tool, shared by the sessions that name it; default: a store private to this session',
+      }),
+    ),
+    skills: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' }), {
+        maxItems: 200,
+        description: 'Skills the session may use (from NORMA_SKILLS_DIR and the workspace\'s `.norma/skills/`); default: every valid one found',
+      }),
     ),
     model: Type.Optional(ref(ModelConfigInputSchema)),
     system_prompt: Type.Optional(Type.String({ maxLength: 200_000 })),
@@ -121,6 +140,17 @@ export const SessionSchema = Type.Object(
       description: 'The process sandbox mode for this session\'s shell tools and command hooks',
     }),
     hook_events: Type.Array(Type.String(), { description: 'Events with per-session hooks configured' }),
+    question_timeout_s: Type.Union([Type.Number(), Type.Null()]),
+    mode_before_plan: Type.Union([ref(PermissionModeSchema), Type.Null()], {
+      description: 'In plan mode: the mode ExitPlanMode returns to when the approval names none',
+    }),
+    memory_store: Type.Union([Type.String(), Type.Null()], { description: 'The named memory store; null: the session\'s private one' }),
+    skills: Type.Array(Type.String(), { description: 'Skills the session may use (see GET …/skills)' }),
+    used_skills: Type.Array(Type.String(), { description: 'Skills invoked so far: their folders are readable by Read, Glob and Grep' }),
+    unlocked_tools: Type.Array(Type.String(), { description: 'Deferred tools unlocked so far (by a skill\'s allowed-tools or SearchExtraTools); durable' }),
+    instructions: Type.Array(ref(InstructionFileSchema), {
+      description: 'Instruction files at the workspace root that join the system prompt of prompt turns (as last loaded)',
+    }),
     model: Type.Union([ref(ModelConfigSchema), Type.Null()]),
     system_prompt: Type.Union([Type.String(), Type.Null()]),
     sandbox_network: Type.Boolean({ description: 'Whether shell commands have HTTP(S) access through the session\'s egress proxy' }),

@@ -5,8 +5,12 @@ import { Id, ref } from './common.js';
 import { Timestamp } from './fields.js';
 import { ToolResultSchema, ToolUseInputSchema, ToolUseSchema } from './tool.js';
 
-export const TURN_STATUSES = ['running', 'awaiting_permission', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
+export const TURN_STATUSES = ['running', 'awaiting_permission', 'awaiting_input', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
+/** A turn that waits for people (a permission request or a question is pending). */
+export const PAUSED_STATUSES: ReadonlySet<TurnStatus> = new Set(['awaiting_permission', 'awaiting_input']);
+/** A turn that has not ended: running, or paused for people. */
+export const isOpenStatus = (s: TurnStatus): boolean => s === 'running' || PAUSED_STATUSES.has(s);
 
 export const PromptTextBlockSchema = Type.Object(
   { type: Type.Literal('text'), text: Type.String({ minLength: 1 }) },
@@ -52,12 +56,14 @@ export const TurnSchema = Type.Object(
     id: Id('Server-made turn id (`turn_…`)'),
     session_id: Type.String(),
     kind: Type.Union([Type.Literal('direct'), Type.Literal('prompt')]),
-    status: Type.Union(TURN_STATUSES.map((s) => Type.Literal(s))),
+    status: Type.Union(TURN_STATUSES.map((s) => Type.Literal(s)), {
+      description: '`awaiting_permission` while a permission request is pending; `awaiting_input` while only questions are',
+    }),
     tool_uses: Type.Array(ref(ToolUseSchema)),
     results: Type.Array(ref(ToolResultSchema), {
       description: 'One per finished tool_use, in the order of `tool_uses`',
     }),
-    pending: Type.Array(Type.String(), { description: 'Ids of pending permission requests' }),
+    pending: Type.Array(Type.String(), { description: 'Ids of the pending permission requests (`perm_…`) and questions (`q_…`) the turn waits on' }),
     error: Type.Optional(ref(TurnErrorSchema)),
     prompt: Type.Optional(Type.Array(ref(PromptTextBlockSchema), { description: 'Prompt turns: the prompt as posted' })),
     messages: Type.Optional(

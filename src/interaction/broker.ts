@@ -10,7 +10,20 @@ import type { Clock, IdFactory } from '../ids.js';
 import type { PermissionRequest } from '../contract/schemas.js';
 import type { Store } from '../store/store.js';
 import { DomainError, notFound } from '../errors.js';
-import { permissionKind, ruleSettlement, type ApprovalAnswer, type ApprovalRequest, type PauseKind, type PauseRecord, type Reevaluate, type Settlement } from './kinds.js';
+import type { Question } from '../contract/schemas.js';
+import {
+  permissionKind,
+  questionKind,
+  ruleSettlement,
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type PauseKind,
+  type PauseRecord,
+  type QuestionAnswer,
+  type QuestionAsk,
+  type Reevaluate,
+  type Settlement,
+} from './kinds.js';
 import { TurnStop } from './stop.js';
 
 /** The turn a pause belongs to, as the broker sees it. */
@@ -181,6 +194,17 @@ export class InteractionBroker {
             }
           : {}),
       },
+    );
+  }
+
+  /** Questions of one call (AskUser); `earlier`: the same call's question an earlier process opened. */
+  askQuestion(sessionId: string, host: PauseHost, ask: QuestionAsk, opts: { timeoutS: number | null; signal: AbortSignal; earlier?: Question }): Promise<QuestionAnswer> {
+    return this.wait(
+      questionKind,
+      sessionId,
+      host,
+      opts.earlier ? { earlier: opts.earlier } : { fresh: { tool_use_id: ask.toolUseId, questions: ask.questions } },
+      { timeoutS: opts.timeoutS, signal: opts.signal },
     );
   }
 

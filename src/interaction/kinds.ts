@@ -4,7 +4,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { EventInput } from '../contract/events.js';
 import type { IdPrefix } from '../ids.js';
-import { PermissionResponseSchema, type PermissionRequest } from '../contract/schemas.js';
+import { PermissionResponseSchema, QuestionResponseSchema, type PermissionRequest, type Question, type QuestionItem } from '../contract/schemas.js';
 import type { DecisionSchema } from '../contract/schemas.js';
 import type { Store } from '../store/store.js';
 
@@ -23,7 +23,7 @@ export interface PauseRecord {
 export type StopResolver = 'cancel' | 'session_closed';
 
 export interface PauseKind<R extends PauseRecord, A, Resp> {
-  readonly name: 'permission';
+  readonly name: 'permission' | 'question';
   /** The id prefix of new requests (`perm`). */
   readonly idPrefix: IdPrefix;
   /** What a client's answer must look like. */
@@ -114,6 +114,7 @@ export const permissionKind: PauseKind<PermissionRequest, ApprovalAnswer, Permis
             resolved_by: 'client',
             ...(response.updated_input !== undefined ? { updated_input: response.updated_input } : {}),
             ...(response.remember ? { remember: response.remember } : {}),
+            ...(response.mode ? { mode: response.mode } : {}),
           },
           answer: {
             behavior: 'allow',
@@ -149,3 +150,49 @@ export function ruleSettlement(v: RuleVerdict, id: string): Settlement<Permissio
         answer: { behavior: 'deny', by: 'rule', verdict: v, permissionId: id, message: v.reason },
       };
 }
+
+// ---- questions (AskUser) ---------------------------------------------------------------
+
+/** What a call asks a person (AskUser). */
+export interface QuestionAsk {
+  toolUseId: string;
+  questions: QuestionItem[];
+}
+
+/** How a question ended, as the waiting call learns it. */
+export type QuestionAnswer =
+  | { outcome: 'answered'; answers: Record<string, string | string[]>; response?: string; questionId: string }
+  | { outcome: 'dismissed'; message?: string; by: 'client' | 'timeout'; questionId: string }
+  | { outcome: 'cancelled'; reason: string; questionId: string };
+
+/** A client's answer, checked against the questions asked (interactions use case) before it gets here. */
+export type QuestionAnswerBody = Static<typeof QuestionResponseSchema>;
+
+export const questionKind: PauseKind<Question, QuestionAnswer, QuestionAnswerBody> = {
+  name: 'question',
+  idPrefix: 'q',
+  responseSchema: QuestionResponseSchema,
+  get: (store, sessionId, id) => store.getQuestion(sessionId, id),
+  put: (store, record) => store.putQuestion(record),
+  requested: (q) => ({ type: 'question.asked', turn_id: q.turn_id, question: q }),
+  resolved: (q) => ({ type: 'question.answered', turn_id: q.turn_id, question: q }),
+  onStop: (by, reason, id) => ({
+    update: { status: 'cancelled', resolved_by: by, message: reason },
+    answer: { outcome: 'cancelled', reason, questionId: id },
+  }),
+  onTimeout: (seconds, id) => {
+    const message = `no answer within question_timeout_s (${seconds} s)`;
+    return { update: { status: 'timed_out', resolved_by: 'timeout', message }, answer: { outcome: 'dismissed', message, by: 'timeout', questionId: id } };
+  },
+  onAbandon: (why) => ({ status: 'cancelled', resolved_by: 'cancel', message: why }),
+  onAnswer: (response, id) =>
+    'dismiss' in response
+      ? {
+          update: { status: 'dismissed', resolved_by: 'client', ...(response.message !== undefined ? { message: response.message } : {}) },
+          answer: { outcome: 'dismissed', by: 'client', questionId: id, ...(response.message !== undefined ? { message: response.message } : {}) },
+        }
+      : {
+          update: { status: 'answered', resolved_by: 'client', answers: response.answers, ...(response.response !== undefined ? { response: response.response } : {}) },
+          answer: { outcome: 'answered', answers: response.answers, questionId: id, ...(response.response !== undefined ? { response: response.response } : {}) },
+        },
+};

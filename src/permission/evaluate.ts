@@ -1,6 +1,8 @@
 // Permission evaluation (SPEC §4 with the argument-aware rules of §9.3); the first stage that
 // decides wins:
 //   1. a deny rule matches any part of the call, or the tool hard-denies   → deny (nothing overrides this)
+//      a tool that needs a person where nobody is asked (dontAsk, auto)   → deny
+//      a tool that always has a person decide (ExitPlanMode)               → ask, whatever the mode
 //   2. a file edit touches a protected path (.git/, hook and agent config,   → ask, whatever the mode
 //      shell/tool startup files such as .bashrc, .gitconfig, .npmrc, .envrc)
 //      (denied where nobody can be asked: plan, dontAsk, auto)
@@ -99,6 +101,18 @@ export function evaluatePermission(e: EvaluationInput): PermissionDecision {
   if (deny) return { behavior: 'deny', reason: `denied by rule "${deny.text}"`, decidedBy: 'rule', ...none, rules: [deny.text] };
   if (toolCheck.behavior === 'deny') {
     return { behavior: 'deny', reason: toolCheck.reason ?? `${tool.name} refused this call`, decidedBy: 'tool', ...none };
+  }
+
+  // A tool that only works with a person (AskUser, ExitPlanMode) where nobody is asked.
+  if (tool.interactive && (mode === 'dontAsk' || mode === 'auto')) {
+    return { behavior: 'deny', reason: `${mode} mode: nobody answers ${tool.name} in this session`, decidedBy: 'mode', ...none };
+  }
+  // A tool that always has a person decide (ExitPlanMode): neither mode nor allow rules skip it.
+  if (toolCheck.behavior === 'ask' && toolCheck.always) {
+    if (mode === 'dontAsk' || mode === 'auto') {
+      return { behavior: 'deny', reason: `${mode} mode never asks, and ${toolCheck.reason ?? `${tool.name} needs a person`}`, decidedBy: 'mode', ...none };
+    }
+    return { behavior: 'ask', reason: toolCheck.reason ?? `${tool.name} needs a person's decision`, decidedBy: 'tool', ...none, ...withRewrite };
   }
 
   // Stage 2: protected paths always ask.

@@ -37,11 +37,13 @@ export interface ParsedRule {
   /** `*`, an exact tool name, or `mcp__server__*`. */
   tool: string;
   specifier: string | null;
-  kind: 'name' | 'command' | 'path' | 'domain';
+  kind: 'name' | 'command' | 'path' | 'domain' | 'label';
   /** The command pattern of a `Bash(...)` rule, parsed once here. */
   command?: CommandPattern;
   path?: PathGlob;
   domain?: { host: string; subdomains: boolean };
+  /** The name of a `Skill(...)` rule: exact, or a prefix ending in `*`. */
+  label?: string;
 }
 
 export type RuleParse = { ok: true; rule: ParsedRule } | { ok: false; error: string };
@@ -50,7 +52,10 @@ const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const MCP_SERVER_WILDCARD = /^mcp__[A-Za-z0-9_-]+__\*$/;
 
 /** Tools whose rules take a path glob; `Read` and `Edit` also name a family of tools. */
-export const PATH_RULE_TOOLS = new Set(['Read', 'Edit', 'Write', 'MultiEdit', 'LS', 'Glob', 'Grep']);
+export const PATH_RULE_TOOLS = new Set(['Read', 'Edit', 'Write', 'MultiEdit', 'LS', 'Glob', 'Grep', 'Memory']);
+/** Tools whose rules name one thing the call uses (`Skill(name)`). */
+export const LABEL_RULE_TOOLS = new Set(['Skill']);
+const LABEL = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}\*?$|^\*$/;
 /** Tools a `Read(...)` rule covers. */
 export const READ_FAMILY = new Set(['Read', 'LS', 'Glob', 'Grep']);
 /** Tools an `Edit(...)` rule covers. */
@@ -58,7 +63,7 @@ export const EDIT_FAMILY = new Set(['Edit', 'Write', 'MultiEdit']);
 /** Tools whose subject is a command line (a `Bash(...)` rule covers them). */
 export const COMMAND_TOOLS = new Set(['Bash', 'ShellWrite']);
 
-const SPECIFIER_TOOLS = 'Bash, Read, Edit, Write, MultiEdit, LS, Glob, Grep and WebFetch';
+const SPECIFIER_TOOLS = 'Bash, Read, Edit, Write, MultiEdit, LS, Glob, Grep, Memory, WebFetch and Skill';
 
 export function parseRule(text: string): RuleParse {
   const s = text.trim();
@@ -104,6 +109,11 @@ export function parseRule(text: string): RuleParse {
     const domain = parseDomain(specifier);
     if (typeof domain === 'string') return { ok: false, error: `"${s}": ${domain}` };
     return { ok: true, rule: { ...base, kind: 'domain', domain } };
+  }
+  if (LABEL_RULE_TOOLS.has(name)) {
+    const label = specifier.trim();
+    if (!LABEL.test(label)) return { ok: false, error: `"${s}": "${label}" is not a name (letters, digits, _ . : -, optionally ending in *)` };
+    return { ok: true, rule: { ...base, kind: 'label', label } };
   }
   return { ok: false, error: `"${s}": ${name} takes no specifier (rules with one exist for ${SPECIFIER_TOOLS}); write "${name}" for the whole tool` };
 }
@@ -183,6 +193,8 @@ function specifierApplies(rule: ParsedRule, toolName: string, subject: RuleSubje
       return rule.tool === toolName;
     case 'domain':
       return subject.kind === 'url' && rule.tool === toolName;
+    case 'label':
+      return subject.kind === 'label' && rule.tool === toolName;
     case 'name':
       return false;
   }
@@ -198,6 +210,10 @@ export function pathGlobMatches(g: PathGlob, abs: string, isDir: boolean, root: 
 
 function hostMatches(d: { host: string; subdomains: boolean }, host: string): boolean {
   return d.subdomains ? host.endsWith(`.${d.host}`) : host === d.host;
+}
+
+function labelMatches(pattern: string, label: string): boolean {
+  return pattern.endsWith('*') ? label.startsWith(pattern.slice(0, -1)) : pattern === label;
 }
 
 function commandMatches(rule: ParsedRule, cmd: SimpleCommand, behavior: RuleBehavior): boolean {
@@ -251,6 +267,8 @@ export function firstLenientMatch(rules: readonly ParsedRule[], behavior: 'deny'
         return s.paths.some((p) => pathGlobMatches(rule.path!, p.real, p.isDir, c.root) || pathGlobMatches(rule.path!, p.lexical, p.isDir, c.root));
       case 'url':
         return hostMatches(rule.domain!, s.host);
+      case 'label':
+        return labelMatches(rule.label!, s.label);
       default:
         return false;
     }
@@ -312,6 +330,9 @@ export function allowingRules(rules: readonly ParsedRule[], c: MatchContext): Pa
       break;
     case 'url':
       if (!cover((r) => hostMatches(r.domain!, s.host))) return null;
+      break;
+    case 'label':
+      if (!cover((r) => labelMatches(r.label!, s.label))) return null;
       break;
     default:
       return null;

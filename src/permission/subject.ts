@@ -21,7 +21,9 @@ export type RuleSubject =
   /** Files or directories read (`Read(...)` rules) or changed (`Edit(...)` rules). */
   | { kind: 'paths'; access: 'read' | 'edit'; paths: SubjectPath[] }
   /** One URL fetched (`WebFetch(domain:...)` rules). */
-  | { kind: 'url'; url: string; host: string };
+  | { kind: 'url'; url: string; host: string }
+  /** One named thing the call uses (`Skill(name)` rules). */
+  | { kind: 'label'; label: string };
 
 export const NO_SUBJECT: RuleSubject = { kind: 'none' };
 

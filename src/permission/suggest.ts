@@ -3,7 +3,7 @@
 // the call it was made for (tested as a property); for a compound command line one suggestion
 // per part that needs it, and all of them together cover the line.
 import path from 'node:path';
-import { parseRule } from './rules.js';
+import { EDIT_FAMILY, parseRule } from './rules.js';
 import { quoteWord, type CommandAnalysis, type SimpleCommand } from './shell.js';
 import { quoteAssignment } from './shell/words.js';
 import type { RuleSubject, SubjectPath } from './subject.js';
@@ -60,16 +60,19 @@ function escapeGlob(s: string): string {
   return s.replace(/[*?[\]{}\\]/g, '\\$&');
 }
 
-function editSuggestions(paths: SubjectPath[], root: string): string[] {
+/** `Edit(...)` rules cover the file-edit tools; another path tool (Memory) is named itself. */
+function editSuggestions(paths: SubjectPath[], root: string, rule: string): string[] {
   const out: string[] = [];
   for (const p of paths) {
     if (p.real.startsWith(root + path.sep)) {
       const rel = p.real.slice(root.length + 1);
       const dir = path.posix.dirname(rel);
-      out.push(`Edit(./${escapeGlob(rel)})`);
-      if (dir !== '.') out.push(`Edit(./${escapeGlob(dir)}/**)`);
+      out.push(`${rule}(./${escapeGlob(rel)})`);
+      if (dir !== '.') out.push(`${rule}(./${escapeGlob(dir)}/**)`);
     } else {
-      out.push(`Edit(${escapeGlob(p.real)})`);
+      out.push(`${rule}(${escapeGlob(p.real)})`);
+      const dir = path.posix.dirname(p.real);
+      if (rule !== 'Edit' && dir !== '/') out.push(`${rule}(${escapeGlob(dir)}/**)`);
     }
   }
   return out;
@@ -83,8 +86,10 @@ export function suggestRules(toolName: string, subject: RuleSubject, root: strin
     case 'command':
       return valid(commandSuggestions(subject.analysis));
     case 'paths':
-      return subject.access === 'edit' ? valid(editSuggestions(subject.paths, root)) : [];
+      return subject.access === 'edit' ? valid(editSuggestions(subject.paths, root, EDIT_FAMILY.has(toolName) ? 'Edit' : toolName)) : [];
     case 'url':
       return valid([`${toolName}(domain:${subject.host})`]);
+    case 'label':
+      return valid([`${toolName}(${subject.label})`]);
   }
 }

@@ -54,8 +54,9 @@ export class InputValidator {
       return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, errors: parsed.errors };
     }
     const fn = this.functionFor(tool)!;
-    if (fn(input)) return { ok: true, value: input };
-    return { ok: false, errors: describeErrors(fn.errors ?? []) };
+    if (!fn(input)) return { ok: false, errors: describeErrors(fn.errors ?? []) };
+    const problems = tool.checkInput?.(input) ?? [];
+    return problems.length === 0 ? { ok: true, value: input } : { ok: false, errors: problems };
   }
 }
 

@@ -45,18 +45,40 @@ export function within(p: string, dir: string): boolean {
 export class Confinement {
   /** Real path of the workspace directory. */
   readonly root: string;
+  private readonly allowed: string[];
+  /** Allowed directories nothing is ever created or written in (a used skill's folder). */
+  private readonly readOnly: string[] = [];
 
   constructor(
     /** Real paths of the allowed directories; the first is the workspace. */
-    readonly roots: readonly string[],
+    roots: readonly string[],
     /** Whether /proc/self/fd works, so that opens are anchored and verified. */
     readonly anchored: boolean,
   ) {
+    this.allowed = [...roots];
     this.root = roots[0]!;
   }
 
+  /** Real paths of the allowed directories; the first is the workspace. */
+  get roots(): readonly string[] {
+    return this.allowed;
+  }
+
+  /** Allows reading below `real` (a real, absolute directory path), never writing. */
+  addReadOnlyRoot(real: string): void {
+    if (!path.isAbsolute(real) || path.normalize(real) !== real) throw new Error(`internal: ${real} is not a normalised absolute path`);
+    if (this.readOnly.includes(real)) return;
+    this.readOnly.push(real);
+    if (!this.allowed.includes(real)) this.allowed.push(real);
+  }
+
   isInside(absPath: string): boolean {
-    return this.roots.some((r) => within(absPath, r));
+    return this.allowed.some((r) => within(absPath, r));
+  }
+
+  /** Inside a read-only directory (by real path): nothing may be created or written there. */
+  isReadOnly(absReal: string): boolean {
+    return this.readOnly.some((r) => within(absReal, r));
   }
 
   /** How a path is shown to the model: relative to the workspace when inside it. */
@@ -133,7 +155,13 @@ export class Confinement {
     const root = this.roots.find((r) => within(absDir, r));
     if (root === undefined) throw new PathRefusal(userPath, 'outside the workspace');
     let cur = await this.openVerifiedDir(userPath, root, root);
+    // Where something may be created, every directory on the way is checked by what it really
+    // is: a link in the workspace to a read-only folder cannot lead a mkdir or a write there.
+    const writable = (a: Anchor) => {
+      if (create && this.isReadOnly(a.real)) throw new PathRefusal(userPath, 'is in a read-only folder (a skill\'s); nothing can be written there');
+    };
     try {
+      writable(cur);
       let lexical = root;
       for (const part of path.relative(root, absDir).split(path.sep).filter((p) => p !== '')) {
         lexical = path.join(lexical, part);
@@ -141,6 +169,7 @@ export class Confinement {
         const prev = cur;
         cur = next;
         await prev.handle.close();
+        writable(cur);
       }
       return cur;
     } catch (err) {

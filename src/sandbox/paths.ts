@@ -61,6 +61,14 @@ export class Workspace {
     return this.confined.isInside(absPath);
   }
 
+  /**
+   * Lets the file tools read below `real` (a real directory path, e.g. a used skill's folder)
+   * without ever writing there; what is inside is shown by its absolute path.
+   */
+  addReadOnlyRoot(real: string): void {
+    this.confined.addReadOnlyRoot(real);
+  }
+
   /** How a path is shown to the model: relative to the workspace when inside it. */
   display(absPath: string): string {
     return this.confined.display(absPath);

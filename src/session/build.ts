@@ -15,13 +15,15 @@ import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
 import { SessionSandbox } from '../sandbox/session-sandbox.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import type { SessionServices } from '../tools/capability.js';
+import type { SessionServices, SkillInfo } from '../tools/capability.js';
 import type { TaskEvents } from '../tools/capability.js';
 import { readDenyRule } from '../permission/rules.js';
 import { egressFetcher } from '../egress/client.js';
 import type { SearchStatus } from '../web/state.js';
 import type { HookAudit } from './lifecycle.js';
 import type { SessionRuntime } from './runtime.js';
+import { memoryDir } from './data-dirs.js';
+import { sessionSkills } from './skills.js';
 import { SessionSettings } from './settings.js';
 import { ToolRefusal } from '../tools/tool.js';
 
@@ -54,6 +56,8 @@ export interface BuiltRuntime {
   hookProblems: string[];
   /** Why the stored model cannot be configured now. */
   modelProblems: string[];
+  /** Skills the session chose that cannot be used now. */
+  skillProblems: string[];
 }
 
 /** Opens the workspace and makes the session's live parts; the workspace must exist. */
@@ -69,6 +73,13 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   }
   const model = resolveModel(record.model ?? undefined, record.modelApiKey, deps.config.model);
 
+  const found = await sessionSkills(deps.config, workspace.root, s.skills);
+  const skills: SkillInfo[] = found.skills;
+  // Folders of skills used so far are readable by the file tools again (a workspace skill is already).
+  for (const name of s.used_skills) {
+    const skill = skills.find((k) => k.name === name);
+    if (skill && !workspace.isInside(skill.dir)) workspace.addReadOnlyRoot(skill.dir);
+  }
   let runtime: SessionRuntime | undefined;
   const sandbox = sessionSandbox(record, workspace.root, deps, () => runtime?.activeTurn?.id);
   const where = { mode: deps.sandbox.mode, usable: processSandbox.usable, detail: processSandbox.detail, session: sandbox };
@@ -110,6 +121,14 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
       }
       return turn.subagents(ctx.toolUseId, task);
     },
+    memoryDir: memoryDir(deps.config.dataDir, s),
+    askQuestions: (ask, ctx) => {
+      const turn = runtime?.activeTurn;
+      if (!turn || turn.id !== ctx.turnId) throw new ToolRefusal('AskUser: the call\'s turn is no longer running.');
+      return turn.askQuestions(ask);
+    },
+    planState: () => ({ mode: settings.session.permission_mode, before: settings.session.mode_before_plan }),
+    skills: () => skills,
   };
   const tools = deps.catalog.install(names, services);
 
@@ -123,8 +142,9 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     model: model.ok ? model.model : null,
     closeTools: tools.close,
     activeTurn: null,
+    skills,
   };
-  return { runtime, missingTools, hookProblems: own.problems, modelProblems: model.ok ? [] : model.problems };
+  return { runtime, missingTools, hookProblems: own.problems, modelProblems: model.ok ? [] : model.problems, skillProblems: found.errors };
 }
 
 /** A session's process sandbox: its processes' home, /tmp, limits and network. */

@@ -32,7 +32,8 @@ export interface PromptTurnDeps {
   /** The provider subagents (the Agent tool) talk to. */
   subagentProvider: ModelProvider;
   model: ResolvedModel;
-  system: string | undefined;
+  /** The system prompt, made once when the turn starts (or resumes): the session's own plus its instruction files. */
+  system: () => Promise<string | undefined>;
   /** The session's earlier prompt turns' messages, oldest first. */
   history: () => Message[];
   /** The tools as exposed to the model (the registry's exposed list). */
@@ -64,7 +65,12 @@ export class PromptTurnRunner extends TurnRunner {
     return this.turn.messages as Message[];
   }
 
+  /** This turn's system prompt (see PromptTurnDeps.system). */
+  private system: string | undefined;
+
   protected override async body(): Promise<void> {
+    this.system = await this.prompt.system();
+    if (this.isFinal()) return;
     if (this.messages.length === 0) {
       if (!(await this.submitPrompt())) return;
     } else {
@@ -153,7 +159,7 @@ export class PromptTurnRunner extends TurnRunner {
     let response: ModelResponse;
     try {
       response = await this.prompt.provider.complete({
-        ...(this.prompt.system !== undefined ? { system: this.prompt.system } : {}),
+        ...(this.system !== undefined ? { system: this.system } : {}),
         messages: conversation,
         tools: this.prompt.tools(),
         maxTokens: this.prompt.model.maxTokens,
@@ -278,7 +284,7 @@ export class PromptTurnRunner extends TurnRunner {
     const messages: Message[] = [
       { role: 'user', content: [{ type: 'text', text: task.prompt }, ...hooks.additionalContext.map((text) => ({ type: 'text' as const, text }))] },
     ];
-    const system = [SUBAGENT_SYSTEM, this.prompt.system].filter((x) => x !== undefined).join('\n\n');
+    const system = [SUBAGENT_SYSTEM, this.system].filter((x) => x !== undefined).join('\n\n');
     const seen = new Set<string>();
     for (let calls = 0; ; calls++) {
       if (calls >= this.prompt.model.maxTurns) {

@@ -24,7 +24,15 @@ export class SessionRecords {
   }
 
   normalized(r: SessionRecord): SessionRecord {
-    r.session.limits ??= this.legacyLimits();
+    const s = r.session;
+    s.limits ??= this.legacyLimits();
+    s.question_timeout_s ??= null;
+    s.mode_before_plan ??= null;
+    s.memory_store ??= null;
+    s.skills ??= [];
+    s.used_skills ??= [];
+    s.unlocked_tools ??= [];
+    s.instructions ??= [];
     return r;
   }
 }

@@ -4,12 +4,12 @@
 // earlier process left pending, to wait on again when its calls ask about the same input.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Decision, PermissionRequest, Turn } from '../contract/schemas.js';
+import type { Decision, PermissionRequest, Question, Turn } from '../contract/schemas.js';
 import { DomainError } from '../errors.js';
 import type { EventLog } from '../events/log.js';
 import type { Clock } from '../ids.js';
 import type { InteractionBroker } from '../interaction/broker.js';
-import { permissionKind } from '../interaction/kinds.js';
+import { permissionKind, questionKind } from '../interaction/kinds.js';
 import { createProvider, type ProviderOptions } from '../model/index.js';
 import type { Message } from '../model/provider.js';
 import { inputDigest, type DecisionNote } from '../pipeline/exec-one.js';
@@ -18,6 +18,7 @@ import type { EgressPolicy } from '../sandbox/egress.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
 import type { HookAudit } from './lifecycle.js';
+import { loadInstructions, systemPrompt } from './instructions.js';
 import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
 import type { SessionRuntime } from './runtime.js';
 import { TurnRunner, type TurnRunnerDeps } from './turn.js';
@@ -37,12 +38,20 @@ export interface RunnerDeps {
   modelOptions?: Omit<ProviderOptions, 'egress'>;
 }
 
+/** Requests an earlier process left pending, by tool_use id. */
+export interface Resumable {
+  permissions: Map<string, PermissionRequest>;
+  questions: Map<string, Question>;
+}
+
+export const nothingToResume = (): Resumable => ({ permissions: new Map(), questions: new Map() });
+
 /**
- * The runner of a turn. `resumable` maps tool_use ids to permission requests left pending by
- * an earlier process: when the call asks again about the same input, it waits on that request
- * instead of opening a new one.
+ * The runner of a turn. `resumable` holds the permission requests and questions an earlier
+ * process left pending, by tool_use id: when the call asks again about the same input (the same
+ * questions), it waits on that request instead of opening a new one.
  */
-export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Map<string, PermissionRequest>, deps: RunnerDeps): TurnRunner {
+export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumable, deps: RunnerDeps): TurnRunner {
   const sessionId = rt.id;
   const { settings } = rt;
   const runnerDeps: TurnRunnerDeps = {
@@ -61,9 +70,9 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Map<str
       spill: (p) => deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
       permissionContext: () => settings.permission(),
       awaitApproval: (request, signal, reevaluate) => {
-        const earlier = resumable.get(request.toolUseId);
+        const earlier = resumable.permissions.get(request.toolUseId);
         const again = earlier && inputDigest(earlier.input) === inputDigest(request.input);
-        if (again) resumable.delete(request.toolUseId);
+        if (again) resumable.permissions.delete(request.toolUseId);
         return deps.broker.askPermission(sessionId, runner, request, {
           timeoutS: settings.session.permission_timeout_s,
           signal,
@@ -72,7 +81,24 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Map<str
         });
       },
       recordDecision: (note) => recordDecision(deps, sessionId, turn.id, note),
-      applyEffects: (effects) => settings.applyEffects(effects, deps.clock().toISOString()),
+      applyEffects: (effects, call) => {
+        settings.applyEffects(effects, deps.clock().toISOString(), { turnId: turn.id, toolUseId: call.id });
+        // A used skill's folder becomes readable by the file tools (a workspace skill's already is).
+        for (const e of effects) {
+          const skill = e.kind === 'use_skill' ? rt.skills.find((k) => k.name === e.skill) : undefined;
+          if (skill && !rt.workspace.isInside(skill.dir)) rt.workspace.addReadOnlyRoot(skill.dir);
+        }
+      },
+    },
+    askQuestions: (host, ask, signal) => {
+      const earlier = resumable.questions.get(ask.toolUseId);
+      const again = earlier && inputDigest(earlier.questions) === inputDigest(ask.questions);
+      if (again) resumable.questions.delete(ask.toolUseId);
+      return deps.broker.askQuestion(sessionId, host, ask, {
+        timeoutS: settings.session.question_timeout_s,
+        signal,
+        ...(again ? { earlier } : {}),
+      });
     },
     onFinished: (r) => {
       if (rt.activeTurn === r) rt.activeTurn = null;
@@ -86,15 +112,20 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Map<str
         deps.logger.error({ err, session_id: sessionId, turn_id: r.id }, 'could not record the end of the turn');
       }
       // A request an earlier process left that no call came back to is not waited for any more.
-      for (const earlier of resumable.values()) deps.broker.abandon(permissionKind, earlier, 'after the restart the call no longer asked about this input');
-      resumable.clear();
+      for (const earlier of resumable.permissions.values()) deps.broker.abandon(permissionKind, earlier, 'after the restart the call no longer asked about this input');
+      for (const earlier of resumable.questions.values()) deps.broker.abandon(questionKind, earlier, 'after the restart the call no longer asked these questions');
+      resumable.permissions.clear();
+      resumable.questions.clear();
     },
   };
   const runner: TurnRunner =
     turn.kind === 'prompt' ? new PromptTurnRunner(turn, runnerDeps, promptDeps(rt, turn, deps)) : new TurnRunner(turn, runnerDeps);
   // Requests left pending can be answered at once, before their calls come back to ask.
-  for (const earlier of resumable.values()) {
+  for (const earlier of resumable.permissions.values()) {
     deps.broker.expect(permissionKind, sessionId, runner, earlier, { timeoutS: settings.session.permission_timeout_s, signal: runner.signal });
+  }
+  for (const earlier of resumable.questions.values()) {
+    deps.broker.expect(questionKind, sessionId, runner, earlier, { timeoutS: settings.session.question_timeout_s, signal: runner.signal });
   }
   return runner;
 }
@@ -110,7 +141,21 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
     provider: providers.main,
     subagentProvider: providers.subagent,
     model,
-    system: rt.settings.session.system_prompt ?? undefined,
+    system: async () => {
+      const loaded = await loadInstructions(rt.workspace);
+      const same = JSON.stringify(loaded.files) === JSON.stringify(rt.settings.session.instructions);
+      const fresh = loaded.problems.filter((p) => !rt.settings.session.warnings.includes(p));
+      if (!same || fresh.length > 0) {
+        rt.settings.update(
+          (s) => {
+            s.instructions = loaded.files;
+            s.warnings = [...s.warnings, ...fresh];
+          },
+          { announce: true },
+        );
+      }
+      return systemPrompt(rt.settings.session.system_prompt, loaded.text);
+    },
     history: () => {
       if (!history) {
         const all = deps.store.listTurns(rt.id);

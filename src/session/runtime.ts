@@ -6,6 +6,7 @@ import type { ResolvedModel } from '../model/index.js';
 import type { ModelProvider } from '../model/provider.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { SessionSandbox } from '../sandbox/session-sandbox.js';
+import type { SkillInfo } from '../tools/capability.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { DomainError } from '../errors.js';
 import type { SessionSettings } from './settings.js';
@@ -26,6 +27,8 @@ export interface SessionRuntime {
   /** Stops what the session's tool groups keep running (background tasks, shells). */
   readonly closeTools: () => Promise<void>;
   activeTurn: TurnRunner | null;
+  /** The skills the session may use, as loaded when its runtime was made. */
+  readonly skills: readonly SkillInfo[];
   /** Made on the first prompt turn and kept (with their connections) until the session closes. */
   providers?: { main: ModelProvider; subagent: ModelProvider };
 }

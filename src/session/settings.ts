@@ -3,7 +3,7 @@
 // through here, so reads within a call never go back to the store, and the copy in force
 // follows the store only once a write has committed (a rolled-back write — a full disk —
 // leaves the rules and mode exactly as stored).
-import type { Session, SessionRule } from '../contract/schemas.js';
+import type { Session, SessionRule, TodoItem } from '../contract/schemas.js';
 import type { EventLog } from '../events/log.js';
 import type { RuleSet } from '../permission/evaluate.js';
 import { parseRules, type ParsedRule } from '../permission/rules.js';
@@ -54,7 +54,7 @@ export class SessionSettings {
    * `announce`), and becomes the copy in force when the write commits. A `change` that returns
    * false leaves the session as it is.
    */
-  update(change: (s: Session) => void | boolean, opts: { announce?: boolean } = {}): Session {
+  update(change: (s: Session, record: SessionRecord) => void | boolean, opts: { announce?: boolean } = {}): Session {
     let result: Session | undefined;
     const { store, events } = this.deps;
     store.transaction(() => {
@@ -63,7 +63,9 @@ export class SessionSettings {
       const next = structuredClone(store.getSession(this.id) ?? this.current);
       next.session.limits ??= this.current.session.limits;
       result = next.session;
-      if (change(next.session) === false) return;
+      const modeBefore = next.session.permission_mode;
+      if (change(next.session, next) === false) return;
+      trackPlanMode(next.session, modeBefore);
       store.putSession(next);
       this.staged = next;
       if (opts.announce) events.emit(next.session.id, { type: 'session.updated', session: next.session });
@@ -89,26 +91,51 @@ export class SessionSettings {
   }
 
   /**
-   * The session changes a tool's result carries (set mode, add rules), checked first and then
-   * stored together with `session.updated`; a bad rule changes nothing.
+   * The session changes a tool's result carries (set mode, add rules, a todo list, a skill
+   * used), checked first and then stored together with their events (`session.updated`,
+   * `todo.updated`) in one transaction; a bad rule changes nothing.
    */
-  applyEffects(effects: readonly ToolEffect[], now: string): void {
+  applyEffects(effects: readonly ToolEffect[], now: string, origin: { turnId: string; toolUseId: string }): void {
     const problems = effects.flatMap((e) => (e.kind === 'add_rules' ? parseRules('rules', e.rules).problems : []));
     if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
-    this.update(
-      (s) => {
-        for (const e of effects) {
-          if (e.kind === 'set_mode') s.permission_mode = e.mode;
-          else {
-            for (const rule of e.rules) {
-              s.rules = s.rules.filter((x) => !(x.rule === rule && x.behavior === e.behavior));
-              s.rules.push({ rule, behavior: e.behavior, source: 'tool', added_at: now });
+    const announce = effects.some((e) => e.kind !== 'set_todos');
+    this.deps.store.transaction(() => {
+      this.update(
+        (s, record) => {
+          for (const e of effects) {
+            switch (e.kind) {
+              case 'set_mode':
+                s.permission_mode = e.mode;
+                break;
+              case 'add_rules':
+                for (const rule of e.rules) {
+                  s.rules = s.rules.filter((x) => !(x.rule === rule && x.behavior === e.behavior));
+                  s.rules.push({ rule, behavior: e.behavior, source: 'tool', added_at: now });
+                }
+                break;
+              case 'set_todos':
+                record.todos = { items: e.items, updated_at: now };
+                break;
+              case 'use_skill':
+                if (!s.used_skills.includes(e.skill)) s.used_skills = [...s.used_skills, e.skill];
+                s.unlocked_tools = [...new Set([...s.unlocked_tools, ...e.unlock])];
+                break;
             }
           }
+        },
+        { announce },
+      );
+      for (const e of effects) {
+        if (e.kind === 'set_todos') {
+          this.deps.events.emit(this.id, { type: 'todo.updated', turn_id: origin.turnId, tool_use_id: origin.toolUseId, items: e.items, updated_at: now });
         }
-      },
-      { announce: true },
-    );
+      }
+    });
+  }
+
+  /** The session's todo list as stored. */
+  todos(): { items: TodoItem[]; updated_at: string | null } {
+    return this.current.todos ?? { items: [], updated_at: null };
   }
 
   private adopt(next: SessionRecord): void {
@@ -118,6 +145,18 @@ export class SessionSettings {
     this.parsed = permissionContext(next.session);
     this.key = key;
     this.deps.onPermissionChange(next.session.id);
+  }
+}
+
+/**
+ * Entering plan mode remembers the mode before it (what ExitPlanMode returns to); any change
+ * out of plan mode forgets it.
+ */
+function trackPlanMode(s: Session, before: Session['permission_mode']): void {
+  if (s.permission_mode === 'plan') {
+    if (before !== 'plan') s.mode_before_plan = before;
+  } else {
+    s.mode_before_plan = null;
   }
 }
 

@@ -1,9 +1,9 @@
-// A turn's state machine: running ⇄ awaiting_permission → completed | failed | cancelled.
+// A turn's state machine: running ⇄ awaiting_permission | awaiting_input → completed | failed | cancelled.
 // The runner owns the invariant that every tool_use gets exactly one tool_result, whatever
 // happens: the first result recorded for an id wins, and any exit path fills the rest.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import type { ToolResult, ToolUse, Turn, TurnStatus } from '../contract/schemas.js';
+import { PAUSED_STATUSES, type ToolResult, type ToolUse, type Turn, type TurnStatus } from '../contract/schemas.js';
 import type { EventLog } from '../events/log.js';
 import type { Clock } from '../ids.js';
 import { partitionCalls } from '../pipeline/batch.js';
@@ -11,6 +11,9 @@ import { errorResult, execOne, type PipelineEnv, type ToolCall } from '../pipeli
 import type { Store } from '../store/store.js';
 import type { SubagentTask, ToolOutput } from '../tools/tool.js';
 import type { PauseHost } from '../interaction/broker.js';
+import type { PauseKind, PauseRecord, QuestionAnswer, QuestionAsk } from '../interaction/kinds.js';
+
+type PauseKindName = PauseKind<PauseRecord, unknown, unknown>['name'];
 import { TurnStop } from '../interaction/stop.js';
 
 export { TurnStop };
@@ -30,17 +33,22 @@ export interface TurnRunnerDeps {
   /** The pipeline environment minus what the runner supplies itself. */
   env: Omit<PipelineEnv, 'signal' | 'turnId' | 'onStarted' | 'onProgress'>;
   onFinished: (runner: TurnRunner) => void;
+  /** Asks a person the questions of one call of this turn (AskUser) and waits for the outcome. */
+  askQuestions(host: TurnRunner, ask: QuestionAsk, signal: AbortSignal): Promise<QuestionAnswer>;
 }
 
 export class TurnRunner implements PauseHost {
   protected readonly controller = new AbortController();
   protected readonly results = new Map<string, ToolResult>();
-  private readonly pending = new Set<string>();
+  /** Pending requests by id, with their kind (a permission request or a question). */
+  private readonly pending = new Map<string, PauseKindName>();
   private readonly settleWaiters = new Set<() => void>();
   private finished!: Promise<void>;
 
   /** Calls between tool.started and their result. */
   private readonly running = new Set<string>();
+  /** Running calls that only wait for a person (AskUser): no work of theirs is under way. */
+  private readonly asking = new Set<string>();
 
   constructor(
     readonly turn: Turn,
@@ -50,12 +58,14 @@ export class TurnRunner implements PauseHost {
     setMaxListeners(0, this.controller.signal);
     // A resumed turn keeps what it already has: results, and the requests it waits for.
     for (const r of turn.results) this.results.set(r.tool_use_id, r);
-    for (const p of turn.pending) this.pending.add(p);
+    for (const p of turn.pending) this.pending.set(p, p.startsWith('q_') ? 'question' : 'permission');
   }
 
-  /** How many calls are running right now (started, no result yet). */
+  /** How many calls are running right now (started, no result yet, not just waiting for a person). */
   get runningCalls(): number {
-    return this.running.size;
+    let n = 0;
+    for (const id of this.running) if (!this.asking.has(id)) n++;
+    return n;
   }
 
   get id(): string {
@@ -71,6 +81,16 @@ export class TurnRunner implements PauseHost {
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** A call of this turn asks a person (AskUser): the turn pauses on the question until it is resolved. */
+  async askQuestions(ask: QuestionAsk): Promise<QuestionAnswer> {
+    this.asking.add(ask.toolUseId);
+    try {
+      return await this.deps.askQuestions(this, ask, this.controller.signal);
+    } finally {
+      this.asking.delete(ask.toolUseId);
+    }
   }
 
   isFinal(): boolean {
@@ -99,7 +119,7 @@ export class TurnRunner implements PauseHost {
 
   /** After a restart: announces the paused turn as live again, then runs its unfinished calls. */
   resume(): void {
-    this.deps.events.emit(this.turn.session_id, { type: 'turn.resumed', turn_id: this.turn.id, pending: [...this.pending] });
+    this.deps.events.emit(this.turn.session_id, { type: 'turn.resumed', turn_id: this.turn.id, pending: [...this.pending.keys()] });
     this.start();
   }
 
@@ -222,20 +242,22 @@ export class TurnRunner implements PauseHost {
     this.notifySettle();
   }
 
-  addPending(permissionId: string, _kind: 'permission' = 'permission'): void {
-    this.pending.add(permissionId);
+  addPending(id: string, kind: PauseKindName): void {
+    this.pending.set(id, kind);
     this.syncPending();
   }
 
-  removePending(permissionId: string): void {
-    this.pending.delete(permissionId);
+  removePending(id: string): void {
+    this.pending.delete(id);
     this.syncPending();
   }
 
+  /** A pending permission request makes the turn `awaiting_permission`; only questions, `awaiting_input`. */
   private syncPending(): void {
     if (this.isFinal()) return;
-    this.turn.pending = [...this.pending];
-    this.turn.status = this.pending.size > 0 ? 'awaiting_permission' : 'running';
+    this.turn.pending = [...this.pending.keys()];
+    const kinds = new Set(this.pending.values());
+    this.turn.status = kinds.has('permission') ? 'awaiting_permission' : kinds.has('question') ? 'awaiting_input' : 'running';
     this.persist();
     this.notifySettle();
   }
@@ -288,12 +310,12 @@ export class TurnRunner implements PauseHost {
 
   /** Resolves once no call of the turn is running and none is about to (final, or only waiting for people), or after `ms`. */
   waitQuiet(ms: number): Promise<void> {
-    return this.waitUntil(() => this.isFinal() || (this.turn.status === 'awaiting_permission' && this.running.size === 0), ms);
+    return this.waitUntil(() => this.isFinal() || (PAUSED_STATUSES.has(this.turn.status) && this.runningCalls === 0), ms);
   }
 
   /** Resolves once the turn is final or waiting for a person, or after `ms`. */
   waitSettled(ms: number): Promise<void> {
-    return this.waitUntil(() => this.isFinal() || this.turn.status === 'awaiting_permission', ms);
+    return this.waitUntil(() => this.isFinal() || PAUSED_STATUSES.has(this.turn.status), ms);
   }
 
   /** Resolves when `condition` holds (checked at every settle notification), or after `ms`. */

@@ -1,7 +1,7 @@
 // In-memory Store. Values are cloned in and out so callers can never mutate stored state
 // by accident (the same isolation a database gives).
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
+import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -42,6 +42,7 @@ export class MemoryStore implements Store {
     this.sessions.delete(id);
     this.turns.delete(id);
     this.permissions.delete(id);
+    this.questions.delete(id);
     this.events.delete(id);
     this.outputs.delete(id);
     this.decisions.delete(id);
@@ -75,6 +76,7 @@ export class MemoryStore implements Store {
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly turns = new Map<string, Map<string, Turn>>();
   private readonly permissions = new Map<string, Map<string, PermissionRequest>>();
+  private readonly questions = new Map<string, Map<string, Question>>();
   private readonly events = new Map<string, NormaEvent[]>();
   private readonly decisions = new Map<string, Decision[]>();
   private readonly outputs = new Map<string, Map<string, Output>>();
@@ -152,6 +154,21 @@ export class MemoryStore implements Store {
     return [...(this.permissions.get(sessionId)?.values() ?? [])]
       .filter((p) => status === undefined || p.status === status)
       .map(clone);
+  }
+
+  putQuestion(question: Question): void {
+    let m = this.questions.get(question.session_id);
+    if (!m) this.questions.set(question.session_id, (m = new Map()));
+    m.set(question.id, clone(question));
+  }
+
+  getQuestion(sessionId: string, questionId: string): Question | undefined {
+    const q = this.questions.get(sessionId)?.get(questionId);
+    return q && clone(q);
+  }
+
+  listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
+    return [...(this.questions.get(sessionId)?.values() ?? [])].filter((q) => status === undefined || q.status === status).map(clone);
   }
 
   putOutput(output: Output): void {

@@ -1,17 +1,18 @@
 // How records sit in SQLite rows: each resource is a JSON document in a `data` column, with the
 // columns queries need beside it. A session's hooks, model key and model configuration have
-// columns of their own, so they never travel inside the session document the API shows.
+// columns of their own, so they never travel inside the session document the API shows; so
+// has its todo list, which changes often and is served by its own route.
 import type { SessionRecord } from './store.js';
 
 /** A row that holds a JSON document. */
 export type Row = { data: string };
 
 /** The columns a session is read from, in the order `sessionRecordOf` expects them. */
-export const SESSION_COLUMNS = 'data, hooks, model_api_key, model';
+export const SESSION_COLUMNS = 'data, hooks, model_api_key, model, todos';
 
-type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null };
+type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null; todos: string | null };
 
-/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model). */
+/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos). */
 export function sessionRowOf(record: SessionRecord): unknown[] {
   const s = record.session;
   return [
@@ -23,6 +24,7 @@ export function sessionRowOf(record: SessionRecord): unknown[] {
     record.hooks ? JSON.stringify(record.hooks) : null,
     record.modelApiKey,
     record.model ? JSON.stringify(record.model) : null,
+    record.todos ? JSON.stringify(record.todos) : null,
   ];
 }
 
@@ -33,6 +35,7 @@ export function sessionRecordOf(row: SessionRow | undefined): SessionRecord | un
     hooks: row.hooks ? JSON.parse(row.hooks) : null,
     modelApiKey: row.model_api_key,
     model: row.model ? JSON.parse(row.model) : null,
+    todos: row.todos ? JSON.parse(row.todos) : null,
   };
 }
 

@@ -84,6 +84,19 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 2: a session's model configuration (without its key, which has its own column).
   `ALTER TABLE sessions ADD COLUMN model TEXT;`,
+  // 3: questions a call asks a person (AskUser), and a session's todo list.
+  `
+  CREATE TABLE questions (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX questions_by_order ON questions (session_id, ord);
+  ALTER TABLE sessions ADD COLUMN todos TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

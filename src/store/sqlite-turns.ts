@@ -3,7 +3,7 @@
 // turn costs what changed, not the size of everything it has produced so far. A turn is kept
 // as a head row (the turn without tool_uses and results), its tool_uses, and one row per result.
 import type Database from 'better-sqlite3';
-import type { ToolResult, Turn } from '../contract/schemas.js';
+import { isOpenStatus, type ToolResult, type Turn } from '../contract/schemas.js';
 import { transcriptResult } from '../contract/transcript.js';
 import type { Row } from './sqlite-rows.js';
 
@@ -57,7 +57,7 @@ export class SqliteTurns {
 
   /** After a write: a turn that can no longer change needs no record of what is stored. */
   written(turn: Turn): void {
-    if (turn.status !== 'running' && turn.status !== 'awaiting_permission') {
+    if (!isOpenStatus(turn.status)) {
       const key = keyOf(turn);
       this.storedResults.delete(key);
       this.storedToolUses.delete(key);

@@ -4,7 +4,7 @@
 // Everything is synchronous: a write has committed when the call returns.
 import type Database from 'better-sqlite3';
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, Turn } from '../contract/schemas.js';
+import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type Row } from './sqlite-rows.js';
 import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
@@ -81,9 +81,9 @@ export class SqliteStore implements Store {
   putSession(record: SessionRecord): void {
     this.write(() =>
       this.stmt(
-        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, closed_at = excluded.closed_at, data = excluded.data,
-           hooks = excluded.hooks, model_api_key = excluded.model_api_key, model = excluded.model`,
+           hooks = excluded.hooks, model_api_key = excluded.model_api_key, model = excluded.model, todos = excluded.todos`,
       ).run(...sessionRowOf(record)),
     );
   }
@@ -103,7 +103,7 @@ export class SqliteStore implements Store {
 
   deleteSession(id: string): void {
     this.write(() => {
-      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'outputs', 'events', 'decisions']) {
+      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'decisions']) {
         this.stmt(`DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = ?`).run(id);
       }
     });
@@ -127,17 +127,17 @@ export class SqliteStore implements Store {
 
   // ── turns, permissions, outputs: documents in insertion order ──────────────────────────
 
-  private putOrdered(table: 'permissions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
+  private putOrdered(table: 'permissions' | 'questions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
     this.write(() => {
       const json = JSON.stringify(value);
-      const updated =
-        table === 'permissions'
-          ? this.stmt('UPDATE permissions SET data = ?, status = ? WHERE session_id = ? AND id = ?').run(json, status, sessionId, id)
-          : this.stmt(`UPDATE ${table} SET data = ? WHERE session_id = ? AND id = ?`).run(json, sessionId, id);
+      const withStatus = table !== 'outputs';
+      const updated = withStatus
+        ? this.stmt(`UPDATE ${table} SET data = ?, status = ? WHERE session_id = ? AND id = ?`).run(json, status, sessionId, id)
+        : this.stmt(`UPDATE ${table} SET data = ? WHERE session_id = ? AND id = ?`).run(json, sessionId, id);
       if (updated.changes > 0) return;
       const ord = (this.stmt(`SELECT COALESCE(MAX(ord), 0) + 1 AS n FROM ${table} WHERE session_id = ?`).get(sessionId) as { n: number }).n;
-      if (table === 'permissions') {
-        this.stmt('INSERT INTO permissions (session_id, id, ord, status, data) VALUES (?, ?, ?, ?, ?)').run(sessionId, id, ord, status, json);
+      if (withStatus) {
+        this.stmt(`INSERT INTO ${table} (session_id, id, ord, status, data) VALUES (?, ?, ?, ?, ?)`).run(sessionId, id, ord, status, json);
       } else {
         this.stmt(`INSERT INTO ${table} (session_id, id, ord, data) VALUES (?, ?, ?, ?)`).run(sessionId, id, ord, json);
       }
@@ -177,6 +177,19 @@ export class SqliteStore implements Store {
   listPermissions(sessionId: string, status?: PermissionStatus): PermissionRequest[] {
     if (status === undefined) return this.listOrdered('permissions', sessionId);
     return documentsOf<PermissionRequest>(this.stmt('SELECT data FROM permissions WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status));
+  }
+
+  putQuestion(question: Question): void {
+    this.putOrdered('questions', question.session_id, question.id, question, question.status);
+  }
+
+  getQuestion(sessionId: string, questionId: string): Question | undefined {
+    return this.getOne('questions', sessionId, questionId);
+  }
+
+  listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
+    if (status === undefined) return this.listOrdered('questions', sessionId);
+    return documentsOf<Question>(this.stmt('SELECT data FROM questions WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status));
   }
 
   putOutput(output: Output): void {

@@ -2,7 +2,7 @@
 // implementation planned for it (SQLite via better-sqlite3) is synchronous too, and a
 // synchronous append keeps "event seq order == commit order" trivially true.
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Session, Turn } from '../contract/schemas.js';
+import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Session, TodoList, Turn } from '../contract/schemas.js';
 import type { SessionHooks } from '../contract/hooks.js';
 
 /** What the store keeps for a session: the public resource plus what is never echoed. */
@@ -12,6 +12,8 @@ export interface SessionRecord {
   modelApiKey: string | null;
   /** The session's own model configuration without its key (absent: the server default, if any). */
   model?: Omit<ModelConfigInput, 'api_key'> | null;
+  /** The session's todo list (TodoWrite); absent: never written. */
+  todos?: TodoList | null;
 }
 
 export interface SessionPageQuery {
@@ -63,6 +65,11 @@ export interface Store {
   getPermission(sessionId: string, permissionId: string): PermissionRequest | undefined;
   /** Oldest first. */
   listPermissions(sessionId: string, status?: PermissionStatus): PermissionRequest[];
+
+  putQuestion(question: Question): void;
+  getQuestion(sessionId: string, questionId: string): Question | undefined;
+  /** Oldest first. */
+  listQuestions(sessionId: string, status?: QuestionStatus): Question[];
 
   /** Appends a permission decision; its seq must be the session's last decision seq + 1. */
   appendDecision(decision: Decision): void;

@@ -7,6 +7,8 @@ import type { Fetcher } from '../egress/types.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { SessionSandbox } from '../sandbox/session-sandbox.js';
+import type { PermissionMode } from '../contract/schemas.js';
+import type { QuestionAnswer, QuestionAsk } from '../interaction/kinds.js';
 import type { SubagentTask, ToolContext, ToolFactory, ToolOutput } from './tool.js';
 
 export type ToolGroup = 'file' | 'shell' | 'background' | 'pty' | 'web' | 'interaction' | 'plan' | 'instructions' | 'deferred' | 'subagent' | 'mcp';
@@ -35,6 +37,26 @@ export interface SessionServices {
   web: WebSettings;
   /** Runs a subagent in the session's current prompt turn (the Agent tool). */
   subagent(task: SubagentTask, ctx: ToolContext): Promise<ToolOutput>;
+  /** The directory holding the session's memory store (`/memories` of the Memory tool): private to the session, or a named store shared by a tenant's sessions. */
+  memoryDir: string;
+  /** Asks a person the questions of a call of the session's current turn (AskUser); the turn pauses until they are resolved. */
+  askQuestions(ask: QuestionAsk, ctx: ToolContext): Promise<QuestionAnswer>;
+  /** The session's mode now, and in plan mode the mode before it (what ExitPlanMode returns to). */
+  planState(): { mode: PermissionMode; before: PermissionMode | null };
+  /** The skills this session may use (Skill). */
+  skills(): readonly SkillInfo[];
+}
+
+/** A skill a session may use: a folder with a valid `SKILL.md`. */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  allowedTools: string[];
+  /** Real path of the skill's folder. */
+  dir: string;
+  source: 'operator' | 'workspace';
+  /** SHA-256 of its SKILL.md bytes when it was loaded. */
+  sha256: string;
 }
 
 export interface TaskEvents {

@@ -5,6 +5,10 @@
 // are chosen there); a session installs the capabilities of the tools it names.
 import { agentCapability } from '../capabilities/agent/index.js';
 import { filesCapability } from '../capabilities/files/index.js';
+import { interactionCapability } from '../capabilities/interaction/index.js';
+import { memoryCapability } from '../capabilities/memory/index.js';
+import { planCapability } from '../capabilities/plan/index.js';
+import { skillsCapability } from '../capabilities/skills/index.js';
 import { ptyCapability } from '../capabilities/pty/index.js';
 import type { BashToolOptions } from '../capabilities/shell/bash.js';
 import { shellCapability } from '../capabilities/shell/index.js';
@@ -62,12 +66,18 @@ export const CATALOG: readonly CatalogEntry[] = [
   // Opt-in. Outbound requests are effects (a URL or query carries data out): not read-only.
   entry('WebFetch', 'web', { readOnly: false, concurrencySafe: true, approval: true }),
   entry('WebSearch', 'web', { readOnly: false, concurrencySafe: true, approval: true }),
-  entry('TodoWrite', 'interaction', { readOnly: false, concurrencySafe: false, approval: false }, false),
-  entry('AskUser', 'interaction', { readOnly: true, concurrencySafe: false, approval: false }, false),
-  entry('EnterPlanMode', 'plan', { readOnly: true, concurrencySafe: false, approval: false }, false),
-  entry('ExitPlanMode', 'plan', { readOnly: false, concurrencySafe: false, approval: true }, false),
-  entry('Memory', 'instructions', MUT, false),
-  entry('Skill', 'instructions', { readOnly: true, concurrencySafe: false, approval: false }, false),
+  // Host interaction, opt-in. TodoWrite changes only the session's own list (allowed while
+  // planning); AskUser and ExitPlanMode need a person (refused at once in dontAsk and auto);
+  // AskUser waits alongside the other read-only calls of its group.
+  entry('TodoWrite', 'interaction', { readOnly: true, concurrencySafe: false, approval: false }),
+  entry('AskUser', 'interaction', { readOnly: true, concurrencySafe: true, approval: false }),
+  // Plan mode, opt-in. ExitPlanMode always asks a person, whatever the mode and the allow rules.
+  entry('EnterPlanMode', 'plan', { readOnly: true, concurrencySafe: false, approval: false }),
+  entry('ExitPlanMode', 'plan', { readOnly: false, concurrencySafe: false, approval: true }),
+  // Opt-in. `view` is read-only; every other command changes the store and asks like Write (rules `Memory(/memories/…)`).
+  entry('Memory', 'instructions', MUT),
+  // Opt-in. Invoking a skill only reads its instructions; its effect (folder readable, unlocks) is session state.
+  entry('Skill', 'instructions', { readOnly: true, concurrencySafe: false, approval: false }),
   entry('SearchExtraTools', 'deferred', RO, false),
   entry('ExecuteExtraTool', 'deferred', MUT, false),
   // Opt-in; needs a session model (checked at session creation).
@@ -116,6 +126,10 @@ export class ToolCatalog {
       shellCapability(options.bash),
       ptyCapability,
       webCapability(options.html),
+      interactionCapability,
+      planCapability,
+      memoryCapability,
+      skillsCapability,
       agentCapability,
     ] as Capability<unknown>[];
     for (const capability of capabilities) {

@@ -4,7 +4,7 @@
 // filled fail-closed: mutating (not read-only), exclusive (not concurrency-safe), approval-required.
 import type { TSchema } from '@sinclair/typebox';
 import type { RuleSubject } from '../permission/subject.js';
-import type { PermissionMode, TextBlock, Truncation } from '../contract/schemas.js';
+import type { PermissionMode, TextBlock, TodoItem, Truncation } from '../contract/schemas.js';
 import type { Workspace } from '../sandbox/paths.js';
 
 /**
@@ -58,7 +58,12 @@ export interface ToolOutput {
 /** A change of session state a tool's result carries (tools never change the session themselves). */
 export type ToolEffect =
   | { kind: 'set_mode'; mode: PermissionMode }
-  | { kind: 'add_rules'; behavior: 'allow' | 'deny' | 'ask'; rules: string[] };
+  | { kind: 'add_rules'; behavior: 'allow' | 'deny' | 'ask'; rules: string[] }
+  /** Replaces the session's todo list (TodoWrite). */
+  | { kind: 'set_todos'; items: TodoItem[] }
+  /** A skill was invoked: its folder becomes readable to the file tools, its `allowed-tools` are unlocked (durably). */
+  | { kind: 'use_skill'; skill: string; unlock: string[] };
+
 
 /** A tool's own judgement of one call (SPEC §4 `checkPermissions`). */
 export interface ToolPermissionCheck {
@@ -69,6 +74,11 @@ export interface ToolPermissionCheck {
   updatedInput?: unknown;
   /** Narrow rule strings a client can offer as "always allow". */
   suggestions?: string[];
+  /**
+   * With `ask`: a person decides whatever the mode and the allow rules (ExitPlanMode's plan);
+   * deny rules still deny, and where nobody is asked (dontAsk, auto) it is a denial.
+   */
+  always?: boolean;
 }
 
 export type RawInputParse = { ok: true; value: unknown } | { ok: false; errors: string[] };
@@ -86,6 +96,10 @@ export interface ToolSpec {
   readonly deferred: boolean;
   /** Write/Edit/MultiEdit: auto-allowed in `acceptEdits` mode. */
   readonly isFileEdit: boolean;
+  /** Needs a person to answer (AskUser, ExitPlanMode): refused at once where nobody is asked (dontAsk, auto). */
+  readonly interactive: boolean;
+  /** Checks the schema cannot state (e.g. unique question texts), run after it passed; each string is one problem. */
+  readonly checkInput?: (input: unknown) => string[];
   isReadOnly(input: unknown): boolean;
   isConcurrencySafe(input: unknown): boolean;
   requiresApproval(input: unknown): boolean;
@@ -112,6 +126,8 @@ export interface ToolDefinition<I, D = void> {
   parseRawInput?: (raw: unknown) => RawInputParse;
   deferred?: boolean;
   isFileEdit?: boolean;
+  interactive?: boolean;
+  checkInput?: (input: I) => string[];
   isReadOnly?: (input: I) => boolean;
   isConcurrencySafe?: (input: I) => boolean;
   requiresApproval?: (input: I) => boolean;
@@ -130,6 +146,8 @@ function specOf<I, D>(def: ToolDefinition<I, D>): ToolSpec {
     ...(def.parseRawInput ? { parseRawInput: def.parseRawInput } : {}),
     deferred: def.deferred ?? false,
     isFileEdit: def.isFileEdit ?? false,
+    interactive: def.interactive ?? false,
+    ...(def.checkInput ? { checkInput: def.checkInput as (input: unknown) => string[] } : {}),
     isReadOnly: (input) => def.isReadOnly?.(input as I) ?? false,
     isConcurrencySafe: (input) => def.isConcurrencySafe?.(input as I) ?? false,
     requiresApproval: (input) => def.requiresApproval?.(input as I) ?? true,

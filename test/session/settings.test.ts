@@ -12,6 +12,7 @@ import { SessionSettings } from '../../src/session/settings.js';
 import type { SessionRecord } from '../../src/store/store.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
+const ORIGIN = { turnId: 'turn_1', toolUseId: 'toolu_1' };
 let dir: string;
 let store: SqliteStore;
 let changed: string[];
@@ -21,7 +22,7 @@ function record(): SessionRecord {
   const session: Session = {
     id: 'ses_1', status: 'active', workspace: '/ws', workspace_owned: true, permission_mode: 'default',
     allowed_tools: [], disallowed_tools: [], ask_rules: [], rules: [], tools: ['Read'], output_cap_chars: 30000,
-    permission_timeout_s: null, sandbox: 'off', hook_events: [], model: null, system_prompt: null, sandbox_network: false,
+    permission_timeout_s: null, question_timeout_s: null, mode_before_plan: null, memory_store: null, skills: [], used_skills: [], unlocked_tools: [], instructions: [], sandbox: 'off', hook_events: [], model: null, system_prompt: null, sandbox_network: false,
     limits: { enforcement: 'none', memory_bytes: 1 << 30, processes: 64, cpu_weight: 50, file_size_bytes: 1 << 30, open_files: 256, disk_bytes: 1 << 30 },
     active_turn_id: null, warnings: [], created_at: new Date().toISOString(), closed_at: null,
   };
@@ -90,6 +91,7 @@ describe('session settings', () => {
           { kind: 'add_rules', behavior: 'allow', rules: ['Bash('] },
         ],
         'now',
+        ORIGIN,
       ),
     ).toThrow(expect.objectContaining({ kind: 'invalid' }));
     expect(settings.session.permission_mode).toBe('default');
@@ -99,9 +101,44 @@ describe('session settings', () => {
         { kind: 'add_rules', behavior: 'deny', rules: ['Bash(rm *)'] },
       ],
       'now',
+      ORIGIN,
     );
     expect(settings.permission().mode).toBe('plan');
     expect(settings.session.rules).toEqual([{ rule: 'Bash(rm *)', behavior: 'deny', source: 'tool', added_at: 'now' }]);
     expect(store.eventsAfter('ses_1', 0, 10).map((e) => e.type)).toEqual(['session.updated']);
+  });
+
+  it('remembers the mode before plan mode, and forgets it on the way out', () => {
+    settings.update((s) => {
+      s.permission_mode = 'acceptEdits';
+    });
+    settings.applyEffects([{ kind: 'set_mode', mode: 'plan' }], 'now', ORIGIN);
+    expect(settings.session.mode_before_plan).toBe('acceptEdits');
+    // Staying in plan mode keeps it; a second entry does not overwrite it with `plan`.
+    settings.applyEffects([{ kind: 'set_mode', mode: 'plan' }], 'now', ORIGIN);
+    expect(settings.session.mode_before_plan).toBe('acceptEdits');
+    settings.update((s) => {
+      s.permission_mode = 'default';
+    });
+    expect(settings.session.mode_before_plan).toBeNull();
+    expect(store.getSession('ses_1')!.session.mode_before_plan).toBeNull();
+  });
+
+  it('stores a todo list with its own event, and a used skill with its unlocks, durably', () => {
+    const items = [{ content: 'Run the tests', status: 'in_progress' as const, activeForm: 'Running the tests' }];
+    settings.applyEffects([{ kind: 'set_todos', items }], '2026-01-01T00:00:00.000Z', ORIGIN);
+    expect(settings.todos()).toEqual({ items, updated_at: '2026-01-01T00:00:00.000Z' });
+    expect(store.getSession('ses_1')!.todos).toEqual({ items, updated_at: '2026-01-01T00:00:00.000Z' });
+    const events = store.eventsAfter('ses_1', 0, 10);
+    // A todo list is not a change of the session resource: no session.updated.
+    expect(events.map((e) => e.type)).toEqual(['todo.updated']);
+    expect(events[0]).toMatchObject({ turn_id: 'turn_1', tool_use_id: 'toolu_1', items });
+
+    settings.applyEffects([{ kind: 'use_skill', skill: 'deploy', unlock: ['WebFetch', 'mcp__ci__*'] }], 'now', ORIGIN);
+    settings.applyEffects([{ kind: 'use_skill', skill: 'deploy', unlock: ['WebFetch'] }], 'now', ORIGIN);
+    const stored = store.getSession('ses_1')!.session;
+    expect(stored.used_skills).toEqual(['deploy']);
+    expect(stored.unlocked_tools).toEqual(['WebFetch', 'mcp__ci__*']);
+    expect(store.eventsAfter('ses_1', 1, 10).map((e) => e.type)).toEqual(['session.updated', 'session.updated']);
   });
 });

@@ -1,0 +1,46 @@
+// Questions a call asks a person (AskUser): list, and answer or dismiss (API.md "Questions").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../src/app-context.js';
+import { Id, QUESTION_STATUSES, QuestionListSchema, QuestionResponseSchema, QuestionSchema, ref } from '../src/contract/schemas.js';
+import { SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
+
+const QuestionParams = Type.Object({ session_id: Id('Session id'), question_id: Id('Question id') }, { additionalProperties: false });
+
+export const questionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get(
+    '/v1/sessions/:session_id/questions',
+    {
+      schema: {
+        operationId: 'listQuestions',
+        tags: ['questions'],
+        summary: 'List questions asked by AskUser calls, oldest first',
+        params: SessionParams,
+        querystring: Type.Object({ status: Type.Optional(Type.Union(QUESTION_STATUSES.map((s) => Type.Literal(s)))) }, { additionalProperties: false }),
+        response: { 200: ref(QuestionListSchema, 'The questions'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ({ items: ctx.app.interactions.listQuestions(scopeOf(req), req.params.session_id, req.query.status) }),
+  );
+
+  app.post(
+    '/v1/sessions/:session_id/questions/:question_id',
+    {
+      schema: {
+        operationId: 'answerQuestion',
+        tags: ['questions'],
+        summary: 'Answer or dismiss pending questions',
+        description:
+          '`answers` maps each question text to the label chosen (a list of labels for multiSelect questions) or to the ' +
+          'person\'s own words (a single string that is not a label); `response` adds free text. `{"dismiss": true, "message"?}` ' +
+          'declines to answer. The AskUser call\'s tool_result states the answers or the dismissal. Answers naming a question ' +
+          'not asked, a label not offered (in a list), several labels for a single-choice question, or leaving a question ' +
+          'unanswered without a `response` → 400. Already resolved → 409.',
+        params: QuestionParams,
+        body: ref(QuestionResponseSchema),
+        response: { 200: ref(QuestionSchema, 'The resolved question'), ...bodyProblems, 404: problems[404], 409: problems[409] },
+      },
+    },
+    async (req) => ctx.app.interactions.answerQuestion(scopeOf(req), req.params.session_id, req.params.question_id, req.body),
+  );
+};

@@ -1,0 +1,50 @@
+// What a session keeps besides its resource: its todo list, its memory files and its skills.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { MemoryListingSchema, SkillListSchema, TodoListSchema, ref } from '../src/contract/schemas.js';
+import type { AppContext } from '../src/app-context.js';
+import { SessionParams, commonProblems, problems, scopeOf } from './common.js';
+
+export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get(
+    '/v1/sessions/:session_id/todos',
+    {
+      schema: {
+        operationId: 'getTodos',
+        tags: ['state'],
+        summary: 'The session\'s todo list, as TodoWrite last replaced it',
+        params: SessionParams,
+        response: { 200: ref(TodoListSchema, 'The list'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.app.state.todos(scopeOf(req), req.params.session_id),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/memory',
+    {
+      schema: {
+        operationId: 'listMemory',
+        tags: ['state'],
+        summary: 'The files of the session\'s memory store (`/memories` of the Memory tool)',
+        description: 'Every regular file, with its size and SHA-256. A named store (`memory_store`) is shared by the sessions that name it.',
+        params: SessionParams,
+        response: { 200: ref(MemoryListingSchema, 'The files'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.app.state.memory(scopeOf(req), req.params.session_id),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/skills',
+    {
+      schema: {
+        operationId: 'listSkills',
+        tags: ['state'],
+        summary: 'The skills the session may use, and which it has used',
+        params: SessionParams,
+        response: { 200: ref(SkillListSchema, 'The skills'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.app.state.skills(scopeOf(req), req.params.session_id),
+  );
+};

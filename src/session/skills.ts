@@ -1,0 +1,47 @@
+// Which skills a session may use: the operator's (NORMA_SKILLS_DIR) and its workspace's
+// (`.norma/skills/`), narrowed to the names the session chose. A bad SKILL.md is a problem the
+// caller reports — a 400 when the session names that skill, a warning otherwise — never skipped
+// silently.
+import path from 'node:path';
+import { loadSkills, type SkillProblem, type SkillSource } from '../capabilities/skills/loader.js';
+import type { Config } from '../config.js';
+import type { SkillInfo } from '../tools/capability.js';
+
+export interface SessionSkills {
+  skills: SkillInfo[];
+  /** Problems with skills the session named (creation refuses them). */
+  errors: string[];
+  /** Problems with skills it did not name. */
+  warnings: string[];
+}
+
+function sources(config: Pick<Config, 'skillsDir'>, workspace: string | null): SkillSource[] {
+  return [
+    ...(config.skillsDir ? [{ dir: config.skillsDir, source: 'operator' as const }] : []),
+    ...(workspace ? [{ dir: path.join(workspace, '.norma', 'skills'), source: 'workspace' as const }] : []),
+  ];
+}
+
+const describe = (p: SkillProblem) => `skill ${JSON.stringify(p.name)} (${p.source}, ${p.dir}): ${p.message}`;
+
+/** The skills of a session: `names` (absent: every valid one found). */
+export async function sessionSkills(config: Pick<Config, 'skillsDir'>, workspace: string | null, names: readonly string[] | undefined): Promise<SessionSkills> {
+  const { skills, problems } = await loadSkills(sources(config, workspace));
+  if (names === undefined) return { skills, errors: [], warnings: problems.map(describe) };
+  const wanted = new Set(names);
+  const errors: string[] = [];
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) errors.push(`skills: "${name}" is listed twice`);
+    seen.add(name);
+    if (skills.some((s) => s.name === name)) continue;
+    const own = problems.filter((p) => p.name === name);
+    if (own.length > 0) errors.push(...own.map((p) => `skills: ${describe(p)}`));
+    else errors.push(`skills: no skill named "${name}" (found: ${skills.map((s) => s.name).join(', ') || 'none'})`);
+  }
+  return {
+    skills: skills.filter((s) => wanted.has(s.name)),
+    errors,
+    warnings: problems.filter((p) => !wanted.has(p.name)).map(describe),
+  };
+}
