@@ -28,11 +28,11 @@ export class InteractionUseCases {
     let answer = response;
     if (response.behavior === 'allow' && request) {
       if (request.tool === 'ExitPlanMode') {
-        // The approval says which mode the work goes on in: the person's choice, the one the
-        // model proposed, or the mode before plan mode. The call's effect switches to it.
+        // The approval says which mode the work goes on in: the person's choice, else the mode
+        // before plan mode — never one the model named itself. The call's effect switches to it.
         const input = (response.updated_input ?? request.input) as { next_mode?: PermissionMode };
         const before = rt?.settings.session.mode_before_plan ?? null;
-        const next = response.mode ?? input.next_mode ?? before ?? 'default';
+        const next = response.mode ?? before ?? 'default';
         answer = { ...response, updated_input: { ...(input as object), next_mode: next } };
       } else if (response.mode !== undefined) {
         throw new DomainError('invalid', `mode: only an approval of ExitPlanMode switches the mode; this request is about ${request.tool}`);

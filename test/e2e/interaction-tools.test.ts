@@ -441,9 +441,12 @@ describe('plan mode', () => {
     expect(textOf(turn.results[0])).toContain('also update the docs');
     expect((await t.api.get(`/v1/sessions/${s.id}`)).body).toMatchObject({ permission_mode: 'plan', mode_before_plan: 'acceptEdits' });
 
-    const second = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'ExitPlanMode', input: { plan: 'v2, with docs' } }] })).body;
+    // A mode the model names itself is not what an approval without `mode` switches to.
+    const second = (
+      await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'ExitPlanMode', input: { plan: 'v2, with docs', next_mode: 'bypassPermissions' } }] })
+    ).body;
     const r2 = (await t.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items[0];
-    expect(r2.input).toEqual({ plan: 'v2, with docs' });
+    expect(r2.input).toEqual({ plan: 'v2, with docs', next_mode: 'bypassPermissions' });
     await t.api.post(`/v1/sessions/${s.id}/permissions/${r2.id}`, { behavior: 'allow' });
     for (let i = 0; i < 50; i++) {
       if ((await t.api.get(`/v1/sessions/${s.id}/turns/${second.id}`)).body.status === 'completed') break;

@@ -50,7 +50,7 @@ const ExitInput = Type.Object(
     next_mode: Type.Optional(
       Type.Union(
         PERMISSION_MODES.filter((m) => m !== 'plan').map((m) => Type.Literal(m)),
-        { description: 'Leave out: the person approving the plan chooses the mode to continue in' },
+        { description: 'Leave out: the approval fills it in with the mode the person chose (a value given here is replaced)' },
       ),
     ),
   },
