@@ -14,12 +14,12 @@ conversation. What you write here is there in later conversations and sessions t
 so keep facts worth knowing next time (the user's preferences, decisions and their reasons, how this project \
 is built and tested, pitfalls found) and notes on the progress of long tasks (what is done, what is next).
 
-When to use it:
+Use it to keep what should outlive this conversation:
 - At the start of a task, view ${MEMORY_ROOT} to see what earlier sessions recorded, and read what is relevant before working.
 - While working, record decisions, findings and progress as they happen, so that the work can be resumed if this conversation ends.
 - Keep it current: correct or delete notes that turn out to be wrong or stale.
 
-When not to use it:
+Do not use it for anything else:
 - Not for the workspace's files: read and change those with Read, Write and Edit. ${MEMORY_ROOT} is a separate store.
 - Not for secrets (passwords, tokens, keys, personal data): the store may be shared by other sessions.
 - Not as a log of everything: keep files small, few and organised by topic (e.g. ${MEMORY_ROOT}/project.md, \

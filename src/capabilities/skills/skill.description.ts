@@ -6,13 +6,14 @@ for one kind of task, prepared by the operator or kept in the workspace. Only ea
 below; invoking it returns its full instructions.
 
 When to use it:
-- When the task matches the description of a skill listed below, invoke that skill before starting that work, \
+- Use it when the task matches the description of a skill listed below: invoke that skill before starting that work, \
 and follow its instructions. Invoke it once per task.
 - Pass \`skill\` (the name as listed) and, optionally, \`args\` (what the skill should work on, in a few words).
 
 When not to use it:
-- For a skill that is not listed below: there is no such skill in this session.
-- To re-read a skill already loaded in this conversation: its instructions are above; follow them.
+- Do not use it for a skill that is not listed below: there is no such skill in this session.
+- Do not use it to re-read a skill already loaded in this conversation: its instructions are above; follow them.
+- Do not use it to read a skill's other files: once it is loaded, use Read, Glob and Grep on its folder.
 
 The result is the skill's instructions. The skill's folder becomes readable with Read, Glob and Grep, so that \
 the files its instructions refer to (relative to that folder) can be read; invoking a skill may also make the \
