@@ -23,7 +23,7 @@ import type { SearchStatus } from '../web/state.js';
 import type { HookAudit } from './lifecycle.js';
 import type { SessionRuntime } from './runtime.js';
 import { memoryDir } from './data-dirs.js';
-import { sessionSkills } from './skills.js';
+import { openSkillFolder, sessionSkills } from './skills.js';
 import { SessionSettings } from './settings.js';
 import { ToolRefusal } from '../tools/tool.js';
 
@@ -75,11 +75,8 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
 
   const found = await sessionSkills(deps.config, workspace.root, s.skills);
   const skills: SkillInfo[] = found.skills;
-  // Folders of skills used so far are readable by the file tools again (a workspace skill is already).
-  for (const name of s.used_skills) {
-    const skill = skills.find((k) => k.name === name);
-    if (skill && !workspace.isInside(skill.dir)) workspace.addReadOnlyRoot(skill.dir);
-  }
+  // Folders of skills used so far are readable by the file tools again.
+  for (const name of s.used_skills) openSkillFolder(workspace, skills, name);
   let runtime: SessionRuntime | undefined;
   const sandbox = sessionSandbox(record, workspace.root, deps, () => runtime?.activeTurn?.id);
   const where = { mode: deps.sandbox.mode, usable: processSandbox.usable, detail: processSandbox.detail, session: sandbox };

@@ -19,6 +19,7 @@ import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
 import type { HookAudit } from './lifecycle.js';
 import { loadInstructions, systemPrompt } from './instructions.js';
+import { openSkillFolder } from './skills.js';
 import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
 import type { SessionRuntime } from './runtime.js';
 import { TurnRunner, type TurnRunnerDeps } from './turn.js';
@@ -70,34 +71,27 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       spill: (p) => deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
       permissionContext: () => settings.permission(),
       awaitApproval: (request, signal, reevaluate) => {
-        const earlier = resumable.permissions.get(request.toolUseId);
-        const again = earlier && inputDigest(earlier.input) === inputDigest(request.input);
-        if (again) resumable.permissions.delete(request.toolUseId);
+        const earlier = takeEarlier(resumable.permissions, request.toolUseId, (p) => inputDigest(p.input) === inputDigest(request.input));
         return deps.broker.askPermission(sessionId, runner, request, {
           timeoutS: settings.session.permission_timeout_s,
           signal,
           ...(reevaluate ? { reevaluate } : {}),
-          ...(again ? { earlier } : {}),
+          ...(earlier ? { earlier } : {}),
         });
       },
       recordDecision: (note) => recordDecision(deps, sessionId, turn.id, note),
       applyEffects: (effects, call) => {
         settings.applyEffects(effects, deps.clock().toISOString(), { turnId: turn.id, toolUseId: call.id });
         // A used skill's folder becomes readable by the file tools (a workspace skill's already is).
-        for (const e of effects) {
-          const skill = e.kind === 'use_skill' ? rt.skills.find((k) => k.name === e.skill) : undefined;
-          if (skill && !rt.workspace.isInside(skill.dir)) rt.workspace.addReadOnlyRoot(skill.dir);
-        }
+        for (const e of effects) if (e.kind === 'use_skill') openSkillFolder(rt.workspace, rt.skills, e.skill);
       },
     },
     askQuestions: (host, ask, signal) => {
-      const earlier = resumable.questions.get(ask.toolUseId);
-      const again = earlier && inputDigest(earlier.questions) === inputDigest(ask.questions);
-      if (again) resumable.questions.delete(ask.toolUseId);
+      const earlier = takeEarlier(resumable.questions, ask.toolUseId, (q) => inputDigest(q.questions) === inputDigest(ask.questions));
       return deps.broker.askQuestion(sessionId, host, ask, {
         timeoutS: settings.session.question_timeout_s,
         signal,
-        ...(again ? { earlier } : {}),
+        ...(earlier ? { earlier } : {}),
       });
     },
     onFinished: (r) => {
@@ -128,6 +122,14 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
     deps.broker.expect(questionKind, sessionId, runner, earlier, { timeoutS: settings.session.question_timeout_s, signal: runner.signal });
   }
   return runner;
+}
+
+/** The request an earlier process left for this call, when the call asks the same again (it is taken: used once). */
+function takeEarlier<R>(left: Map<string, R>, toolUseId: string, same: (earlier: R) => boolean): R | undefined {
+  const earlier = left.get(toolUseId);
+  if (earlier === undefined || !same(earlier)) return undefined;
+  left.delete(toolUseId);
+  return earlier;
 }
 
 /** What a prompt turn's model loop needs: the provider, the earlier conversation, the tools, the hooks. */

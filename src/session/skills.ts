@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { loadSkills, type SkillProblem, type SkillSource } from '../capabilities/skills/loader.js';
 import type { Config } from '../config.js';
+import type { Workspace } from '../sandbox/paths.js';
 import type { SkillInfo } from '../tools/capability.js';
 
 export interface SessionSkills {
@@ -44,4 +45,13 @@ export async function sessionSkills(config: Pick<Config, 'skillsDir'>, workspace
     errors,
     warnings: problems.filter((p) => !wanted.has(p.name)).map(describe),
   };
+}
+
+/**
+ * A used skill's folder becomes readable by the file tools, never writable. A workspace skill's
+ * folder is in the workspace already and stays as it was.
+ */
+export function openSkillFolder(workspace: Workspace, skills: readonly SkillInfo[], name: string): void {
+  const skill = skills.find((k) => k.name === name);
+  if (skill && !workspace.isInside(skill.dir)) workspace.addReadOnlyRoot(skill.dir);
 }
