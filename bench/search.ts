@@ -102,8 +102,8 @@ async function bareGlob(root: string, pattern: string): Promise<number> {
 
 async function callTool(tool: CoreTool, input: unknown, ctx: ToolContext): Promise<string> {
   const out = await tool.call(input, ctx);
-  if (out.isError) throw new Error(`${tool.name} failed: ${out.content[0]?.text}`);
-  return out.content[0]?.text ?? '';
+  if (out.isError) throw new Error(`${tool.name} failed: ${(out.content[0] as { text: string } | undefined)?.text}`);
+  return (out.content[0] as { text: string } | undefined)?.text ?? '';
 }
 
 async function main(): Promise<void> {

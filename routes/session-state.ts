@@ -1,6 +1,7 @@
 // What a session keeps besides its resource: its todo list, its memory files and its skills.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { MemoryListingSchema, SkillListSchema, TodoListSchema, ref } from '../src/contract/schemas.js';
+import { McpServerListSchema } from '../src/contract/mcp.js';
 import type { AppContext } from '../src/app-context.js';
 import { SessionParams, commonProblems, problems, scopeOf } from './common.js';
 
@@ -32,6 +33,21 @@ export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       },
     },
     async (req) => ctx.app.state.memory(scopeOf(req), req.params.session_id),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/mcp',
+    {
+      schema: {
+        operationId: 'listMcpServers',
+        tags: ['state'],
+        summary: 'The session\'s MCP servers: status, tools, resources, restarts and what went wrong',
+        description: 'Configuration is shown without env or header values. A closed session lists its servers as `closed`.',
+        params: SessionParams,
+        response: { 200: ref(McpServerListSchema, 'The servers'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.app.state.mcp(scopeOf(req), req.params.session_id),
   );
 
   app.get(

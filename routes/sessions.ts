@@ -110,11 +110,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         operationId: 'listSessionTools',
         tags: ['sessions'],
         summary: 'The tool list exactly as exposed to a model',
+        description: 'With `?include=deferred`, every tool of the session, each with `deferred` and `unlocked` flags.',
         params: SessionParams,
+        querystring: Type.Object({ include: Type.Optional(Type.Literal('deferred', { description: 'Also list deferred tools, with their flags' })) }, { additionalProperties: false }),
         response: { 200: ref(ToolListSchema, 'Tools as exposed to a model'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.app.sessions.tools(scopeOf(req), req.params.session_id),
+    async (req) => ctx.app.sessions.tools(scopeOf(req), req.params.session_id, req.query.include === 'deferred'),
   );
 
   app.get(

@@ -2,6 +2,7 @@
 // message naming the variable and what is allowed (API.md "Configuration").
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
@@ -40,6 +41,10 @@ export interface Config {
   hooksFile: string | undefined;
   /** The operator's skills: a folder of skill folders, each with a SKILL.md (NORMA_SKILLS_DIR). */
   skillsDir: string | undefined;
+  /** A JSON file of MCP servers (the shape of a session's `mcp_servers`) every session gets (NORMA_MCP_FILE). */
+  mcpFile: string | undefined;
+  /** Where a session's own MCP servers may name `read_only_paths` (NORMA_MCP_READ_ONLY_ROOTS; default: the server's node_modules). */
+  mcpReadOnlyRoots: string[];
   egressAllow: string[];
   /** Web tools: the explicit outbound proxy, WebFetch caps, and the WebSearch backend. */
   web: {
@@ -289,6 +294,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     }
   }
   const lifecycleTimeoutS = positiveNumber('NORMA_LIFECYCLE_TIMEOUT_S', 10);
+  let mcpReadOnlyRoots = ownNodeModules();
+  const rawRoots = get('NORMA_MCP_READ_ONLY_ROOTS');
+  if (rawRoots !== undefined) {
+    mcpReadOnlyRoots = rawRoots.split(',').map((r) => r.trim()).filter((r) => r !== '');
+    for (const r of mcpReadOnlyRoots) {
+      if (!path.isAbsolute(r)) problems.push(`NORMA_MCP_READ_ONLY_ROOTS: ${JSON.stringify(r)} is not an absolute path (a comma-separated list of absolute directories)`);
+      else if (r === '/') problems.push('NORMA_MCP_READ_ONLY_ROOTS: "/" would let a session\'s MCP server read the whole host; name the directories where servers are installed');
+    }
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -303,6 +317,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sessionHooks: rawHooks === 'on',
     hooksFile: get('NORMA_HOOKS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_HOOKS_FILE')!) : undefined,
     skillsDir: get('NORMA_SKILLS_DIR') !== undefined ? path.resolve(cwd, get('NORMA_SKILLS_DIR')!) : undefined,
+    mcpFile: get('NORMA_MCP_FILE') !== undefined ? path.resolve(cwd, get('NORMA_MCP_FILE')!) : undefined,
+    mcpReadOnlyRoots,
     egressAllow,
     web: {
       proxy,
@@ -326,4 +342,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     allowedHosts,
     lifecycleTimeoutMs: lifecycleTimeoutS * 1000,
   };
+}
+
+/** The node_modules directory this server runs from (where MCP servers installed beside it live). */
+function ownNodeModules(): string[] {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, 'node_modules');
+    try {
+      if (fs.statSync(candidate).isDirectory()) return [fs.realpathSync(candidate)];
+    } catch {
+      // not here: one level up
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return [];
+    dir = up;
+  }
 }

@@ -16,6 +16,9 @@ import { readinessCheck } from './http/readiness.js';
 import { httpShutdown } from './http/shutdown.js';
 import { EventLog } from './events/log.js';
 import { loadHooksFile } from './hooks/file.js';
+import { loadMcpFile } from './mcp/file.js';
+import { McpSchemaCompiler } from './mcp/schema.js';
+import type { McpServers } from './contract/mcp.js';
 import { HookRegistry, type HookRegistration, type SessionHooks } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
 import { InputValidator } from './pipeline/validate.js';
@@ -55,6 +58,8 @@ export interface ServerOptions {
   resolve?: Resolver;
   /** Model provider retries and timeouts (default: DEFAULT_RETRY, DEFAULT_TIMEOUTS). */
   modelOptions?: Omit<ProviderOptions, 'egress'>;
+  /** Pauses before an exited MCP server is started again (default: RESTART_DELAYS_MS). */
+  mcpRestartDelaysMs?: readonly number[];
 }
 
 export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -99,8 +104,10 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const ownsSandbox = options.processSandbox === undefined;
   const sandboxStatus = (): Promise<SandboxStatus> => sandboxHost.selfTest(path.join(config.dataDir, 'sandbox', 'selftest'));
   let operatorHooks: SessionHooks | undefined;
+  let operatorMcp: McpServers | undefined;
   try {
     operatorHooks = config.hooksFile ? await loadHooksFile(config, sandboxHost, sandboxStatus, options.resolve) : undefined;
+    operatorMcp = config.mcpFile ? await loadMcpFile(config, await sandboxStatus()) : undefined;
   } catch (err) {
     if (!options.store) store.close(); // start-up stops: release the database
     if (ownsSandbox) await sandboxHost.limits.close();
@@ -112,6 +119,9 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
     ...(operatorHooks ? { operatorHooks } : {}),
+    ...(operatorMcp ? { operatorMcp } : {}),
+    ...(options.mcpRestartDelaysMs ? { mcpRestartDelaysMs: options.mcpRestartDelaysMs } : {}),
+    mcpSchemas: new McpSchemaCompiler(),
     sandbox: sandboxHost,
     sandboxStatus,
     ownAddresses: () => listening(),

@@ -31,6 +31,9 @@ describe('loadConfig: defaults', () => {
       sessionHooks: true,
       hooksFile: undefined,
       skillsDir: undefined,
+      mcpFile: undefined,
+      // The server's own node_modules: where MCP servers installed beside it live.
+      mcpReadOnlyRoots: [fs.realpathSync(path.resolve(import.meta.dirname, '../node_modules'))],
       egressAllow: [],
       web: {
         proxy: undefined,

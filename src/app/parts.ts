@@ -1,6 +1,8 @@
 // The parts the use cases share: the stored records, the live runtimes, the broker, the hook
 // audit, and how runtimes and turn runners are built. Made once by the composition root.
 import fs from 'node:fs/promises';
+import type { McpServers } from '../contract/mcp.js';
+import type { McpSchemaCompiler } from '../mcp/schema.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Session } from '../contract/schemas.js';
@@ -46,6 +48,12 @@ export interface AppDeps {
   modelOptions?: Omit<ProviderOptions, 'egress'>;
   /** The server's own listening sockets (a sandbox's network never reaches them). */
   ownAddresses?: () => { address: string; port: number }[];
+  /** The operator's MCP servers from NORMA_MCP_FILE (checked at start-up), which every session gets. */
+  operatorMcp?: McpServers;
+  /** MCP tools' input schemas, compiled once per distinct schema. */
+  mcpSchemas: McpSchemaCompiler;
+  /** Pauses before an exited MCP server is started again (tests shorten them). */
+  mcpRestartDelaysMs?: readonly number[];
 }
 
 export interface Parts {
@@ -98,6 +106,9 @@ export function createParts(deps: AppDeps): Parts {
       sandbox: deps.sandbox,
       hooks: deps.hooks,
       ...(deps.operatorHooks ? { operatorHooks: deps.operatorHooks } : {}),
+      ...(deps.operatorMcp ? { operatorMcp: deps.operatorMcp } : {}),
+      ...(deps.mcpRestartDelaysMs ? { mcpRestartDelaysMs: deps.mcpRestartDelaysMs } : {}),
+      mcpSchemas: deps.mcpSchemas,
       egress,
       audit,
       webSearch,

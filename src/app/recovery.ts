@@ -44,6 +44,9 @@ export class RecoveryUseCases {
       }
       if (built.skillProblems.length > 0) warn(rt, `after a restart these skills could not be loaded again: ${built.skillProblems.join('; ')}`);
       if (built.modelProblems.length > 0) warn(rt, `after a restart the session's model could not be configured again: ${built.modelProblems.join('; ')}`);
+      built.openEvents();
+      const mcp = [...built.mcpProblems, ...built.mcpWarnings];
+      if (mcp.length > 0) warn(rt, `after a restart these MCP servers or tools could not be started again: ${mcp.join('; ')}`);
       parts.runtimes.add(rt);
       out.sessions++;
 

@@ -11,6 +11,13 @@ import type { ResourceLimits } from '../sandbox/limits.js';
 import type { SessionRecord } from '../store/store.js';
 import { sessionSkills } from '../session/skills.js';
 import type { Parts } from './parts.js';
+import { checkMcpServers } from '../mcp/check.js';
+import { publicConfig } from '../mcp/hub.js';
+import { namePattern } from '../tools/name-pattern.js';
+
+/** Tools a session gets with `deferred_tools`, and (unless it names its tools) with MCP servers. */
+const DEFERRED_TOOLS = ['SearchExtraTools', 'ExecuteExtraTool'];
+const MCP_RESOURCE_TOOLS = ['ListMcpResources', 'ReadMcpResource'];
 
 export type SessionPlan =
   | { ok: false; problems: string[] }
@@ -26,7 +33,27 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
   const problems: string[] = [];
 
   const sandbox = await parts.deps.sandboxStatus();
+  const operatorMcp = parts.deps.operatorMcp ?? {};
+  const ownMcp = body.mcp_servers ?? {};
+  const hasMcp = Object.keys(operatorMcp).length + Object.keys(ownMcp).length > 0;
+  const deferred = body.deferred_tools ?? [];
   const selection = parts.deps.catalog.select(body.tools, { processSandbox: sandbox, webSearch: parts.webSearch });
+  for (const name of Object.keys(ownMcp)) {
+    if (name in operatorMcp) problems.push(`mcp_servers.${name}: the operator's servers already have this name; choose another`);
+  }
+  problems.push(
+    ...checkMcpServers(ownMcp, {
+      field: 'mcp_servers',
+      roots: config.mcpReadOnlyRoots,
+      dataDir: config.dataDir,
+      workspaceRoot: config.workspaceRoot,
+      processes: config.sandbox === 'off' ? { usable: true, detail: 'off' } : sandbox,
+    }),
+  );
+  for (const p of deferred) {
+    if (namePattern(p) === null) problems.push(`deferred_tools: ${JSON.stringify(p)} is not a tool name or * pattern`);
+    else if (DEFERRED_TOOLS.some((t) => namePattern(p)!(t))) problems.push(`deferred_tools: ${JSON.stringify(p)} would defer ${DEFERRED_TOOLS.join(' or ')}, which find and run the deferred tools`);
+  }
   if (!selection.ok) problems.push(...selection.problems);
   problems.push(...parseRules('allowed_tools', body.allowed_tools ?? []).problems);
   problems.push(...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems);
@@ -60,8 +87,11 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
   problems.push(...skills.errors);
   if (problems.length > 0 || !selection.ok || !resolved.ok) return { ok: false, problems };
 
-  const tools = selection.names;
+  const tools = withImpliedTools(selection.names, body.tools !== undefined, deferred.length > 0, hasMcp);
   const warnings: string[] = [...selection.warnings, ...skills.warnings];
+  for (const p of deferred) {
+    if (!p.startsWith('mcp__') && !tools.some((t) => namePattern(p)?.(t))) warnings.push(`deferred_tools: ${JSON.stringify(p)} names no tool of this session`);
+  }
   if (config.sandbox === 'off') {
     warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
   }
@@ -94,6 +124,11 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
     skills: skills.skills.map((k) => k.name),
     used_skills: [],
     unlocked_tools: [],
+    deferred_tools: deferred,
+    mcp_servers: Object.fromEntries([
+      ...Object.entries(operatorMcp).map(([n, c]) => [n, publicConfig(c, 'operator')] as const),
+      ...Object.entries(ownMcp).map(([n, c]) => [n, publicConfig(c, 'session')] as const),
+    ]),
     instructions: [],
     sandbox: config.sandbox,
     hook_events: compiledEvents,
@@ -114,7 +149,13 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
   return {
     ok: true,
     workspace,
-    record: { session, hooks: compiledEvents.length > 0 ? body.hooks! : null, modelApiKey: body.model?.api_key ?? null, model },
+    record: {
+      session,
+      hooks: compiledEvents.length > 0 ? body.hooks! : null,
+      modelApiKey: body.model?.api_key ?? null,
+      model,
+      mcpServers: Object.keys(ownMcp).length > 0 ? ownMcp : null,
+    },
   };
 }
 
@@ -150,4 +191,19 @@ async function checkWorkspace(root: string, requested: string): Promise<string |
   }
   if (!(await fs.stat(real)).isDirectory()) return { problem: `workspace: ${requested} is not a directory` };
   return real;
+}
+
+/**
+ * The tools a session asked for, with those its options imply: SearchExtraTools and
+ * ExecuteExtraTool with `deferred_tools` (without them deferred tools could not be reached), and
+ * the MCP resource tools with MCP servers when the session takes the default set.
+ */
+function withImpliedTools(names: string[], explicit: boolean, deferred: boolean, mcp: boolean): string[] {
+  const out = [...names];
+  const add = (t: string) => {
+    if (!out.includes(t)) out.push(t);
+  };
+  if (deferred) DEFERRED_TOOLS.forEach(add);
+  if (mcp && !explicit) MCP_RESOURCE_TOOLS.forEach(add);
+  return out;
 }

@@ -1,6 +1,7 @@
 // What a session keeps besides its resource: its todo list, its memory store's files, and the
 // skills it may use (API.md "Todos", "Memory and instructions", "Skills").
 import type { MemoryListing, Skill, TodoList } from '../contract/schemas.js';
+import type { McpServerState } from '../contract/mcp.js';
 import { MemoryFiles } from '../capabilities/memory/files.js';
 import { memoryDir } from '../session/data-dirs.js';
 import type { Parts } from './parts.js';
@@ -18,6 +19,29 @@ export class SessionStateUseCases {
     const { session } = this.parts.records.get(sessionId);
     const items = await new MemoryFiles(memoryDir(this.parts.deps.config.dataDir, session)).list();
     return { store: session.memory_store ?? 'session', items };
+  }
+
+  /** The session's MCP servers: status, tools, resources and trouble (a closed session's are `closed`). */
+  mcp(_scope: Scope, sessionId: string): { servers: McpServerState[] } {
+    const { session } = this.parts.records.get(sessionId);
+    const hub = this.parts.runtimes.get(sessionId)?.mcp;
+    if (hub) return { servers: hub.state() };
+    return {
+      servers: Object.entries(session.mcp_servers).map(([name, config]) => ({
+        name,
+        status: 'closed' as const,
+        config,
+        server_info: null,
+        protocol_version: null,
+        tools: [],
+        resources: [],
+        problems: [],
+        restarts: 0,
+        last_exit: null,
+        stderr_tail: '',
+        started_at: null,
+      })),
+    };
   }
 
   skills(_scope: Scope, sessionId: string): { items: Skill[] } {

@@ -52,15 +52,20 @@ export class SessionUseCases {
         ...built.hookProblems,
         ...built.modelProblems,
         ...built.skillProblems,
+        ...built.mcpProblems,
       ];
       if (problems.length > 0) throw new DomainError('invalid', `the session configuration has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
+      // The operator's servers that could not start, and tools a server offered that were left out, are said.
+      record.session.warnings.push(...built.mcpWarnings);
       store.transaction(() => {
         store.putSession(record);
         events.emit(id, { type: 'session.created', session: record.session });
       });
+      built.openEvents();
       parts.runtimes.add(runtime);
     } catch (err) {
       parts.runtimes.delete(id);
+      if (runtime) await stopRuntimeParts(runtime).catch(() => undefined);
       await runtime?.sandbox.close().catch(() => undefined);
       if (made) await fs.rm(made, { recursive: true, force: true }).catch(() => undefined);
       throw err;
@@ -125,11 +130,16 @@ export class SessionUseCases {
   }
 
   /** The tools as exposed to a model; a closed session keeps describing the tools it had. */
-  tools(_scope: Scope, id: string): ExposedTool[] {
+  tools(_scope: Scope, id: string, includeDeferred = false): ExposedTool[] {
     const record = this.parts.records.get(id);
     const rt = this.parts.runtimes.get(id);
-    if (rt) return rt.registry.exposed();
-    return this.parts.deps.catalog.describe(record.session.tools);
+    if (!rt) return this.parts.deps.catalog.describe(record.session.tools);
+    if (!includeDeferred) return rt.registry.exposed();
+    return rt.registry.names().map((name) => {
+      const t = rt.registry.lookup(name)!;
+      const deferred = rt.registry.isDeferred(name);
+      return { name, description: t.prompt, input_schema: t.inputSchema, deferred, unlocked: !deferred || rt.isUnlocked(name) };
+    });
   }
 
   /** Closes a session: cancels its turn, runs SessionEnd hooks, emits the final event. Idempotent. */

@@ -37,3 +37,22 @@ export const TextBlockSchema = Type.Object(
   { $id: 'TextBlock' },
 );
 export type TextBlock = Static<typeof TextBlockSchema>;
+
+/** Image types a tool result may carry (the ones model APIs take). */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+
+export const ImageBlockSchema = Type.Object(
+  {
+    type: Type.Literal('image'),
+    source: Type.Object({
+      type: Type.Literal('base64'),
+      media_type: Type.Union(IMAGE_MEDIA_TYPES.map((t) => Type.Literal(t))),
+      data: Type.String({ description: 'Base64 of the image bytes' }),
+    }),
+  },
+  { $id: 'ImageBlock', description: 'An image a tool returned (an MCP tool\'s image content); never capped, at most 5 MiB of base64' },
+);
+export type ImageBlock = Static<typeof ImageBlockSchema>;
+
+/** A block of a tool result: text (capped) or an image. */
+export type ResultBlock = TextBlock | ImageBlock;

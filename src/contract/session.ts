@@ -8,6 +8,10 @@ import { SessionHooksSchema } from './hooks.js';
 import { ModelConfigInputSchema, ModelConfigSchema } from './model.js';
 import { PermissionModeSchema } from './permission.js';
 import { InstructionFileSchema } from './memory.js';
+import { McpServerPublicSchema, McpServersSchema } from './mcp.js';
+
+/** A tool name or `*` pattern in `deferred_tools`. */
+export const DEFERRED_PATTERN = '^[A-Za-z0-9_*-]{1,128}$';
 
 /** A memory store's name (`memory_store`). */
 export const MEMORY_STORE_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
@@ -74,6 +78,15 @@ export const SessionCreateSchema = Type.Object(
           '(private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server\'s own addresses always), ' +
           'and every connection is an egress.request event. No other protocol leaves the sandbox. Needs socat on the server. ' +
           'With NORMA_SANDBOX=off commands always have the host\'s network.',
+      }),
+    ),
+    mcp_servers: Type.Optional(McpServersSchema),
+    deferred_tools: Type.Optional(
+      Type.Array(Type.String({ pattern: DEFERRED_PATTERN }), {
+        maxItems: 128,
+        description:
+          'Tools kept out of the schemas a model sees (names or `*` patterns: `mcp__*`, `mcp__github__*`, `WebFetch`): found with SearchExtraTools, ' +
+          'run by name or with ExecuteExtraTool once unlocked. Installs SearchExtraTools and ExecuteExtraTool',
       }),
     ),
     limits: Type.Optional(
@@ -148,6 +161,10 @@ export const SessionSchema = Type.Object(
     skills: Type.Array(Type.String(), { description: 'Skills the session may use (see GET …/skills)' }),
     used_skills: Type.Array(Type.String(), { description: 'Skills invoked so far: their folders are readable by Read, Glob and Grep' }),
     unlocked_tools: Type.Array(Type.String(), { description: 'Deferred tools unlocked so far (by a skill\'s allowed-tools or SearchExtraTools); durable' }),
+    deferred_tools: Type.Array(Type.String(), { description: 'Names and patterns of the session\'s deferred tools' }),
+    mcp_servers: Type.Record(Type.String(), ref(McpServerPublicSchema), {
+      description: 'The session\'s MCP servers (its own and the operator\'s), without env or header values; their state: GET …/mcp',
+    }),
     instructions: Type.Array(ref(InstructionFileSchema), {
       description: 'Instruction files at the workspace root that join the system prompt of prompt turns (as last loaded)',
     }),

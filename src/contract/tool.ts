@@ -1,13 +1,15 @@
 // Tools and their calls: definitions, tool_use blocks, and the tool_results with their
 // truncation metadata.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, TextBlockSchema, ref } from './common.js';
+import { Id, ImageBlockSchema, TextBlockSchema, ref } from './common.js';
 
 export const ToolDefinitionSchema = Type.Object(
   {
     name: Type.String(),
     description: Type.String(),
     input_schema: Type.Unknown({ description: 'JSON Schema of the tool input' }),
+    deferred: Type.Optional(Type.Boolean({ description: 'With ?include=deferred: kept out of the model\'s list (found with SearchExtraTools)' })),
+    unlocked: Type.Optional(Type.Boolean({ description: 'With ?include=deferred, for a deferred tool: it may run now' })),
   },
   { $id: 'ToolDefinition' },
 );
@@ -44,7 +46,7 @@ export const ToolResultSchema = Type.Object(
     type: Type.Literal('tool_result'),
     tool_use_id: Type.String(),
     is_error: Type.Boolean(),
-    content: Type.Array(ref(TextBlockSchema)),
+    content: Type.Array(Type.Union([ref(TextBlockSchema), ref(ImageBlockSchema)])),
     truncation: Type.Optional(ref(TruncationSchema)),
     truncations: Type.Optional(
       Type.Array(ref(TruncationSchema), { description: 'Every capped block, when more than one was capped' }),

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { EgressListSchema, EVENT_SCHEMAS, EventSchema, HookRunListSchema, SessionExportSchema } from '../contract/events.js';
 import * as schemas from '../contract/schemas.js';
+import { McpHttpServerSchema, McpServerConfigSchema, McpServerListSchema, McpServerPublicSchema, McpServerStateSchema, McpStdioServerSchema } from '../contract/mcp.js';
 
 const SHARED_SCHEMAS = [
   schemas.ProblemSchema,
@@ -15,6 +16,12 @@ const SHARED_SCHEMAS = [
   schemas.ModelConfigInputSchema,
   schemas.ModelConfigSchema,
   schemas.InstructionFileSchema,
+  McpStdioServerSchema,
+  McpHttpServerSchema,
+  McpServerConfigSchema,
+  McpServerPublicSchema,
+  McpServerStateSchema,
+  McpServerListSchema,
   schemas.SessionCreateSchema,
   schemas.SessionLimitsSchema,
   schemas.SessionPatchSchema,
@@ -24,6 +31,7 @@ const SHARED_SCHEMAS = [
   schemas.ToolListSchema,
   schemas.ToolUseSchema,
   schemas.TextBlockSchema,
+  schemas.ImageBlockSchema,
   schemas.TruncationSchema,
   schemas.ToolResultSchema,
   schemas.PromptTextBlockSchema,

@@ -42,7 +42,7 @@ export function toAnthropicMessages(messages: Message[]): Json[] {
               : {
                   type: 'tool_result',
                   tool_use_id: b.tool_use_id,
-                  content: b.content.filter((c) => c.text !== '').map((c) => ({ type: 'text', text: c.text })),
+                  content: b.content.filter((c) => c.type !== 'text' || c.text !== '').map((c) => (c.type === 'text' ? { type: 'text', text: c.text } : { type: 'image', source: c.source })),
                   is_error: b.is_error,
                 },
           ),

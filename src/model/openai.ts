@@ -45,7 +45,7 @@ export function toOpenAIMessages(system: string | undefined, messages: Message[]
     if (m.role === 'user') {
       const texts: string[] = [];
       for (const b of m.content) {
-        if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: b.content.map((c) => c.text).join('\n') });
+        if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: b.content.map((c) => (c.type === 'text' ? c.text : imageNote(c))).join('\n') });
         else texts.push(b.text);
       }
       if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n') });
@@ -202,4 +202,9 @@ export async function readChunkStream(events: AsyncIterable<SseEvent>, onText?: 
     if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') finish = choice.finish_reason;
   }
   throw new ProviderError('the openai stream ended early, before [DONE]', 'provider_stream', true);
+}
+
+/** Chat Completions' tool messages carry text only: an image result is described, not dropped silently. */
+function imageNote(c: { source: { media_type: string; data: string } }): string {
+  return `[an image (${c.source.media_type}, ${Math.floor((c.source.data.length * 3) / 4)} bytes) was returned; this model API takes no images in tool results]`;
 }

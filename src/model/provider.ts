@@ -18,10 +18,16 @@ export interface ToolUseBlock {
   input_error?: string;
 }
 
+/** An image in a tool result (an MCP tool's image content). */
+export interface ImageContent {
+  type: 'image';
+  source: { type: 'base64'; media_type: string; data: string };
+}
+
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content: TextBlock[];
+  content: (TextBlock | ImageContent)[];
   is_error: boolean;
 }
 

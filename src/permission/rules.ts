@@ -6,7 +6,7 @@
 // Syntax:
 //   *                          every tool
 //   Name                       one tool by name (mcp__server__tool too)
-//   mcp__server__*             every tool of one MCP server
+//   mcp__server__*, mcp__server every tool of one MCP server (server names have no `__`)
 //   Bash(<command pattern>)    each simple command of a command line (shell.ts); also applies
 //                              to ShellWrite, whose completed lines are command lines too
 //   Read(<path glob>)          files and directories read: Read, LS, Glob, Grep
@@ -177,6 +177,8 @@ export function parseRules(field: string, texts: readonly string[]): { rules: Pa
 
 export function nameMatches(pattern: string, name: string): boolean {
   if (pattern === '*') return true;
+  // `mcp__server` names a whole server: its tools are `mcp__server__<tool>`.
+  if (pattern.startsWith('mcp__') && !pattern.slice(5).includes('__')) return name === pattern || name.startsWith(`${pattern}__`);
   if (pattern.endsWith('*')) return name.startsWith(pattern.slice(0, -1));
   return pattern === name;
 }

@@ -51,10 +51,19 @@ function applyEffects(call: ToolCall, tool: string, effects: NonNullable<ToolOut
   }
 }
 
-/** Lookup (SPEC §1): a name the session does not know is an error result listing the ones it does. */
+/**
+ * Lookup (SPEC §1): a name the session does not know is an error result listing the ones it does.
+ * Admission (SPEC §9.12): a deferred tool runs only once unlocked — by its own name and through
+ * ExecuteExtraTool alike, since a delegated call comes through here too.
+ */
 function admit(call: ToolCall, env: PipelineEnv): CoreTool {
   const tool = env.registry.lookup(call.name);
-  if (tool) return tool;
+  if (tool) {
+    if (env.registry.isDeferred(tool.name) && !env.isUnlocked?.(tool.name)) {
+      throw fail(call, `${tool.name} is a deferred tool that is not unlocked yet: find it with SearchExtraTools first (for example select:${tool.name}), then call it.`);
+    }
+    return tool;
+  }
   const names = env.registry.exposed().map((t) => t.name);
   throw fail(call, `Unknown tool "${call.name}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`);
 }

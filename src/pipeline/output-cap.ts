@@ -4,12 +4,12 @@
 // streamed to a spill file while it is produced, so memory holds at most the head.
 import type { SpillSink } from '../store/outputs.js';
 import { createHash, type Hash } from 'node:crypto';
-import type { TextBlock, Truncation } from '../contract/schemas.js';
+import type { ResultBlock, Truncation } from '../contract/schemas.js';
 
 export const DEFAULT_OUTPUT_CAP_CHARS = 30_000;
 
 export interface CappedContent {
-  content: TextBlock[];
+  content: ResultBlock[];
   truncations: Truncation[];
 }
 
@@ -137,18 +137,22 @@ export class CappedTextCollector {
  * note block follows it for the model; the structured `Truncation` is what clients trust.
  */
 export async function capContent(
-  content: readonly TextBlock[],
+  content: readonly ResultBlock[],
   capChars: number,
   openSpill: OpenSpill = null,
   /** Blocks the tool already capped while streaming (by index): kept as they are. */
   precapped: ReadonlyMap<number, Truncation> = new Map(),
 ): Promise<CappedContent> {
-  const out: TextBlock[] = [];
+  const out: ResultBlock[] = [];
   const truncations: Truncation[] = [];
   for (const [index, block] of content.entries()) {
     const pre = precapped.get(index);
     if (pre) {
       truncations.push({ ...pre, block_index: out.length });
+      out.push(block);
+      continue;
+    }
+    if (block.type !== 'text') {
       out.push(block);
       continue;
     }

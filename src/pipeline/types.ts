@@ -52,6 +52,8 @@ export interface PipelineEnv {
   onHookRun?(record: HookRunRecord, toolUseId?: string): void;
   /** Applies the session changes a tool's result carries (set mode, add rules), through the session's settings. */
   applyEffects?(effects: readonly ToolEffect[], call: ToolCall): void;
+  /** Whether a deferred tool was unlocked (SearchExtraTools, a skill's allowed-tools); read at each admission. */
+  isUnlocked?(name: string): boolean;
   onStarted(call: ToolCall, input: unknown): void;
   onProgress(call: ToolCall, chunk: string): void;
   /** The turn's signal: cancellation stops waiting and running. */

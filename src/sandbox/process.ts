@@ -100,6 +100,8 @@ export interface SandboxSpec {
   proxySocket?: string;
   /** Extra environment variables (added to the safe base set). */
   env?: Record<string, string>;
+  /** Host paths mounted read-only at the same place (an MCP server's install directory). */
+  readOnlyPaths?: readonly string[];
   /** setsid (default true). A PTY shell keeps its own terminal: node-pty made it a session leader. */
   newSession?: boolean;
   /** The launcher's cgroup.procs files, rlimits and nice (limits.ts). */
@@ -212,6 +214,8 @@ export class SandboxHost {
       if (m.kind === 'bind') a.push('--ro-bind', m.path, m.path);
       else a.push('--symlink', m.target!, m.path);
     }
+    // Before the masks: a read-only path never uncovers what the system view hides.
+    for (const p of spec.readOnlyPaths ?? []) a.push('--ro-bind', p, p);
     for (const m of view.masks) {
       if (m.kind === 'file') a.push('--ro-bind', '/dev/null', m.path);
       else a.push('--tmpfs', m.path, '--remount-ro', m.path);

@@ -42,6 +42,10 @@ export interface SpawnRequest {
   env?: Record<string, string>;
   /** The workspace mounted read-only (searches). */
   readOnly?: boolean;
+  /** Host directories or files the process may read besides the system and the workspace (an MCP server's install). */
+  readOnlyPaths?: readonly string[];
+  /** HTTP(S) through the session's egress proxy for this process; default: the session's `sandbox_network`. */
+  network?: boolean;
 }
 
 export interface SandboxedProcess {
@@ -160,7 +164,7 @@ export class SessionSandbox {
   }
 
   /** Everything a launch needs, made once per session and once per command. */
-  private async prepare(readOnly: boolean, env: Record<string, string> | undefined, argv: string[], newSession: boolean) {
+  private async prepare(readOnly: boolean, env: Record<string, string> | undefined, argv: string[], newSession: boolean, extra: { readOnlyPaths?: readonly string[]; network?: boolean } = {}) {
     if (this.closed) throw new SandboxRefusal('the session is closing; no new processes');
     if (this.host.mode === 'bwrap') {
       if (!this.host.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
@@ -169,7 +173,7 @@ export class SessionSandbox {
     const dirs = await this.scratch();
     const g = this.host.mode === 'bwrap' ? await this.sessionGroup() : null;
     const group = g ? await g.command(`c${++this.seq}`) : null;
-    const proxySocket = this.o.network && this.host.mode === 'bwrap' ? await this.proxySocket() : undefined;
+    const proxySocket = (extra.network ?? this.o.network) && this.host.mode === 'bwrap' ? await this.proxySocket() : undefined;
     const enforcement = this.host.limits.enforcement;
     const spec: SandboxSpec = {
       argv,
@@ -179,6 +183,7 @@ export class SessionSandbox {
       tmp: dirs.tmp,
       ...(proxySocket ? { proxySocket } : {}),
       ...(env ? { env } : {}),
+      ...(extra.readOnlyPaths?.length ? { readOnlyPaths: extra.readOnlyPaths } : {}),
       newSession,
       cgroupProcs: group?.procs ?? [],
       rlimits: rlimitSpec(this.o.limits, enforcement),
@@ -190,7 +195,10 @@ export class SessionSandbox {
 
   /** Starts a process in the sandbox (with NORMA_SANDBOX=off: directly, reported as such). */
   async spawn(req: SpawnRequest): Promise<SandboxedProcess> {
-    const { spec, group, start } = await this.prepare(req.readOnly ?? false, req.env, req.argv, true);
+    const { spec, group, start } = await this.prepare(req.readOnly ?? false, req.env, req.argv, true, {
+      ...(req.readOnlyPaths ? { readOnlyPaths: req.readOnlyPaths } : {}),
+      ...(req.network !== undefined ? { network: req.network } : {}),
+    });
     let started: StartedProcess;
     try {
       started = startProcess(this.host, spec, req.stdin ?? false);

@@ -20,12 +20,19 @@ import type { TaskEvents } from '../tools/capability.js';
 import { readDenyRule } from '../permission/rules.js';
 import { egressFetcher } from '../egress/client.js';
 import type { SearchStatus } from '../web/state.js';
+import type { ToolRegistry } from '../tools/registry.js';
 import type { HookAudit } from './lifecycle.js';
 import type { SessionRuntime } from './runtime.js';
 import { memoryDir } from './data-dirs.js';
 import { openSkillFolder, sessionSkills } from './skills.js';
 import { SessionSettings } from './settings.js';
 import { ToolRefusal } from '../tools/tool.js';
+import type { McpServers } from '../contract/mcp.js';
+import { McpHub, type HubServer } from '../mcp/hub.js';
+import type { McpSchemaCompiler } from '../mcp/schema.js';
+import { matchesAny } from '../tools/name-pattern.js';
+import { syncMcpTools } from './mcp-tools.js';
+import { EventGate } from './event-gate.js';
 
 export interface BuildDeps {
   config: Config;
@@ -46,6 +53,12 @@ export interface BuildDeps {
   ownAddresses: () => { address: string; port: number }[];
   /** The session's rules or mode changed: its waiting requests are evaluated again. */
   onPermissionChange(sessionId: string): void;
+  /** The operator's MCP servers (NORMA_MCP_FILE), which every session gets besides its own. */
+  operatorMcp?: McpServers;
+  /** Compiles MCP tools' input schemas (one per server, shared by every session). */
+  mcpSchemas: McpSchemaCompiler;
+  /** Pauses before an exited MCP server is started again (tests shorten them). */
+  mcpRestartDelaysMs?: readonly number[];
 }
 
 export interface BuiltRuntime {
@@ -58,6 +71,16 @@ export interface BuiltRuntime {
   modelProblems: string[];
   /** Skills the session chose that cannot be used now. */
   skillProblems: string[];
+  /** The session's own MCP servers that could not be started (a 400 at creation, a warning after a restart). */
+  mcpProblems: string[];
+  /** The operator's MCP servers that could not be started (a warning). */
+  mcpWarnings: string[];
+  /**
+   * Events of the session's parts made while it was built (MCP servers starting) are held until
+   * the session exists: call this once it is stored (after `session.created`), or never when
+   * creation fails.
+   */
+  openEvents(): void;
 }
 
 /** Opens the workspace and makes the session's live parts; the workspace must exist. */
@@ -85,6 +108,37 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     ? compileSessionHooks(deps.operatorHooks, where, deps.egress, 'NORMA_HOOKS_FILE', deps.audit.evidence).registrations
     : [];
   const settings = new SessionSettings(record, { store: deps.store, events: deps.events, onPermissionChange: deps.onPermissionChange });
+  const gate = new EventGate(deps.events, s.id);
+  const mcpServers: HubServer[] = [
+    ...Object.entries(deps.operatorMcp ?? {}).map(([name, config]) => ({ name, config, source: 'operator' as const })),
+    ...Object.entries(record.mcpServers ?? {}).map(([name, config]) => ({ name, config, source: 'session' as const })),
+  ];
+  // The registry is made by the catalog below; MCP tools join it once their servers listed them.
+  let registry: ToolRegistry | undefined;
+  const hub = mcpServers.length === 0 ? null : new McpHub(mcpServers, {
+    sandbox,
+    compiler: deps.mcpSchemas,
+    now: deps.clock,
+    fetcher: (server) =>
+      egressFetcher({
+        policy: deps.egress,
+        ...(deps.config.web.proxy ? { proxy: deps.config.web.proxy } : {}),
+        clock: deps.clock,
+        onEvidence: (e) => gate.emit({ type: 'egress.request', tool: `mcp__${server}`, ...e }),
+      }),
+    serverSecrets: [deps.config.token, deps.config.model.apiKey, deps.config.web.search.apiKey, record.modelApiKey].filter((x): x is string => !!x),
+    ...(deps.mcpRestartDelaysMs ? { restartDelaysMs: deps.mcpRestartDelaysMs } : {}),
+    events: {
+      started: (server, e) => gate.emit({ type: 'mcp.server.started', server, restarts: e.restarts, tools: e.tools, duration_ms: e.durationMs }),
+      exited: (server, e) =>
+        gate.emit({ type: 'mcp.server.exited', server, code: e.code, signal: e.signal, reason: e.reason, next: e.next, ...(e.restartInMs !== undefined ? { restart_in_ms: e.restartInMs } : {}) }),
+      toolsChanged: (server, added, removed) => {
+        if (registry && hub) syncMcpTools(registry, hub, server);
+        gate.emit({ type: 'tools.changed', server, added, removed });
+      },
+      evidence: (server, e) => gate.emit({ type: 'mcp.request', server, ...e }),
+    },
+  });
   const services: SessionServices = {
     sessionId: s.id,
     workspace,
@@ -126,8 +180,21 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     },
     planState: () => ({ mode: settings.session.permission_mode, before: settings.session.mode_before_plan }),
     skills: () => skills,
+    mcp: hub,
+    deferredTools: () => (registry?.deferredTools() ?? []).map((t) => ({ name: t.name, description: t.prompt, input_schema: t.inputSchema })),
   };
   const tools = deps.catalog.install(names, services);
+  registry = tools.registry;
+  registry.setDeferred(s.deferred_tools);
+  const mcpProblems: string[] = [];
+  const mcpWarnings: string[] = [];
+  if (hub) {
+    for (const f of await hub.startAll()) (f.source === 'session' ? mcpProblems : mcpWarnings).push(`mcp_servers.${f.server}: ${f.message}`);
+    for (const name of hub.names()) {
+      syncMcpTools(registry, hub, name);
+      for (const p of hub.get(name)!.problems) mcpWarnings.push(`mcp_servers.${name}: ${p}`);
+    }
+  }
 
   runtime = {
     id: s.id,
@@ -137,11 +204,25 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     sandbox,
     hooks: deps.hooks.with([...operator, ...own.registrations]),
     model: model.ok ? model.model : null,
-    closeTools: tools.close,
+    closeTools: async () => {
+      await tools.close();
+      await hub?.close();
+    },
+    mcp: hub,
+    isUnlocked: (name) => matchesAny(settings.session.unlocked_tools, name),
     activeTurn: null,
     skills,
   };
-  return { runtime, missingTools, hookProblems: own.problems, modelProblems: model.ok ? [] : model.problems, skillProblems: found.errors };
+  return {
+    runtime,
+    missingTools,
+    hookProblems: own.problems,
+    modelProblems: model.ok ? [] : model.problems,
+    skillProblems: found.errors,
+    mcpProblems,
+    mcpWarnings,
+    openEvents: () => gate.open(),
+  };
 }
 
 /** A session's process sandbox: its processes' home, /tmp, limits and network. */

@@ -32,6 +32,8 @@ export class SessionRecords {
     s.skills ??= [];
     s.used_skills ??= [];
     s.unlocked_tools ??= [];
+    s.deferred_tools ??= [];
+    s.mcp_servers ??= {};
     s.instructions ??= [];
     return r;
   }

@@ -70,6 +70,7 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       capChars: settings.session.output_cap_chars,
       spill: (p) => deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
       permissionContext: () => settings.permission(),
+      isUnlocked: (name) => rt.isUnlocked(name),
       awaitApproval: (request, signal, reevaluate) => {
         const earlier = takeEarlier(resumable.permissions, request.toolUseId, (p) => inputDigest(p.input) === inputDigest(request.input));
         return deps.broker.askPermission(sessionId, runner, request, {

@@ -2,6 +2,7 @@
 // their groups keep), workspace, sandbox, hooks, model, and the turn it runs. Built from the
 // stored record by build.ts, for a new session and after a restart alike.
 import type { HookRegistry } from '../hooks/registry.js';
+import type { McpHub } from '../mcp/hub.js';
 import type { ResolvedModel } from '../model/index.js';
 import type { ModelProvider } from '../model/provider.js';
 import type { Workspace } from '../sandbox/paths.js';
@@ -29,6 +30,10 @@ export interface SessionRuntime {
   activeTurn: TurnRunner | null;
   /** The skills the session may use, as loaded when its runtime was made. */
   readonly skills: readonly SkillInfo[];
+  /** The session's MCP servers (null: none). */
+  readonly mcp: McpHub | null;
+  /** Whether a deferred tool was unlocked (its name matches an entry of `unlocked_tools`). */
+  isUnlocked(name: string): boolean;
   /** Made on the first prompt turn and kept (with their connections) until the session closes. */
   providers?: { main: ModelProvider; subagent: ModelProvider };
 }

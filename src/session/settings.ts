@@ -116,6 +116,9 @@ export class SessionSettings {
               case 'set_todos':
                 record.todos = { items: e.items, updated_at: now };
                 break;
+              case 'unlock':
+                s.unlocked_tools = [...new Set([...s.unlocked_tools, ...e.tools])];
+                break;
               case 'use_skill':
                 if (!s.used_skills.includes(e.skill)) s.used_skills = [...s.used_skills, e.skill];
                 s.unlocked_tools = [...new Set([...s.unlocked_tools, ...e.unlock])];

@@ -8,11 +8,11 @@ import type { SessionRecord } from './store.js';
 export type Row = { data: string };
 
 /** The columns a session is read from, in the order `sessionRecordOf` expects them. */
-export const SESSION_COLUMNS = 'data, hooks, model_api_key, model, todos';
+export const SESSION_COLUMNS = 'data, hooks, model_api_key, model, todos, mcp_servers';
 
-type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null; todos: string | null };
+type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null; todos: string | null; mcp_servers: string | null };
 
-/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos). */
+/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers). */
 export function sessionRowOf(record: SessionRecord): unknown[] {
   const s = record.session;
   return [
@@ -25,6 +25,7 @@ export function sessionRowOf(record: SessionRecord): unknown[] {
     record.modelApiKey,
     record.model ? JSON.stringify(record.model) : null,
     record.todos ? JSON.stringify(record.todos) : null,
+    record.mcpServers ? JSON.stringify(record.mcpServers) : null,
   ];
 }
 
@@ -36,6 +37,7 @@ export function sessionRecordOf(row: SessionRow | undefined): SessionRecord | un
     modelApiKey: row.model_api_key,
     model: row.model ? JSON.parse(row.model) : null,
     todos: row.todos ? JSON.parse(row.todos) : null,
+    mcpServers: row.mcp_servers ? JSON.parse(row.mcp_servers) : null,
   };
 }
 

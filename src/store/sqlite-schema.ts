@@ -97,6 +97,8 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX questions_by_order ON questions (session_id, ord);
   ALTER TABLE sessions ADD COLUMN todos TEXT;
   `,
+  // 4: a session's own MCP servers, with their env and header values (secrets: not in `data`).
+  `ALTER TABLE sessions ADD COLUMN mcp_servers TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,7 @@
 // The one place that persists (ARCHITECTURE.md). Synchronous by design: the durable
 // implementation planned for it (SQLite via better-sqlite3) is synchronous too, and a
 // synchronous append keeps "event seq order == commit order" trivially true.
+import type { McpServers } from '../contract/mcp.js';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Session, TodoList, Turn } from '../contract/schemas.js';
 import type { SessionHooks } from '../contract/hooks.js';
@@ -14,6 +15,8 @@ export interface SessionRecord {
   model?: Omit<ModelConfigInput, 'api_key'> | null;
   /** The session's todo list (TodoWrite); absent: never written. */
   todos?: TodoList | null;
+  /** The session's own MCP servers with their env and header values (never in the session document). */
+  mcpServers?: McpServers | null;
 }
 
 export interface SessionPageQuery {

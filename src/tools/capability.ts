@@ -9,6 +9,7 @@ import type { Workspace } from '../sandbox/paths.js';
 import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 import type { PermissionMode } from '../contract/schemas.js';
 import type { QuestionAnswer, QuestionAsk } from '../interaction/kinds.js';
+import type { McpHub } from '../mcp/hub.js';
 import type { SubagentTask, ToolContext, ToolFactory, ToolOutput } from './tool.js';
 
 export type ToolGroup = 'file' | 'shell' | 'background' | 'pty' | 'web' | 'interaction' | 'plan' | 'instructions' | 'deferred' | 'subagent' | 'mcp';
@@ -45,6 +46,17 @@ export interface SessionServices {
   planState(): { mode: PermissionMode; before: PermissionMode | null };
   /** The skills this session may use (Skill). */
   skills(): readonly SkillInfo[];
+  /** The session's MCP servers (null: none). */
+  mcp: McpHub | null;
+  /** The tools SearchExtraTools searches: the session's deferred tools, now. */
+  deferredTools(): readonly DeferredToolInfo[];
+}
+
+/** A deferred tool as SearchExtraTools sees it. */
+export interface DeferredToolInfo {
+  name: string;
+  description: string;
+  input_schema: unknown;
 }
 
 /** A skill a session may use: a folder with a valid `SKILL.md`. */

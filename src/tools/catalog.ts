@@ -4,6 +4,8 @@
 // (SPEC §9.10). The composition root makes one catalog (Grep's engine and Bash's analysis cache
 // are chosen there); a session installs the capabilities of the tools it names.
 import { agentCapability } from '../capabilities/agent/index.js';
+import { deferredCapability } from '../capabilities/deferred/index.js';
+import { mcpCapability } from '../capabilities/mcp/index.js';
 import { filesCapability } from '../capabilities/files/index.js';
 import { interactionCapability } from '../capabilities/interaction/index.js';
 import { memoryCapability } from '../capabilities/memory/index.js';
@@ -28,18 +30,13 @@ export interface CatalogEntry {
   approval: boolean;
   /** In the default set installed when a session names no `tools`. */
   defaultInstalled: boolean;
-  /** Why this server cannot install the tool, when it cannot. */
-  unavailable?: string;
 }
-
-const NOT_YET = 'not implemented in this server version';
 
 const entry = (
   name: string,
   group: ToolGroup,
   meta: { readOnly: boolean; concurrencySafe: boolean; approval: boolean; defaultInstalled?: boolean },
-  implemented = true,
-): CatalogEntry => ({ name, group, defaultInstalled: false, ...meta, ...(implemented ? {} : { unavailable: NOT_YET }) });
+): CatalogEntry => ({ name, group, defaultInstalled: false, ...meta });
 
 const RO = { readOnly: true, concurrencySafe: true, approval: false };
 const MUT = { readOnly: false, concurrencySafe: false, approval: true };
@@ -78,12 +75,15 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('Memory', 'instructions', MUT),
   // Opt-in. Invoking a skill only reads its instructions; its effect (folder readable, unlocks) is session state.
   entry('Skill', 'instructions', { readOnly: true, concurrencySafe: false, approval: false }),
-  entry('SearchExtraTools', 'deferred', RO, false),
-  entry('ExecuteExtraTool', 'deferred', MUT, false),
+  // Installed with `deferred_tools`. SearchExtraTools only reads the tool list (its unlocks are
+  // session state); ExecuteExtraTool does nothing itself: the inner call is judged under its own name.
+  entry('SearchExtraTools', 'deferred', RO),
+  entry('ExecuteExtraTool', 'deferred', { readOnly: true, concurrencySafe: false, approval: false }),
   // Opt-in; needs a session model (checked at session creation).
   entry('Agent', 'subagent', { readOnly: false, concurrencySafe: false, approval: false }),
-  entry('ListMcpResources', 'mcp', RO, false),
-  entry('ReadMcpResource', 'mcp', RO, false),
+  // Installed by default when the session has MCP servers. They only ask a server for data.
+  entry('ListMcpResources', 'mcp', RO),
+  entry('ReadMcpResource', 'mcp', RO),
 ];
 
 const BY_NAME = new Map(CATALOG.map((e) => [e.name, e]));
@@ -130,13 +130,15 @@ export class ToolCatalog {
       planCapability,
       memoryCapability,
       skillsCapability,
+      deferredCapability,
+      mcpCapability,
       agentCapability,
     ] as Capability<unknown>[];
     for (const capability of capabilities) {
       for (const factory of capability.tools) this.implementations.set(factory.name, { capability, factory });
     }
     for (const e of CATALOG) {
-      if (e.unavailable === undefined && !this.implementations.has(e.name)) throw new Error(`catalog: ${e.name} has no implementation`);
+      if (!this.implementations.has(e.name)) throw new Error(`catalog: ${e.name} has no implementation`);
     }
   }
 
@@ -146,7 +148,7 @@ export class ToolCatalog {
   }
 
   defaultNames(): string[] {
-    return CATALOG.filter((e) => e.defaultInstalled && e.unavailable === undefined).map((e) => e.name);
+    return CATALOG.filter((e) => e.defaultInstalled).map((e) => e.name);
   }
 
   /**
@@ -170,8 +172,6 @@ export class ToolCatalog {
       const e = BY_NAME.get(name);
       if (!e) {
         problems.push(`tools: unknown tool "${name}" (known: ${CATALOG.map((c) => c.name).join(', ')})`);
-      } else if (e.unavailable !== undefined) {
-        problems.push(`tools: "${name}" cannot be installed: ${e.unavailable}`);
       } else if (name === 'WebSearch' && env.webSearch && !env.webSearch.usable) {
         problems.push(`tools: "WebSearch" cannot be installed: ${env.webSearch.detail}`);
       } else if (NEEDS_PROCESS_SANDBOX.has(e.group) && !env.processSandbox.usable) {

@@ -4,7 +4,7 @@
 // filled fail-closed: mutating (not read-only), exclusive (not concurrency-safe), approval-required.
 import type { TSchema } from '@sinclair/typebox';
 import type { RuleSubject } from '../permission/subject.js';
-import type { PermissionMode, TextBlock, TodoItem, Truncation } from '../contract/schemas.js';
+import type { PermissionMode, ResultBlock, TextBlock, TodoItem, Truncation } from '../contract/schemas.js';
 import type { Workspace } from '../sandbox/paths.js';
 
 /**
@@ -42,7 +42,8 @@ export interface StreamedOutput {
 }
 
 export interface ToolOutput {
-  content: TextBlock[];
+  /** Text blocks pass the session's cap; image blocks (MCP tools) pass as they are. */
+  content: ResultBlock[];
   isError?: boolean;
   /** Blocks of `content` that were already capped while streaming, by index. */
   streamed?: { blockIndex: number; truncation: Truncation }[];
@@ -62,7 +63,9 @@ export type ToolEffect =
   /** Replaces the session's todo list (TodoWrite). */
   | { kind: 'set_todos'; items: TodoItem[] }
   /** A skill was invoked: its folder becomes readable to the file tools, its `allowed-tools` are unlocked (durably). */
-  | { kind: 'use_skill'; skill: string; unlock: string[] };
+  | { kind: 'use_skill'; skill: string; unlock: string[] }
+  /** Deferred tools become callable (SearchExtraTools returned them); durable. */
+  | { kind: 'unlock'; tools: string[] };
 
 
 /** A tool's own judgement of one call (SPEC §4 `checkPermissions`). */

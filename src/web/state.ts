@@ -39,7 +39,7 @@ export class FetchCache {
   }
 
   set(url: string, output: ToolOutput): void {
-    const chars = output.content.reduce((n, b) => n + b.text.length, 0);
+    const chars = output.content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
     if (chars > CACHE_ENTRY_CHARS) return;
     const at = this.now();
     this.entries.set(FetchCache.key(url), { at, output }, { start: at });

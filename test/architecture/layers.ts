@@ -4,12 +4,13 @@
 export const LAYERS: readonly (readonly string[])[] = [
   // 0: shapes and primitives everything may use
   ['src/contract/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts'],
-  // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs
-  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/'],
+  // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs,
+  // and the MCP client (its transports run in the sandbox and through the guard)
+  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/'],
   // 2: what tools analyse with (shell analysis, rule subjects), the pause broker
   ['src/permission/shell/', 'src/permission/shell.ts', 'src/permission/subject.ts', 'src/interaction/'],
   // 3: the tool contract
-  ['src/tools/tool.ts', 'src/tools/registry.ts', 'src/tools/capability.ts'],
+  ['src/tools/tool.ts', 'src/tools/registry.ts', 'src/tools/capability.ts', 'src/tools/name-pattern.ts'],
   // 4: tool implementations and the state their groups keep (capabilities), the web's parts
   ['src/capabilities/', 'src/web/'],
   // 5: which tools exist; the permission engine and hooks (they see tools only through the contract)

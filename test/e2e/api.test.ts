@@ -62,7 +62,7 @@ describe('sessions', () => {
   it('reports every misconfiguration at once and creates nothing', async () => {
     const before = (await t.api.get('/v1/sessions?limit=200')).body.items.length;
     const res = await t.api.post('/v1/sessions', {
-      tools: ['Read', 'Frobnicate', 'ListMcpResources'],
+      tools: ['Read', 'Frobnicate', 'WebSearch'],
       allowed_tools: ['Read(', 'ok'],
       disallowed_tools: ['bad name'],
       hooks: { PreToolUse: [{ matcher: 'Bash(', hooks: [{ type: 'command', command: 'no-such-program --flag' }] }] },
@@ -72,7 +72,7 @@ describe('sessions', () => {
     expect(messages).toEqual(
       expect.arrayContaining([
         expect.stringContaining('unknown tool "Frobnicate"'),
-        expect.stringContaining('"ListMcpResources" cannot be installed'),
+        expect.stringContaining('"WebSearch" cannot be installed'),
         expect.stringContaining('allowed_tools: invalid rule "Read("'),
         expect.stringContaining('disallowed_tools: invalid rule "bad name"'),
         expect.stringContaining('hooks.PreToolUse[0].matcher: invalid regular expression "Bash("'),

@@ -1,5 +1,6 @@
 // The application (src/app) over real parts — SQLite in a temp directory, the real event log,
 // validator and outputs — without HTTP, for testing the use cases and the session layer directly.
+import { McpSchemaCompiler } from '../../src/mcp/schema.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +48,7 @@ export async function appHarness(env: Record<string, string> = {}, dir?: string)
     newId,
     logger,
     validator: new InputValidator(),
+    mcpSchemas: new McpSchemaCompiler(),
     hooks: new HookRegistry(),
     catalog: new ToolCatalog({ rgPath: findRipgrep(), html: new HtmlConverter() }),
     outputs: new OutputFiles(path.join(data, 'outputs'), store, systemClock, newId, { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession }, logger),

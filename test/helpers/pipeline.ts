@@ -129,5 +129,5 @@ export async function pipelineHarness(
 /** Runs one call through execOne and returns its error flag and joined text. */
 export async function runTool(h: PipelineHarness, name: string, input: unknown): Promise<{ isError: boolean; text: string }> {
   const { result } = await execOne({ id: 't', name, input }, h.env);
-  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
+  return { isError: result.is_error, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
 }

@@ -95,9 +95,9 @@ describe('delegate', () => {
     h = await pipelineHarness([wrapper, inner]);
     h.setRules({ deny: ['Inner'] });
     const denied = await execOne({ id: 'c1', name: 'Wrapper', input: { name: 'Inner', input: { n: 2 } } }, h.env);
-    expect(denied.result.content[0]!.text).toBe('Permission denied: denied by rule "Inner".');
+    expect((denied.result.content[0] as { text: string }).text).toBe('Permission denied: denied by rule "Inner".');
     const invalid = await execOne({ id: 'c2', name: 'Wrapper', input: { name: 'Inner', input: { n: 9 } } }, h.env);
-    expect(invalid.result.content[0]!.text).toMatch(/^Invalid input for Inner: input\.n/);
+    expect((invalid.result.content[0] as { text: string }).text).toMatch(/^Invalid input for Inner: input\.n/);
   });
 
   it('cannot hand on again: a wrapper wrapping itself is refused', async () => {

@@ -76,7 +76,7 @@ afterEach(async () => {
   await h?.cleanup();
 });
 
-const text = (r: { content: { text: string }[] }) => r.content.map((c) => c.text).join('\n');
+const text = (r: { content: ({ type: string; text?: string })[] }) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe('execOne stages', () => {
   it('lookup: an unknown tool is an error result that lists the available tools', async () => {
@@ -218,7 +218,7 @@ describe('execOne stages', () => {
     h.hooks.register({ event: 'PostToolUse', callback: (i) => void (seen = i.tool_response) });
     const { result } = await execOne({ id: 't', name: 'Big', input: { n: 250 } }, h.env);
     expect(result.truncation).toMatchObject({ block_index: 0, total_chars: 250, shown_chars: 100 });
-    expect(result.content[0]!.text).toBe('x'.repeat(100));
+    expect((result.content[0] as { text: string }).text).toBe('x'.repeat(100));
     expect(seen).toEqual(result);
   });
 

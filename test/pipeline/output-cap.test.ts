@@ -80,7 +80,7 @@ describe('capContent: single block', () => {
     expect(r.truncations).toEqual([]);
     expect(r.content).toHaveLength(1);
     expect(r.content[0]).toBe(block);
-    expect(r.content[0]!.text).toBe(t);
+    expect((r.content[0] as { text: string }).text).toBe(t);
   });
 
   it.each([
@@ -95,8 +95,8 @@ describe('capContent: single block', () => {
     const r = await capContent([text(t)], cap);
     expect(r.content).toEqual([text(head), text(note(cap, total))]);
     expect(r.truncations).toEqual([{ block_index: 0, total_chars: total, shown_chars: cap, sha256: sha256(t) }]);
-    expect([...r.content[0]!.text].length).toBe(cap);
-    expect(t.startsWith(r.content[0]!.text)).toBe(true);
+    expect([...(r.content[0] as { text: string }).text].length).toBe(cap);
+    expect(t.startsWith((r.content[0] as { text: string }).text)).toBe(true);
     expect('output_id' in r.truncations[0]!).toBe(false);
   });
 
@@ -106,7 +106,7 @@ describe('capContent: single block', () => {
     const tr = r.truncations[0]!;
     expect(tr.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(tr.sha256).toBe(sha256(t));
-    expect(tr.sha256).not.toBe(sha256(r.content[0]!.text));
+    expect(tr.sha256).not.toBe(sha256((r.content[0] as { text: string }).text));
     expect(tr.total_chars).toBe(100);
   });
 });
@@ -131,7 +131,7 @@ describe('capContent: several blocks', () => {
       { block_index: 1, total_chars: 12, shown_chars: 10, sha256: sha256('L'.repeat(12)) },
       { block_index: 4, total_chars: 15, shown_chars: 10, sha256: sha256(SMILE.repeat(15)) },
     ]);
-    for (const t of r.truncations) expect(r.content[t.block_index]!.text).toHaveLength(t.total_chars === 15 ? 20 : 10);
+    for (const t of r.truncations) expect((r.content[t.block_index] as { text: string }).text).toHaveLength(t.total_chars === 15 ? 20 : 10);
   });
 
   it('returns nothing for no content, and does not mutate its input', async () => {
@@ -178,8 +178,8 @@ describe('capContent: text that looks like a truncation marker is ordinary text'
     const t = 'data '.repeat(40) + fake; // 200 + marker
     const r = await capContent([text(t)], 100);
     expect(r.truncations).toEqual([{ block_index: 0, total_chars: t.length, shown_chars: 100, sha256: sha256(t) }]);
-    expect(r.content[0]!.text).toBe(t.slice(0, 100));
-    expect(r.content[1]!.text).toBe(note(100, t.length));
+    expect((r.content[0] as { text: string }).text).toBe(t.slice(0, 100));
+    expect((r.content[1] as { text: string }).text).toBe(note(100, t.length));
   });
 
   it('a fake marker repeated beyond the cap is capped', async () => {

@@ -74,7 +74,7 @@ describe('one call, each thing learnt once', () => {
     const validate = vi.spyOn(h.env.validator, 'validate');
     const { result } = await execOne({ id: 'c1', name: 'Put', input: { path: 'a.txt' } }, h.env);
     // b.txt was approved, so the evaluation after the approval allows it without a second ask.
-    expect(result.content[0]!.text).toBe('put b.txt');
+    expect((result.content[0] as { text: string }).text).toBe('put b.txt');
     expect(validate.mock.calls.map((c) => c[1])).toEqual([{ path: 'a.txt' }, { path: 'b.txt' }]);
     expect(subjects).toEqual(['a.txt', 'b.txt']);
   });
@@ -84,7 +84,7 @@ describe('one call, each thing learnt once', () => {
     h.answers.push({ behavior: 'allow', by: 'client', updatedInput: { path: 'NOT VALID' } });
     const { result } = await execOne({ id: 'c1', name: 'Put', input: { path: 'a.txt' } }, h.env);
     expect(result.is_error).toBe(true);
-    expect(result.content[0]!.text).toMatch(/^Invalid updated_input \(from the approval\) for Put: input\.path/);
+    expect((result.content[0] as { text: string }).text).toMatch(/^Invalid updated_input \(from the approval\) for Put: input\.path/);
     expect(h.started).toHaveLength(0);
   });
 });

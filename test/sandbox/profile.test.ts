@@ -27,7 +27,7 @@ afterEach(async () => {
 
 async function run(command: string): Promise<string> {
   const { result } = await execOne({ id: 't', name: 'Bash', input: { command } }, h.env);
-  return result.content.map((c) => c.text).join('\n');
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
 
 describe('seccomp and namespaces', () => {

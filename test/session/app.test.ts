@@ -106,7 +106,7 @@ describe('answering a request', () => {
     expect(h.app.interactions.listPermissions(INTERNAL, s.id, 'pending').map((p) => p.id)).toEqual([perm!.id]);
     h.app.interactions.answerPermission(INTERNAL, s.id, perm!.id, { behavior: 'deny', message: 'no' });
     const done = await settled(h, s.id, t.id);
-    expect(done.results[0]!.content[0]!.text).toBe('Permission denied by the user: no');
+    expect((done.results[0]!.content[0] as { text: string }).text).toBe('Permission denied by the user: no');
     expect(() => h!.app.interactions.answerPermission(INTERNAL, s.id, perm!.id, { behavior: 'allow' })).toThrow(
       expect.objectContaining({ kind: 'conflict' }),
     );

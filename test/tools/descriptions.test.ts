@@ -26,6 +26,10 @@ import { TASK_LIST_DESCRIPTION } from '../../src/capabilities/shell/task-list.de
 import { TASK_OUTPUT_DESCRIPTION } from '../../src/capabilities/shell/task-output.description.js';
 import { TASK_STOP_DESCRIPTION } from '../../src/capabilities/shell/task-stop.description.js';
 import { SKILL_DESCRIPTION } from '../../src/capabilities/skills/skill.description.js';
+import { EXECUTE_EXTRA_TOOL_DESCRIPTION } from '../../src/capabilities/deferred/execute-extra-tool.description.js';
+import { SEARCH_EXTRA_TOOLS_DESCRIPTION } from '../../src/capabilities/deferred/search-extra-tools.description.js';
+import { LIST_MCP_RESOURCES_DESCRIPTION } from '../../src/capabilities/mcp/list-mcp-resources.description.js';
+import { READ_MCP_RESOURCE_DESCRIPTION } from '../../src/capabilities/mcp/read-mcp-resource.description.js';
 import { WEB_FETCH_DESCRIPTION } from '../../src/capabilities/web/web-fetch.description.js';
 import { WEB_SEARCH_DESCRIPTION } from '../../src/capabilities/web/web-search.description.js';
 
@@ -57,6 +61,10 @@ const MANUALS: Record<string, string> = {
   EnterPlanMode: ENTER_PLAN_MODE_DESCRIPTION,
   ExitPlanMode: EXIT_PLAN_MODE_DESCRIPTION,
   Memory: MEMORY_DESCRIPTION,
+  SearchExtraTools: SEARCH_EXTRA_TOOLS_DESCRIPTION,
+  ExecuteExtraTool: EXECUTE_EXTRA_TOOL_DESCRIPTION,
+  ListMcpResources: LIST_MCP_RESOURCES_DESCRIPTION,
+  ReadMcpResource: READ_MCP_RESOURCE_DESCRIPTION,
 };
 
 /** The tools this server implements: the only names a manual may send the model to. */
@@ -73,10 +81,7 @@ const FOREIGN_TOOLS = [
   'WebBrowser',
   'AskUserQuestion',
   'SlashCommand',
-  'SearchExtraTools',
-  'ExecuteExtraTool',
-  'ListMcpResources',
-  'ReadMcpResource',
+  'ToolSearch',
 ];
 
 /** CamelCase words in manuals that are not tool names. */

@@ -34,7 +34,7 @@ afterEach(async () => {
 
 const run = async (input: unknown) => {
   const { result } = await execOne({ id: 't', name: 'Glob', input }, h.env);
-  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
+  return { isError: result.is_error, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
 };
 
 /** Creates files (with parents) whose mtimes increase in the order given: the last is newest. */
@@ -180,7 +180,7 @@ describe('Glob as a tool', () => {
     });
     const ctx = toolContext(ws, new AbortController().signal);
     const out = await globTool.bind(NO_RULES).call({ pattern: '**/*.txt' }, ctx);
-    expect(out.content[0]!.text).toBe('open/a.txt\n[1 unreadable directory was skipped]');
+    expect((out.content[0] as { text: string }).text).toBe('open/a.txt\n[1 unreadable directory was skipped]');
   });
 
   it('is read-only, concurrency-safe and needs no approval', () => {

@@ -55,7 +55,7 @@ function envWith(h: PipelineHarness, tool: CoreTool): PipelineEnv {
 
 async function runIn(env: PipelineEnv, input: unknown): Promise<{ isError: boolean; text: string }> {
   const { result } = await execOne({ id: 't', name: 'Grep', input }, env);
-  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
+  return { isError: result.is_error, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
 }
 
 /** Writes files (synchronously: hundreds of small files, fastest without the thread pool). */
@@ -301,7 +301,7 @@ describe('Grep engines', () => {
       });
       const ctx = toolContext(ws, new AbortController().signal);
       const out = await toolFor('fallback').call({ pattern: 'TODO' }, ctx);
-      expect(out.content[0]!.text).toBe('open/a.txt\n[1 path(s) could not be read]');
+      expect((out.content[0] as { text: string }).text).toBe('open/a.txt\n[1 path(s) could not be read]');
     } finally {
       await h.cleanup();
     }

@@ -66,7 +66,7 @@ async function callWith(t: CoreTool, input: unknown): Promise<{ isError: boolean
   if (!v.ok) return { isError: true, text: `invalid input: ${v.errors.join('; ')}` };
   try {
     const out = await t.call(input, ctx);
-    return { isError: out.isError ?? false, text: out.content.map((c) => c.text).join('\n') };
+    return { isError: out.isError ?? false, text: out.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
   } catch (err) {
     if (err instanceof ToolRefusal || err instanceof PathRefusal) return { isError: true, text: err.message };
     throw err;

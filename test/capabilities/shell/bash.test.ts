@@ -33,7 +33,7 @@ const progress: string[] = [];
 const run = async (command: string, extra: Record<string, unknown> = {}) => {
   h.env.onProgress = (_call, chunk) => progress.push(chunk);
   const { result } = await execOne({ id: 't', name: 'Bash', input: { command, ...extra } }, h.env);
-  return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n'), result };
+  return { isError: result.is_error, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'), result };
 };
 
 describe('Bash in the sandbox', () => {
@@ -96,7 +96,7 @@ describe('Bash in the sandbox', () => {
     net.setMode('bypassPermissions');
     try {
       const { result } = await execOne({ id: 'n', name: 'Bash', input: { command: `curl -s --max-time 10 http://127.0.0.2:${port}/; echo; exec 3<>/dev/tcp/127.0.0.2/${port} && echo connected || echo refused` } }, net.env);
-      const text = result.content.map((c) => c.text).join('\n');
+      const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
       expect(text).toMatch(/^reached\n/);
       expect(text).toContain('refused');
       expect(text).not.toContain('connected\n');
@@ -141,7 +141,7 @@ describe('Bash in the sandbox', () => {
 
   it('caps a runaway output while it streams, with structured truncation', async () => {
     const res = await run('yes 0123456789 | head -c 2000000; echo; echo done');
-    expect(res.result.content[0]!.text).toHaveLength(1000);
+    expect((res.result.content[0] as { text: string }).text).toHaveLength(1000);
     expect(res.result.truncation).toMatchObject({ block_index: 0, shown_chars: 1000, total_chars: 2_000_006 });
     expect(res.text.endsWith('Exit code 0.')).toBe(true);
   });
@@ -166,7 +166,7 @@ describe('Bash without a sandbox binary', () => {
   it('never runs unsandboxed: the call fails', async () => {
     const { result } = await execOne({ id: 't', name: 'Bash', input: { command: 'echo ran > ran.txt' } }, bare.env);
     expect(result.is_error).toBe(true);
-    expect(result.content[0]!.text).toBe('Bash failed: the process sandbox (bubblewrap) is not available');
+    expect((result.content[0] as { text: string }).text).toBe('Bash failed: the process sandbox (bubblewrap) is not available');
     await expect(fs.stat(path.join(bare.dir, 'ran.txt'))).rejects.toThrow();
   });
 });
@@ -181,7 +181,7 @@ describe('Bash permissions through the command analyser', () => {
   });
   const call = async (command: string) => {
     const { result } = await execOne({ id: 't', name: 'Bash', input: { command } }, p.env);
-    return { isError: result.is_error, text: result.content.map((c) => c.text).join('\n') };
+    return { isError: result.is_error, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
   };
 
   it('runs read-only commands without asking', async () => {

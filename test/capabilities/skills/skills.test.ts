@@ -261,14 +261,14 @@ describe('the Skill tool', () => {
   it('returns the header, the arguments and the body, with a use_skill effect', async () => {
     const { tool } = await boundTool();
     const out = await tool.call({ skill: 'deploy', args: 'staging only' }, ctx());
-    const text = out.content.map((c) => c.text).join('');
+    const text = out.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
     const dir = path.join(operatorDir, 'deploy');
     expect(text).toBe(`Skill "deploy" loaded (operator skill). Its folder ${dir} is now readable with Read, Glob and Grep.\nArguments: staging only\n\n${BODY}`);
     expect(out.isError).toBeUndefined();
     expect(out.effects).toEqual([{ kind: 'use_skill', skill: 'deploy', unlock: ['WebFetch', 'mcp__github__*'] }]);
 
     const lint = await tool.call({ skill: 'lint' }, ctx());
-    expect(lint.content[0]!.text).toBe(
+    expect((lint.content[0] as { text: string }).text).toBe(
       `Skill "lint" loaded (workspace skill). Its folder ${path.join(workspaceDir, 'lint')} is now readable with Read, Glob and Grep.\n\nLINT-BODY-MARKER`,
     );
     expect(lint.effects).toEqual([{ kind: 'use_skill', skill: 'lint', unlock: [] }]);
@@ -307,7 +307,7 @@ describe('the Skill tool', () => {
     const file = path.join(operatorDir, 'deploy', 'SKILL.md');
     await fs.writeFile(file, skillText('deploy', 'New description', 'allowed-tools: [Bash]\n', 'NEW BODY\n'));
     const out = await tool.call({ skill: 'deploy' }, ctx());
-    expect(out.content[0]!.text.endsWith('\n\nNEW BODY')).toBe(true);
+    expect((out.content[0] as { text: string }).text.endsWith('\n\nNEW BODY')).toBe(true);
     expect(out.effects).toEqual([{ kind: 'use_skill', skill: 'deploy', unlock: ['Bash'] }]);
     const r = await readSkillBody(skills.find((s) => s.name === 'deploy')!);
     expect(r.ok && r.info.sha256).not.toBe(skills.find((s) => s.name === 'deploy')!.sha256);

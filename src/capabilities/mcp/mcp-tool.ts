@@ -1,0 +1,39 @@
+// A tool an MCP server offers, as the session has it: `mcp__<server>__<tool>`, with the server's own
+// input schema (validated by the dialect it is written in, so the central validator treats it as
+// a RawInput tool), and fail-closed metadata: mutating, exclusive and approval-required, unless
+// the operator or session chose to trust the server's `readOnlyHint` (a hint from an untrusted
+// party is not a judgement). The result passes the common cap and spill like any tool's.
+import type { TSchema } from '@sinclair/typebox';
+import type { McpToolInfo } from '../../mcp/connection.js';
+import { McpUnavailable } from '../../mcp/connection.js';
+import { toolResultBlocks } from '../../mcp/content.js';
+import type { McpHub } from '../../mcp/hub.js';
+import { buildTool, ToolRefusal, type CoreTool } from '../../tools/tool.js';
+
+export function mcpTool(hub: McpHub, server: string, info: McpToolInfo, trustReadOnlyHint: boolean): CoreTool {
+  const readOnly = trustReadOnlyHint && info.readOnlyHint;
+  return buildTool<unknown>({
+    name: info.fullName,
+    description: info.description || `Tool ${info.name} of MCP server ${server}`,
+    inputSchema: info.inputSchema as unknown as TSchema,
+    parseRawInput: (raw) => {
+      const problems = info.validate(raw);
+      return problems.length === 0 ? { ok: true, value: raw } : { ok: false, errors: problems };
+    },
+    isReadOnly: () => readOnly,
+    isConcurrencySafe: () => readOnly,
+    requiresApproval: () => !readOnly,
+    call: async (input, ctx) => {
+      const conn = hub.get(server);
+      if (!conn) throw new ToolRefusal(`MCP server "${server}" is not part of this session`);
+      try {
+        const result = await conn.callTool(info.name, input, ctx.signal, { turnId: ctx.turnId, toolUseId: ctx.toolUseId });
+        const mapped = toolResultBlocks(result);
+        return { content: mapped.content, ...(mapped.isError ? { isError: true } : {}) };
+      } catch (err) {
+        if (err instanceof McpUnavailable) throw new ToolRefusal(err.message);
+        throw err;
+      }
+    },
+  });
+}

@@ -1,0 +1,397 @@
+// One MCP server of a session: started (in the sandbox, or over Streamable HTTP through the
+// egress guard), initialized and asked for its tools and resources; restarted with backoff when
+// it exits (a bounded number of times); closed with the session. Requests have timeouts, and a
+// cancelled call sends `notifications/cancelled` (the SDK's Protocol does, on abort).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  ReadResourceResultSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MCP_TOOL_NAME_PATTERN, type McpServerConfig } from '../contract/mcp.js';
+import { EvidenceTransport, withOrigin, type McpEvidence, type McpOrigin } from './evidence.js';
+import type { McpSchemaCompiler } from './schema.js';
+
+export const DEFAULT_STARTUP_TIMEOUT_S = 30;
+export const DEFAULT_REQUEST_TIMEOUT_S = 120;
+/** More than this many tools from one server is refused (pages are read until then). */
+export const MAX_TOOLS_PER_SERVER = 1000;
+export const MAX_RESOURCES_PER_SERVER = 1000;
+const MAX_PAGES = 100;
+/** Pauses before each restart after an exit; when they are used up the server is `failed`. */
+export const RESTART_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
+/** A server that ran this long before it exited starts its restart count afresh. */
+const HEALTHY_MS = 60_000;
+const FULL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+const TOOL_NAME = new RegExp(MCP_TOOL_NAME_PATTERN);
+
+export type ConnectionStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'closed';
+
+export interface McpToolInfo {
+  /** The server's name for it. */
+  name: string;
+  /** `mcp__<server>__<tool>`. */
+  fullName: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  validate(input: unknown): string[];
+  /** The server's readOnlyHint (trusted only where the operator or session said so). */
+  readOnlyHint: boolean;
+}
+
+export interface McpResourceInfo {
+  uri: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+}
+
+/** The transport for one start, and what it can tell about why it ended. */
+export interface OpenedTransport {
+  transport: Transport;
+  /** Why it ended, when known (the process's exit, a protocol error), and the stderr tail. */
+  diagnose(): { reason: string | null; code: number | null; signal: string | null; stderr: string };
+}
+
+export interface ConnectionDeps {
+  server: string;
+  config: McpServerConfig;
+  open(): OpenedTransport;
+  compiler: McpSchemaCompiler;
+  now(): Date;
+  evidence(e: McpEvidence): void;
+  started(e: { restarts: number; tools: string[]; durationMs: number }): void;
+  exited(e: { code: number | null; signal: string | null; reason: string; next: 'restart' | 'none'; restartInMs?: number }): void;
+  toolsChanged(added: string[], removed: string[]): void;
+  /** Hides the session's and the server's secrets in text that leaves (stderr, errors). */
+  redact(text: string): string;
+  restartDelaysMs?: readonly number[];
+}
+
+/** Why a server could not be used; the message is for people (400 problems, warnings, is_error). */
+export class McpUnavailable extends Error {}
+
+const LooseToolList = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+const LooseResourceList = z.object({ resources: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+
+export class McpConnection {
+  status: ConnectionStatus = 'starting';
+  tools: McpToolInfo[] = [];
+  resources: McpResourceInfo[] = [];
+  problems: string[] = [];
+  restarts = 0;
+  lastExit: { code: number | null; signal: string | null; at: string; reason: string } | null = null;
+  startedAt: Date | null = null;
+  serverInfo: { name: string; version: string } | null = null;
+  protocolVersion: string | null = null;
+  private client: Client | null = null;
+  private opened: OpenedTransport | null = null;
+  private attempt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stderrSeen = '';
+  /** Settles when the current start ends (running or not): calls during a restart are told at once. */
+  private starting: Promise<void> | null = null;
+
+  constructor(private readonly d: ConnectionDeps) {}
+
+  get name(): string {
+    return this.d.server;
+  }
+
+  private get startupMs(): number {
+    return (this.d.config.startup_timeout_s ?? DEFAULT_STARTUP_TIMEOUT_S) * 1000;
+  }
+
+  private get requestMs(): number {
+    return (this.d.config.request_timeout_s ?? DEFAULT_REQUEST_TIMEOUT_S) * 1000;
+  }
+
+  stderrTail(): string {
+    return this.d.redact(this.opened?.diagnose().stderr ?? this.stderrSeen);
+  }
+
+  /** Starts the server; rejects with McpUnavailable (the server is stopped) when it cannot be used. */
+  start(): Promise<void> {
+    this.starting = this.startOnce();
+    return this.starting;
+  }
+
+  private async startOnce(): Promise<void> {
+    const began = Date.now();
+    this.status = 'starting';
+    const opened = this.d.open();
+    this.opened = opened;
+    const transport = new EvidenceTransport(opened.transport, (e) => this.d.evidence(e));
+    const client = new Client({ name: 'norma-server', version: '1' }, { capabilities: {} });
+    let connected = false;
+    const deadline = AbortSignal.timeout(this.startupMs);
+    try {
+      await client.connect(transport, { timeout: this.startupMs, signal: deadline });
+      connected = true;
+      const tools = await this.listTools(client, deadline);
+      const caps = client.getServerCapabilities();
+      const resources = caps?.resources ? await this.listResources(client, deadline).catch((err: unknown) => {
+        this.problems.push(`resources/list failed: ${this.d.redact(messageOf(err))}`);
+        return [] as McpResourceInfo[];
+      }) : [];
+      if ((this.status as ConnectionStatus) === 'closed') throw new McpUnavailable('the session closed while the server started');
+      const before = this.tools.map((t) => t.fullName);
+      this.client = client;
+      this.tools = tools;
+      this.resources = resources;
+      const info = client.getServerVersion();
+      this.serverInfo = info ? { name: info.name, version: info.version } : null;
+      this.protocolVersion = transport.protocolVersion ?? null;
+      this.status = 'running';
+      this.startedAt = this.d.now();
+      client.onclose = () => this.onClosed(client);
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refreshTools(client));
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.refreshResources(client));
+      this.d.started({ restarts: this.restarts, tools: tools.map((t) => t.fullName), durationMs: Date.now() - began });
+      if (this.restarts > 0) this.announceChange(before, tools.map((t) => t.fullName));
+    } catch (err) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      await opened.transport.close().catch(() => undefined);
+      const why = this.explain(err, connected ? 'listing its tools' : 'starting and initializing');
+      this.stderrSeen = opened.diagnose().stderr;
+      throw new McpUnavailable(why);
+    }
+  }
+
+  /** Why a start failed, in words: the protocol error or exit first, then the error, then stderr. */
+  private explain(err: unknown, during: string): string {
+    const diag = this.opened?.diagnose();
+    let why: string;
+    if (err instanceof McpUnavailable) why = err.message;
+    else if (diag?.reason) why = diag.reason;
+    else if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) why = `it did not answer within ${this.startupMs / 1000} s`;
+    else if (err instanceof Error && err.name === 'TimeoutError') why = `it did not answer within ${this.startupMs / 1000} s`;
+    else why = messageOf(err);
+    const stderr = diag?.stderr.trim();
+    const tail = stderr ? `; its stderr ends: ${JSON.stringify(stderr.slice(-500))}` : '';
+    return this.d.redact(`MCP server "${this.d.server}" failed while ${during}: ${why}${tail}`);
+  }
+
+  private async listTools(client: Client, signal: AbortSignal): Promise<McpToolInfo[]> {
+    const out: McpToolInfo[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const r = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LooseToolList, { timeout: this.startupMs, signal });
+      for (const raw of r.tools) {
+        const t = this.toolOf(raw, seen);
+        if (t) out.push(t);
+      }
+      if (out.length > MAX_TOOLS_PER_SERVER) throw new McpUnavailable(`it advertises more than ${MAX_TOOLS_PER_SERVER} tools; at most ${MAX_TOOLS_PER_SERVER} are taken from one server`);
+      cursor = r.nextCursor;
+      if (!cursor) return out;
+    }
+    throw new McpUnavailable(`its tool list did not end after ${MAX_PAGES} pages`);
+  }
+
+  /** One advertised tool, or null with a problem that names it (bad name, bad schema, a second tool of that name). */
+  private toolOf(raw: unknown, seen: Set<string>): McpToolInfo | null {
+    const t = (typeof raw === 'object' && raw !== null ? raw : {}) as { name?: unknown; description?: unknown; title?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
+    const name = typeof t.name === 'string' ? t.name : '';
+    const shown = JSON.stringify(name.slice(0, 80));
+    if (!TOOL_NAME.test(name)) {
+      this.problems.push(`tool ${shown} left out: a tool name must match ${MCP_TOOL_NAME_PATTERN}`);
+      return null;
+    }
+    const fullName = `mcp__${this.d.server}__${name}`;
+    if (!FULL_NAME.test(fullName)) {
+      this.problems.push(`tool ${shown} left out: its full name ${fullName} is longer than 128 characters`);
+      return null;
+    }
+    if (seen.has(name)) {
+      this.problems.push(`tool ${shown} left out: the server lists it twice`);
+      return null;
+    }
+    const compiled = this.d.compiler.compile(t.inputSchema);
+    if (!compiled.ok) {
+      this.problems.push(`tool ${shown} left out: ${compiled.problem}`);
+      return null;
+    }
+    seen.add(name);
+    const description = typeof t.description === 'string' ? t.description : typeof t.title === 'string' ? t.title : '';
+    return {
+      name,
+      fullName,
+      description,
+      inputSchema: t.inputSchema as Record<string, unknown>,
+      validate: compiled.validate,
+      readOnlyHint: t.annotations?.readOnlyHint === true,
+    };
+  }
+
+  private async listResources(client: Client, signal?: AbortSignal): Promise<McpResourceInfo[]> {
+    const out: McpResourceInfo[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const r = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} }, LooseResourceList, {
+        timeout: this.requestMs,
+        ...(signal ? { signal } : {}),
+      });
+      for (const raw of r.resources) {
+        const x = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+        if (typeof x.uri !== 'string') continue;
+        out.push({
+          uri: x.uri,
+          name: typeof x.name === 'string' ? x.name : x.uri,
+          ...(typeof x.mimeType === 'string' ? { mimeType: x.mimeType } : {}),
+          ...(typeof x.description === 'string' ? { description: x.description } : {}),
+        });
+        if (out.length >= MAX_RESOURCES_PER_SERVER) return out;
+      }
+      cursor = r.nextCursor;
+      if (!cursor) return out;
+    }
+    return out;
+  }
+
+  private async refreshTools(client: Client): Promise<void> {
+    if (client !== this.client || this.status !== 'running') return;
+    const before = this.tools.map((t) => t.fullName);
+    this.problems = [];
+    try {
+      this.tools = await this.listTools(client, AbortSignal.timeout(this.requestMs));
+    } catch (err) {
+      this.problems.push(`after tools/list_changed, the new list could not be read (the old one is kept): ${this.d.redact(messageOf(err))}`);
+      return;
+    }
+    this.announceChange(before, this.tools.map((t) => t.fullName));
+  }
+
+  private async refreshResources(client: Client): Promise<void> {
+    if (client !== this.client || this.status !== 'running') return;
+    this.resources = await this.listResources(client).catch(() => this.resources);
+  }
+
+  private announceChange(before: string[], after: string[]): void {
+    const was = new Set(before);
+    const now = new Set(after);
+    const added = after.filter((n) => !was.has(n));
+    const removed = before.filter((n) => !now.has(n));
+    // The tool set is replaced even when only schemas or descriptions changed.
+    this.d.toolsChanged(added, removed);
+  }
+
+  /** The connection ended while running: the server crashed, or spoke garbage. */
+  private onClosed(client: Client): void {
+    if (client !== this.client || this.status === 'closed') return;
+    this.client = null;
+    const diag = this.opened?.diagnose();
+    this.stderrSeen = diag?.stderr ?? '';
+    const reason = this.d.redact(diag?.reason ?? 'the connection closed');
+    this.lastExit = { code: diag?.code ?? null, signal: diag?.signal ?? null, at: this.d.now().toISOString(), reason };
+    if (this.startedAt && this.d.now().getTime() - this.startedAt.getTime() >= HEALTHY_MS) this.attempt = 0;
+    this.scheduleRestart(reason, diag?.code ?? null, diag?.signal ?? null);
+  }
+
+  private scheduleRestart(reason: string, code: number | null, signal: string | null): void {
+    const delays = this.d.restartDelaysMs ?? RESTART_DELAYS_MS;
+    const delay = delays[this.attempt];
+    if (delay === undefined) {
+      this.status = 'failed';
+      this.d.exited({ code, signal, reason: `${reason}; it was restarted ${this.attempt} times in a row and is not started again`, next: 'none' });
+      return;
+    }
+    this.status = 'restarting';
+    this.attempt++;
+    this.d.exited({ code, signal, reason, next: 'restart', restartInMs: delay });
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.status !== 'restarting') return;
+      this.restarts++;
+      this.start().catch((err: unknown) => {
+        if (this.status === 'closed') return;
+        const why = err instanceof Error ? err.message : String(err);
+        this.lastExit = { code: null, signal: null, at: this.d.now().toISOString(), reason: why };
+        this.scheduleRestart(why, null, null);
+      });
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Why calls cannot go to the server now, or null when it is running. */
+  private unavailable(): string | null {
+    switch (this.status) {
+      case 'running':
+        return null;
+      case 'starting':
+      case 'restarting':
+        return `MCP server "${this.d.server}" is not running: ${this.lastExit ? `it exited (${this.lastExit.reason}) and is being started again` : 'it is still starting'}; try again shortly`;
+      case 'failed':
+        return `MCP server "${this.d.server}" is not running: ${this.lastExit?.reason ?? 'it could not be started'}`;
+      case 'closed':
+        return `MCP server "${this.d.server}" was closed with the session`;
+    }
+  }
+
+  private async request<T extends z.ZodTypeAny>(method: string, params: Record<string, unknown>, schema: T, signal: AbortSignal, origin?: McpOrigin): Promise<z.infer<T>> {
+    const down = this.unavailable();
+    if (down) throw new McpUnavailable(down);
+    const client = this.client!;
+    try {
+      return await withOrigin(origin, () => client.request({ method, params } as never, schema as never, { signal, timeout: this.requestMs }) as Promise<z.infer<T>>);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+        throw new McpUnavailable(`MCP server "${this.d.server}" did not answer ${method} within ${this.requestMs / 1000} s (the request was cancelled)`);
+      }
+      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        const diag = this.opened?.diagnose();
+        throw new McpUnavailable(this.d.redact(`MCP server "${this.d.server}" went away during ${method}: ${diag?.reason ?? 'the connection closed'}`));
+      }
+      throw new McpUnavailable(this.d.redact(`MCP server "${this.d.server}" answered ${method} with an error: ${messageOf(err)}`));
+    }
+  }
+
+  /** The server's resources now (a fresh listing); null when the server offers none. */
+  async listResourcesNow(signal: AbortSignal, origin?: McpOrigin): Promise<McpResourceInfo[] | null> {
+    const down = this.unavailable();
+    if (down) throw new McpUnavailable(down);
+    const client = this.client!;
+    if (!client.getServerCapabilities()?.resources) return null;
+    try {
+      this.resources = await withOrigin(origin, () => this.listResources(client, signal));
+      return this.resources;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new McpUnavailable(this.d.redact(`MCP server "${this.d.server}" could not list its resources: ${messageOf(err)}`));
+    }
+  }
+
+  callTool(name: string, args: unknown, signal: AbortSignal, origin?: McpOrigin): Promise<z.infer<typeof CallToolResultSchema>> {
+    return this.request('tools/call', { name, arguments: args }, CallToolResultSchema, signal, origin);
+  }
+
+  readResource(uri: string, signal: AbortSignal, origin?: McpOrigin): Promise<z.infer<typeof ReadResourceResultSchema>> {
+    return this.request('resources/read', { uri }, ReadResourceResultSchema, signal, origin);
+  }
+
+  async close(): Promise<void> {
+    const was = this.status;
+    this.status = 'closed';
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const client = this.client;
+    this.client = null;
+    if (client) client.onclose = undefined;
+    // The process goes first: a start still waiting on it then fails at once.
+    await this.opened?.transport.close().catch(() => undefined);
+    await client?.close().catch(() => undefined);
+    await this.starting?.catch(() => undefined);
+    if (was === 'running') this.d.exited({ code: null, signal: null, reason: 'closed with the session', next: 'none' });
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

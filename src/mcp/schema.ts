@@ -1,0 +1,82 @@
+// Input schemas of MCP tools: JSON Schema from an untrusted party, compiled once per distinct
+// schema with a validator for its dialect (2020-12 by default, as MCP says; draft-07 and 2019-09
+// when `$schema` names them). A schema that is not JSON Schema, or that does not compile, is a
+// problem of that tool alone, never a crash.
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { LRUCache } from 'lru-cache';
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+/** The largest input schema taken from a server (as JSON text). */
+export const MAX_SCHEMA_BYTES = 256 * 1024;
+
+export type CompiledSchema = { ok: true; validate: (input: unknown) => string[] } | { ok: false; problem: string };
+
+type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+
+function make<T extends AnyAjv>(ajv: T): T {
+  addFormats(ajv as unknown as Ajv);
+  return ajv;
+}
+
+// strict off: servers' schemas carry annotation keywords of their own; validateSchema on: a
+// schema that breaks its meta-schema is refused.
+const OPTIONS = { allErrors: true, strict: false, validateSchema: true, coerceTypes: false, useDefaults: false, addUsedSchema: false } as const;
+
+export class McpSchemaCompiler {
+  private readonly dialects = {
+    draft7: make(new Ajv(OPTIONS)),
+    draft2019: make(new Ajv2019(OPTIONS)),
+    draft2020: make(new Ajv2020(OPTIONS)),
+  };
+  /** By the schema's JSON text: the same server in many sessions compiles its schemas once. */
+  private readonly cache = new LRUCache<string, CompiledSchema>({ max: 4096 });
+
+  compile(schema: unknown): CompiledSchema {
+    let text: string;
+    try {
+      text = JSON.stringify(schema) ?? '';
+    } catch {
+      return { ok: false, problem: 'the input schema is not JSON' };
+    }
+    if (text.length > MAX_SCHEMA_BYTES) return { ok: false, problem: `the input schema is ${text.length} bytes; at most ${MAX_SCHEMA_BYTES} are taken` };
+    const known = this.cache.get(text);
+    if (known) return known;
+    const compiled = this.compileNew(schema);
+    this.cache.set(text, compiled);
+    return compiled;
+  }
+
+  private compileNew(schema: unknown): CompiledSchema {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { ok: false, problem: 'the input schema is not a JSON Schema object' };
+    const s = schema as Record<string, unknown>;
+    if (s.type !== 'object') return { ok: false, problem: 'the input schema must describe an object (`"type": "object"`)' };
+    const dialect = s.$schema;
+    let ajv: AnyAjv = this.dialects.draft2020;
+    if (typeof dialect === 'string') {
+      if (/draft-07|draft-06/.test(dialect)) ajv = this.dialects.draft7;
+      else if (dialect.includes('2019-09')) ajv = this.dialects.draft2019;
+      else if (!dialect.includes('2020-12')) return { ok: false, problem: `the input schema's dialect ${JSON.stringify(dialect)} is not one this server validates (2020-12, 2019-09, draft-07)` };
+    }
+    // Compiled without $id: ajv would register it globally, and two servers may share ids.
+    const { $id: _id, $schema: _dialect, ...body } = s;
+    let fn: ValidateFunction;
+    try {
+      fn = (ajv as Ajv).compile(body);
+    } catch (err) {
+      return { ok: false, problem: `the input schema does not compile: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    return { ok: true, validate: (input) => (fn(input) ? [] : (fn.errors ?? []).map(describe)) };
+  }
+}
+
+function describe(e: ErrorObject): string {
+  const at = e.instancePath === '' ? 'input' : `input${e.instancePath.replace(/\//g, '.')}`;
+  if (e.keyword === 'required') return `${at}: missing required property "${(e.params as { missingProperty: string }).missingProperty}"`;
+  if (e.keyword === 'additionalProperties') return `${at}: unknown property "${(e.params as { additionalProperty: string }).additionalProperty}" is not allowed`;
+  if (e.keyword === 'enum') return `${at}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  return `${at}: ${e.message ?? e.keyword}`;
+}
