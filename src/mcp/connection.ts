@@ -3,6 +3,7 @@
 // it exits (a bounded number of times); closed with the session. Requests have timeouts, and a
 // cancelled call sends `notifications/cancelled` (the SDK's Protocol does, on abort).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
@@ -155,10 +156,11 @@ export class McpConnection {
       this.d.started({ restarts: this.restarts, tools: tools.map((t) => t.fullName), durationMs: Date.now() - began });
       if (this.restarts > 0) this.announceChange(before, tools.map((t) => t.fullName));
     } catch (err) {
+      // Explained before the process is stopped: stopping it would read as its own exit.
+      const why = this.explain(err, connected ? 'listing its tools' : 'starting and initializing');
       client.onclose = undefined;
       await client.close().catch(() => undefined);
       await opened.transport.close().catch(() => undefined);
-      const why = this.explain(err, connected ? 'listing its tools' : 'starting and initializing');
       this.stderrSeen = opened.diagnose().stderr;
       throw new McpUnavailable(why);
     }
@@ -172,6 +174,7 @@ export class McpConnection {
     else if (diag?.reason) why = diag.reason;
     else if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) why = `it did not answer within ${this.startupMs / 1000} s`;
     else if (err instanceof Error && err.name === 'TimeoutError') why = `it did not answer within ${this.startupMs / 1000} s`;
+    else if (err instanceof StreamableHTTPError && err.code !== undefined) why = `it answered HTTP ${err.code}${err.message.endsWith(': ') ? '' : ` (${err.message})`}`;
     else why = messageOf(err);
     const stderr = diag?.stderr.trim();
     const tail = stderr ? `; its stderr ends: ${JSON.stringify(stderr.slice(-500))}` : '';
