@@ -199,6 +199,7 @@ export const EVENT_SCHEMAS = [
     server: Type.String(),
     added: Type.Array(Type.String()),
     removed: Type.Array(Type.String()),
+    changed: Type.Array(Type.String(), { description: 'Tools whose description, schema or hints changed' }),
   }),
   eventSchema('mcp.request', 'EventMcpRequest', 'One request to an MCP server and its answer, as evidence (like egress.request); part of the audit trail', {
     turn_id: Type.Optional(Type.String()),

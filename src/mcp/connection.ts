@@ -29,6 +29,8 @@ export const RESTART_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
 /** A server that ran this long before it exited starts its restart count afresh. */
 const HEALTHY_MS = 60_000;
 const FULL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+/** The longest tool description passed on to models. */
+export const MAX_DESCRIPTION_CHARS = 4096;
 const TOOL_NAME = new RegExp(MCP_TOOL_NAME_PATTERN);
 
 export type ConnectionStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'closed';
@@ -68,7 +70,8 @@ export interface ConnectionDeps {
   evidence(e: McpEvidence): void;
   started(e: { restarts: number; tools: string[]; durationMs: number }): void;
   exited(e: { code: number | null; signal: string | null; reason: string; next: 'restart' | 'none'; restartInMs?: number }): void;
-  toolsChanged(added: string[], removed: string[]): void;
+  /** The server's tools were listed again: the session replaces them; the lists say what differs (empty: nothing). */
+  toolsChanged(change: { added: string[]; removed: string[]; changed: string[] }): void;
   /** Hides the session's and the server's secrets in text that leaves (stderr, errors). */
   redact(text: string): string;
   restartDelaysMs?: readonly number[];
@@ -141,7 +144,7 @@ export class McpConnection {
         return [] as McpResourceInfo[];
       }) : [];
       if ((this.status as ConnectionStatus) === 'closed') throw new McpUnavailable('the session closed while the server started');
-      const before = this.tools.map((t) => t.fullName);
+      const before = this.tools;
       this.client = client;
       this.tools = tools;
       this.resources = resources;
@@ -154,7 +157,7 @@ export class McpConnection {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refreshTools(client));
       client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.refreshResources(client));
       this.d.started({ restarts: this.restarts, tools: tools.map((t) => t.fullName), durationMs: Date.now() - began });
-      if (this.restarts > 0) this.announceChange(before, tools.map((t) => t.fullName));
+      if (this.restarts > 0) this.announceChange(before, tools);
     } catch (err) {
       // Explained before the process is stopped: stopping it would read as its own exit.
       const why = this.explain(err, connected ? 'listing its tools' : 'starting and initializing');
@@ -222,7 +225,12 @@ export class McpConnection {
       return null;
     }
     seen.add(name);
-    const description = typeof t.description === 'string' ? t.description : typeof t.title === 'string' ? t.title : '';
+    let description = typeof t.description === 'string' ? t.description : typeof t.title === 'string' ? t.title : '';
+    if (description.length > MAX_DESCRIPTION_CHARS) {
+      // Every model request carries it: a server does not get to fill the context.
+      this.problems.push(`tool ${shown}: its description of ${description.length} characters was cut to ${MAX_DESCRIPTION_CHARS}`);
+      description = `${description.slice(0, MAX_DESCRIPTION_CHARS)}…`;
+    }
     return {
       name,
       fullName,
@@ -260,7 +268,7 @@ export class McpConnection {
 
   private async refreshTools(client: Client): Promise<void> {
     if (client !== this.client || this.status !== 'running') return;
-    const before = this.tools.map((t) => t.fullName);
+    const before = this.tools;
     this.problems = [];
     try {
       this.tools = await this.listTools(client, AbortSignal.timeout(this.requestMs));
@@ -268,7 +276,7 @@ export class McpConnection {
       this.problems.push(`after tools/list_changed, the new list could not be read (the old one is kept): ${this.d.redact(messageOf(err))}`);
       return;
     }
-    this.announceChange(before, this.tools.map((t) => t.fullName));
+    this.announceChange(before, this.tools);
   }
 
   private async refreshResources(client: Client): Promise<void> {
@@ -276,13 +284,15 @@ export class McpConnection {
     this.resources = await this.listResources(client).catch(() => this.resources);
   }
 
-  private announceChange(before: string[], after: string[]): void {
-    const was = new Set(before);
-    const now = new Set(after);
-    const added = after.filter((n) => !was.has(n));
-    const removed = before.filter((n) => !now.has(n));
-    // The tool set is replaced even when only schemas or descriptions changed.
-    this.d.toolsChanged(added, removed);
+  private announceChange(before: readonly McpToolInfo[], after: readonly McpToolInfo[]): void {
+    const shape = (t: McpToolInfo) => JSON.stringify([t.description, t.inputSchema, t.readOnlyHint]);
+    const was = new Map(before.map((t) => [t.fullName, shape(t)]));
+    const now = new Map(after.map((t) => [t.fullName, shape(t)]));
+    this.d.toolsChanged({
+      added: after.filter((t) => !was.has(t.fullName)).map((t) => t.fullName),
+      removed: before.filter((t) => !now.has(t.fullName)).map((t) => t.fullName),
+      changed: after.filter((t) => was.has(t.fullName) && was.get(t.fullName) !== now.get(t.fullName)).map((t) => t.fullName),
+    });
   }
 
   /** The connection ended while running: the server crashed, or spoke garbage. */

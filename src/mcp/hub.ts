@@ -22,7 +22,7 @@ export interface HubServer {
 export interface HubEvents {
   started(server: string, e: { restarts: number; tools: string[]; durationMs: number }): void;
   exited(server: string, e: { code: number | null; signal: string | null; reason: string; next: 'restart' | 'none'; restartInMs?: number }): void;
-  toolsChanged(server: string, added: string[], removed: string[]): void;
+  toolsChanged(server: string, change: { added: string[]; removed: string[]; changed: string[] }): void;
   evidence(server: string, e: McpEvidence): void;
 }
 
@@ -96,7 +96,7 @@ export class McpHub {
       evidence: (e) => events.evidence(server.name, e),
       started: (e) => events.started(server.name, e),
       exited: (e) => events.exited(server.name, e),
-      toolsChanged: (added, removed) => events.toolsChanged(server.name, added, removed),
+      toolsChanged: (change) => events.toolsChanged(server.name, change),
       redact: (t) => this.redact(t, server),
       ...(this.d.restartDelaysMs ? { restartDelaysMs: this.d.restartDelaysMs } : {}),
     };

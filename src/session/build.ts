@@ -132,9 +132,9 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
       started: (server, e) => gate.emit({ type: 'mcp.server.started', server, restarts: e.restarts, tools: e.tools, duration_ms: e.durationMs }),
       exited: (server, e) =>
         gate.emit({ type: 'mcp.server.exited', server, code: e.code, signal: e.signal, reason: e.reason, next: e.next, ...(e.restartInMs !== undefined ? { restart_in_ms: e.restartInMs } : {}) }),
-      toolsChanged: (server, added, removed) => {
+      toolsChanged: (server, change) => {
         if (registry && hub) syncMcpTools(registry, hub, server);
-        gate.emit({ type: 'tools.changed', server, added, removed });
+        if (change.added.length + change.removed.length + change.changed.length > 0) gate.emit({ type: 'tools.changed', server, ...change });
       },
       evidence: (server, e) => gate.emit({ type: 'mcp.request', server, ...e }),
     },

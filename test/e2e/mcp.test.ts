@@ -225,7 +225,7 @@ describe('MCP tools in the pipeline', () => {
     const sse = await events(t, s.id);
     await run(t, s.id, [{ name: 'mcp__t__add-tool', input: { name: 'fresh' } }]);
     const changed = await sse.waitFor((e) => e.event === 'tools.changed');
-    expect(changed.data).toMatchObject({ server: 't', added: ['mcp__t__fresh'], removed: [] });
+    expect(changed.data).toMatchObject({ server: 't', added: ['mcp__t__fresh'], removed: [], changed: [] });
     const names = ((await t.api.get(`/v1/sessions/${s.id}/tools`)).body as { name: string }[]).map((x) => x.name);
     expect(names).toContain('mcp__t__fresh');
     expect(textOf((await run(t, s.id, [{ name: 'mcp__t__fresh', input: {} }])).results[0])).toBe('ran fresh');
@@ -269,8 +269,10 @@ describe('servers that fail', () => {
     expect(warnings).toMatch(/tool "banana" left out: the input schema does not compile: .*type/);
     expect(warnings).toContain('tool "noobject" left out: the input schema must describe an object');
     expect(warnings).toContain('tool "good" left out: the server lists it twice');
-    const tools = ((await t.api.get(`/v1/sessions/${res.body.id}/tools`)).body as { name: string }[]).map((x) => x.name).filter((n) => n.startsWith('mcp__'));
-    expect(tools).toEqual(['mcp__t__good']);
+    expect(warnings).toContain('tool "wordy": its description of 5000 characters was cut to 4096');
+    const listed = ((await t.api.get(`/v1/sessions/${res.body.id}/tools`)).body as { name: string; description: string }[]).filter((x) => x.name.startsWith('mcp__'));
+    expect(listed.map((x) => x.name)).toEqual(['mcp__t__good', 'mcp__t__wordy']);
+    expect(listed[1]!.description).toHaveLength(4097);
     const turn = await run(t, res.body.id, [{ name: 'mcp__t__good', input: { n: 'one' } }]);
     expect(textOf(turn.results[0])).toMatch(/^Invalid input for mcp__t__good: input\.n: must be integer/);
   });
@@ -279,8 +281,8 @@ describe('servers that fail', () => {
     const t = await boot();
     const s = (await t.api.post('/v1/sessions', { mcp_servers: { t: own('ok', { request_timeout_s: 1 }) }, allowed_tools: ['mcp__t', 'Write'] })).body;
     const sse = await events(t, s.id);
-    // A 10 MiB answer is larger than a message may be: the connection ends, the process is stopped.
-    const huge = await run(t, s.id, [{ name: 'mcp__t__huge', input: { mib: 10 } }, { name: 'Write', input: { file_path: 'ok.txt', content: 'fine' } }]);
+    // A 50 MiB answer is larger than a message may be: the connection ends, the process is stopped.
+    const huge = await run(t, s.id, [{ name: 'mcp__t__huge', input: { mib: 50 } }, { name: 'Write', input: { file_path: 'ok.txt', content: 'fine' } }]);
     expect(huge.results[0].is_error).toBe(true);
     expect(textOf(huge.results[0])).toMatch(/went away during tools\/call: the server sent a message of more than 8388608 bytes/);
     expect(huge.results[1].is_error).toBe(false);
@@ -295,6 +297,8 @@ describe('servers that fail', () => {
     const state = (await t.api.get(`/v1/sessions/${s.id}/mcp`)).body.servers[0];
     expect(state).toMatchObject({ status: 'running', restarts: 2, last_exit: { code: 7 } });
 
+    // It came back with the same tools: nothing to announce.
+    expect(sse.events.filter((e) => e.event === 'tools.changed')).toHaveLength(0);
     const hang = await run(t, s.id, [{ name: 'mcp__t__hang', input: {} }]);
     expect(textOf(hang.results[0])).toBe('MCP server "t" did not answer tools/call within 1 s (the request was cancelled)');
     const timedOut = await sse.waitFor((e) => e.event === 'mcp.request' && e.data.tool === 'hang');
