@@ -9,6 +9,7 @@ import { buildRuntime } from '../session/build.js';
 import { stopRuntimeParts, type SessionRuntime } from '../session/runtime.js';
 import { TurnStop } from '../session/turn.js';
 import type { ExposedTool } from '../tools/registry.js';
+import { matchesAny } from '../tools/name-pattern.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 import { planSession } from './session-create.js';
@@ -133,7 +134,15 @@ export class SessionUseCases {
   tools(_scope: Scope, id: string, includeDeferred = false): ExposedTool[] {
     const record = this.parts.records.get(id);
     const rt = this.parts.runtimes.get(id);
-    if (!rt) return this.parts.deps.catalog.describe(record.session.tools);
+    if (!rt) {
+      // A closed session describes the catalog tools it had, its deferred ones as it kept them.
+      const s = record.session;
+      const described = this.parts.deps.catalog.describe(s.tools).map((t) => {
+        const deferred = matchesAny(s.deferred_tools, t.name);
+        return { ...t, deferred, unlocked: !deferred || matchesAny(s.unlocked_tools, t.name) };
+      });
+      return includeDeferred ? described : described.filter((t) => !t.deferred).map(({ deferred: _d, unlocked: _u, ...t }) => t);
+    }
     if (!includeDeferred) return rt.registry.exposed();
     return rt.registry.names().map((name) => {
       const t = rt.registry.lookup(name)!;

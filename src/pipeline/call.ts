@@ -24,7 +24,7 @@ export type Called = { ok: true; output: ToolOutput } | { ok: false; message: st
 /** Runs the tool; a cancelled turn throws the cancellation `Stop`. */
 export async function callTool(call: ToolCall, tool: CoreTool, input: unknown, ctx: ToolContext, env: PipelineEnv): Promise<Called> {
   if (env.signal.aborted) throw cancelled(call, env.signal);
-  env.onStarted(call, input);
+  if (!tool.handsOn) env.onStarted(call, input);
   try {
     return { ok: true, output: await raceAbort(tool.call(input, ctx), env.signal) };
   } catch (err) {

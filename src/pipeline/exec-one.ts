@@ -20,7 +20,7 @@ export async function execOne(call: ToolCall, env: PipelineEnv, delegated = fals
     const input = inputs.validated(call.input, 'input');
     const authorized = await authorize(call, tool, input, inputs, env);
     const called = await callTool(call, tool, authorized.input, ctx, env);
-    if (called.ok && called.output.delegate) return await delegate(call, tool.name, called.output.delegate, env, delegated);
+    if (called.ok && called.output.delegate) return await delegate(call, tool, called.output.delegate, env, delegated);
     // A call that failed or reported an error changes nothing of the session.
     if (called.ok && !called.output.isError && called.output.effects?.length) applyEffects(call, tool.name, called.output.effects, env);
     const result = await capOutput(call, tool, called, env);
@@ -33,12 +33,14 @@ export async function execOne(call: ToolCall, env: PipelineEnv, delegated = fals
 
 /**
  * A tool handed its call to another: the inner call goes through every stage under the inner
- * tool's name (its validation, rules, ask, hooks, cap), and its result is the call's result. It
- * was announced already (the outer tool.started), and it may not hand on again.
+ * tool's name (its admission, validation, rules, ask, hooks, cap), and its result is the call's
+ * result. It may not hand on again. The call is announced once: by a tool that always hands on
+ * (`handsOn`), when the inner call starts — so a call waiting for a person about the inner tool is
+ * not counted as running; by any other, when it started itself.
  */
-function delegate(call: ToolCall, outer: string, inner: { name: string; input: unknown }, env: PipelineEnv, delegated: boolean): Promise<ExecOutcome> {
-  if (delegated) throw fail(call, `${outer}: a delegated call cannot hand its call on again.`);
-  return execOne({ id: call.id, name: inner.name, input: inner.input }, { ...env, onStarted: () => undefined }, true);
+function delegate(call: ToolCall, outer: CoreTool, inner: { name: string; input: unknown }, env: PipelineEnv, delegated: boolean): Promise<ExecOutcome> {
+  if (delegated) throw fail(call, `${outer.name}: a delegated call cannot hand its call on again.`);
+  return execOne({ id: call.id, name: inner.name, input: inner.input }, outer.handsOn ? env : { ...env, onStarted: () => undefined }, true);
 }
 
 /** The session changes a result carries, applied before the result is recorded; one that cannot be applied fails the call. */

@@ -103,6 +103,11 @@ export interface ToolSpec {
   readonly interactive: boolean;
   /** Checks the schema cannot state (e.g. unique question texts), run after it passed; each string is one problem. */
   readonly checkInput?: (input: unknown) => string[];
+  /**
+   * Every call of it is handed on (a `delegate`, ExecuteExtraTool): its start is announced when the
+   * inner call starts — after the inner call's own checks and any wait for a person — not before.
+   */
+  readonly handsOn: boolean;
   isReadOnly(input: unknown): boolean;
   isConcurrencySafe(input: unknown): boolean;
   requiresApproval(input: unknown): boolean;
@@ -130,6 +135,7 @@ export interface ToolDefinition<I, D = void> {
   deferred?: boolean;
   isFileEdit?: boolean;
   interactive?: boolean;
+  handsOn?: boolean;
   checkInput?: (input: I) => string[];
   isReadOnly?: (input: I) => boolean;
   isConcurrencySafe?: (input: I) => boolean;
@@ -150,6 +156,7 @@ function specOf<I, D>(def: ToolDefinition<I, D>): ToolSpec {
     deferred: def.deferred ?? false,
     isFileEdit: def.isFileEdit ?? false,
     interactive: def.interactive ?? false,
+    handsOn: def.handsOn ?? false,
     ...(def.checkInput ? { checkInput: def.checkInput as (input: unknown) => string[] } : {}),
     isReadOnly: (input) => def.isReadOnly?.(input as I) ?? false,
     isConcurrencySafe: (input) => def.isConcurrencySafe?.(input as I) ?? false,

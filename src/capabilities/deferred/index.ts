@@ -77,7 +77,9 @@ export const executeExtraToolTool = defineTool<Static<typeof ExecuteInput>, Defe
   name: 'ExecuteExtraTool',
   description: EXECUTE_EXTRA_TOOL_DESCRIPTION,
   inputSchema: ExecuteInput,
-  // The wrapper itself does nothing: the inner call is admitted, judged and hooked under its own name.
+  // The wrapper itself does nothing: the inner call is admitted, judged and hooked under its own name,
+  // and announced (tool.started) when it starts.
+  handsOn: true,
   isReadOnly: () => true,
   isConcurrencySafe: () => false,
   requiresApproval: () => false,

@@ -20,9 +20,11 @@ export function rankTools(tools: readonly DeferredToolInfo[], query: string, max
     const wanted = query.slice('select:'.length).split(',').map((s) => s.trim()).filter((s) => s !== '');
     return wanted.flatMap((w) => tools.filter((t) => t.name === w)).slice(0, max);
   }
-  const re = /^\/(.+)\/([imsu]*)$/s.exec(query);
+  const re = /^\/(.+)\/([a-z]*)$/s.exec(query);
   if (re) {
-    const flags = [...new Set(re[2]!.split(''))].join('');
+    // g and y would make a reused pattern stateful; they mean nothing for a yes/no match. Other
+    // letters go to the RegExp constructor, which names an unknown flag.
+    const flags = [...new Set(re[2]!.replace(/[gy]/g, '').split(''))].join('');
     const hits = regex(re[1]!, flags, tools.map((t) => `${t.name}\n${t.description.slice(0, DESCRIPTION_CHARS)}`));
     return tools.filter((_, i) => hits[i]).slice(0, max);
   }
