@@ -19,7 +19,7 @@ function base64Bytes(data: string): number {
 
 function image(data: unknown, mimeType: unknown, what: string): ResultBlock {
   const mime = typeof mimeType === 'string' ? mimeType.toLowerCase() : '';
-  if (typeof data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) {
+  if (typeof data !== 'string' || data.length === 0 || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) {
     return { type: 'text', text: `[${what}: the data is not base64]` };
   }
   if (!IMAGE_TYPES.has(mime)) return { type: 'text', text: `[${what} of type ${mime || 'unknown'} (${base64Bytes(data)} bytes): not a type a model takes (${IMAGE_MEDIA_TYPES.join(', ')})]` };
@@ -50,9 +50,9 @@ function block(b: McpBlock): ResultBlock[] {
     case 'resource':
       return resourceBlocks((b.resource ?? {}) as Record<string, unknown>);
     case 'resource_link': {
-      const name = typeof b.name === 'string' ? b.name : '';
-      const mime = typeof b.mimeType === 'string' ? `, ${b.mimeType}` : '';
-      return [{ type: 'text', text: `Resource link: ${String(b.uri)}${name ? ` (${name}${mime})` : ''} — read it with ReadMcpResource` }];
+      if (typeof b.uri !== 'string') return [{ type: 'text', text: '[a resource link without a uri]' }];
+      const about = [typeof b.name === 'string' ? b.name : '', typeof b.mimeType === 'string' ? b.mimeType : ''].filter((x) => x !== '').join(', ');
+      return [{ type: 'text', text: `Resource link: ${b.uri}${about ? ` (${about})` : ''} — read it with ReadMcpResource` }];
     }
     default:
       return [{ type: 'text', text: `[a content block of type ${JSON.stringify(String(b.type))} this server does not know]` }];

@@ -88,7 +88,15 @@ export class EvidenceTransport implements Transport {
       const o = id?.requestId !== undefined ? this.open.get(id.requestId) : undefined;
       if (o && id?.requestId !== undefined) this.emit(id.requestId, o, 'no_response', 0, null, `cancelled: ${id.reason ?? 'no reason given'}`);
     }
-    return this.inner.send(message);
+    try {
+      await this.inner.send(message);
+    } catch (err) {
+      // Never sent: its record says so now, not when the connection closes later.
+      const id = 'id' in message && 'method' in message ? message.id : undefined;
+      const o = id !== undefined ? this.open.get(id) : undefined;
+      if (o && id !== undefined) this.emit(id, o, 'no_response', 0, null, `it could not be sent: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
   }
 
   private received(m: JSONRPCMessage): void {

@@ -24,7 +24,16 @@ function make<T extends AnyAjv>(ajv: T): T {
 
 // strict off: servers' schemas carry annotation keywords of their own; validateSchema on: a
 // schema that breaks its meta-schema is refused.
-const OPTIONS = { allErrors: true, strict: false, validateSchema: true, coerceTypes: false, useDefaults: false, addUsedSchema: false } as const;
+// addUsedSchema off: a schema's `$id` is not registered, so two servers' schemas with one id do not
+// clash (and a schema may still refer to itself by its id). No logger: an unknown `format` is not
+// enforced, which is the dialects' own rule, and not worth a line on the server's console.
+const OPTIONS = { allErrors: true, strict: false, validateSchema: true, coerceTypes: false, useDefaults: false, addUsedSchema: false, logger: false } as const;
+
+interface Entry {
+  compiled: CompiledSchema;
+  /** The validator and schema object ajv keeps the compiled function under, to release it with the entry. */
+  owner?: { ajv: AnyAjv; schema: object };
+}
 
 export class McpSchemaCompiler {
   private readonly dialects = {
@@ -32,8 +41,17 @@ export class McpSchemaCompiler {
     draft2019: make(new Ajv2019(OPTIONS)),
     draft2020: make(new Ajv2020(OPTIONS)),
   };
-  /** By the schema's JSON text: the same server in many sessions compiles its schemas once. */
-  private readonly cache = new LRUCache<string, CompiledSchema>({ max: 4096 });
+  /**
+   * By the schema's JSON text: the same server in many sessions compiles its schemas once. Ajv keeps
+   * every compiled schema too; an entry that leaves this cache is removed there as well, so the
+   * memory stays bounded however many distinct schemas servers send over time.
+   */
+  private readonly cache = new LRUCache<string, Entry>({
+    max: 4096,
+    dispose: (entry) => {
+      if (entry.owner) (entry.owner.ajv as Ajv).removeSchema(entry.owner.schema);
+    },
+  });
 
   compile(schema: unknown): CompiledSchema {
     let text: string;
@@ -42,34 +60,41 @@ export class McpSchemaCompiler {
     } catch {
       return { ok: false, problem: 'the input schema is not JSON' };
     }
-    if (text.length > MAX_SCHEMA_BYTES) return { ok: false, problem: `the input schema is ${text.length} bytes; at most ${MAX_SCHEMA_BYTES} are taken` };
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_SCHEMA_BYTES) return { ok: false, problem: `the input schema is ${bytes} bytes; at most ${MAX_SCHEMA_BYTES} are taken` };
     const known = this.cache.get(text);
-    if (known) return known;
-    const compiled = this.compileNew(schema);
-    this.cache.set(text, compiled);
-    return compiled;
+    if (known) return known.compiled;
+    const entry = this.compileNew(schema);
+    this.cache.set(text, entry);
+    return entry.compiled;
   }
 
-  private compileNew(schema: unknown): CompiledSchema {
-    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { ok: false, problem: 'the input schema is not a JSON Schema object' };
+  private compileNew(schema: unknown): Entry {
+    const problem = (p: string): Entry => ({ compiled: { ok: false, problem: p } });
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return problem('the input schema is not a JSON Schema object');
     const s = schema as Record<string, unknown>;
-    if (s.type !== 'object') return { ok: false, problem: 'the input schema must describe an object (`"type": "object"`)' };
+    if (s.type !== 'object') return problem('the input schema must describe an object (`"type": "object"`)');
     const dialect = s.$schema;
     let ajv: AnyAjv = this.dialects.draft2020;
     if (typeof dialect === 'string') {
       if (/draft-07|draft-06/.test(dialect)) ajv = this.dialects.draft7;
       else if (dialect.includes('2019-09')) ajv = this.dialects.draft2019;
-      else if (!dialect.includes('2020-12')) return { ok: false, problem: `the input schema's dialect ${JSON.stringify(dialect)} is not one this server validates (2020-12, 2019-09, draft-07)` };
+      else if (!dialect.includes('2020-12')) return problem(`the input schema's dialect ${JSON.stringify(dialect)} is not one this server validates (2020-12, 2019-09, draft-07)`);
     }
-    // Compiled without $id: ajv would register it globally, and two servers may share ids.
-    const { $id: _id, $schema: _dialect, ...body } = s;
+    // The dialect is chosen above; each validator checks against its own meta-schema.
+    const { $schema: _dialect, ...body } = s;
     let fn: ValidateFunction;
     try {
       fn = (ajv as Ajv).compile(body);
     } catch (err) {
-      return { ok: false, problem: `the input schema does not compile: ${err instanceof Error ? err.message : String(err)}` };
+      (ajv as Ajv).removeSchema(body);
+      const message = err instanceof Error ? [...new Set(err.message.split(', '))].join(', ') : String(err);
+      return problem(`the input schema does not compile: ${message}`);
     }
-    return { ok: true, validate: (input) => (fn(input) ? [] : (fn.errors ?? []).map(describe)) };
+    return {
+      compiled: { ok: true, validate: (input) => (fn(input) ? [] : [...new Set((fn.errors ?? []).map(describe))]) },
+      owner: { ajv, schema: body },
+    };
   }
 }
 

@@ -41,7 +41,10 @@ export class SandboxStdioTransport implements Transport {
 
   /** The last bytes the server wrote to stderr. */
   stderrTail(): string {
-    return this.stderr.toString('utf8');
+    // The cut may fall inside a character: its continuation bytes are left out.
+    let start = 0;
+    while (start < this.stderr.length && start < 3 && (this.stderr[start]! & 0xc0) === 0x80) start++;
+    return this.stderr.subarray(start).toString('utf8');
   }
 
   async start(): Promise<void> {
