@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
-import { EgressListSchema, HookRunListSchema } from '../src/contract/events.js';
+import { EgressListSchema, McpRequestListSchema, HookRunListSchema } from '../src/contract/events.js';
 import {
   DecisionListSchema,
   ID_PATTERN,
@@ -134,5 +134,30 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
       },
     },
     async (req) => ctx.app.audit.egress(scopeOf(req), req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/mcp/requests',
+    {
+      schema: {
+        operationId: 'listMcpRequests',
+        tags: ['permissions'],
+        summary: 'The evidence of requests to MCP servers, oldest first',
+        description:
+          'Every request the session made to its MCP servers (initialize, tool and resource listings, tool calls, resource reads): time, call, ' +
+          'server, method, tool, sizes and SHA-256 of request and response, outcome and duration. These are the session\'s `mcp.request` ' +
+          'events. Page with `after` (the `seq` of the last one seen).',
+        params: SessionParams,
+        querystring: Type.Object(
+          {
+            after: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ref(McpRequestListSchema, 'One page of MCP requests'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.app.audit.mcpRequests(scopeOf(req), req.params.session_id, req.query.after ?? 0, req.query.limit ?? 200),
   );
 };

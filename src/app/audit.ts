@@ -33,6 +33,11 @@ export class AuditUseCases {
     return this.eventsPage(sessionId, ['egress.request'], afterSeq, limit);
   }
 
+  /** Every `mcp.request` event of the session, paged by seq. */
+  mcpRequests(_scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
+    return this.eventsPage(sessionId, ['mcp.request'], afterSeq, limit);
+  }
+
   outputs(_scope: Scope, sessionId: string): Output[] {
     this.parts.records.get(sessionId);
     return this.parts.deps.store.listOutputs(sessionId);

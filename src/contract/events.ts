@@ -250,6 +250,14 @@ export const EgressListSchema = Type.Object(
   { $id: 'EgressList', description: 'Every outbound request tools of a session made (its egress.request events)' },
 );
 
+export const McpRequestListSchema = Type.Object(
+  {
+    items: Type.Array(ref(EVENT_SCHEMAS.find((s) => s.$id === 'EventMcpRequest')!)),
+    next_after: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null at the end' }),
+  },
+  { $id: 'McpRequestList', description: 'Every request the session made to its MCP servers (its mcp.request events)' },
+);
+
 export const SessionExportSchema = Type.Object(
   {
     format: Type.Literal('norma.session-export'),

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { EgressListSchema, EVENT_SCHEMAS, EventSchema, HookRunListSchema, SessionExportSchema } from '../contract/events.js';
+import { EgressListSchema, EVENT_SCHEMAS, EventSchema, HookRunListSchema, McpRequestListSchema, SessionExportSchema } from '../contract/events.js';
 import * as schemas from '../contract/schemas.js';
 import { McpHttpServerSchema, McpServerConfigSchema, McpServerListSchema, McpServerPublicSchema, McpServerStateSchema, McpStdioServerSchema } from '../contract/mcp.js';
 
@@ -65,6 +65,7 @@ const SHARED_SCHEMAS = [
   SessionExportSchema,
   HookRunListSchema,
   EgressListSchema,
+  McpRequestListSchema,
 ];
 
 /** Registers the shared schemas, then the OpenAPI generator and the /docs UI. */

@@ -192,6 +192,15 @@ describe('MCP tools in the pipeline', () => {
     expect(starts.slice(0, 2)).toEqual(['initialize', 'tools/list']);
     // session.created stays the first event: what the server did while the session was made follows it.
     expect(sse.events[0]!.event).toBe('session.created');
+    // The same records, as an audit listing, paged.
+    const all = (await t.api.get(`/v1/sessions/${s.id}/mcp/requests?limit=1000`)).body.items as { seq: number; method: string }[];
+    expect(all.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list', 'resources/list', 'tools/call']));
+    expect(all.find((e) => e.seq === evidence.data.seq)).toEqual(evidence.data);
+    const page1 = (await t.api.get(`/v1/sessions/${s.id}/mcp/requests?limit=2`)).body;
+    expect(page1.items).toEqual(all.slice(0, 2));
+    const page2 = (await t.api.get(`/v1/sessions/${s.id}/mcp/requests?after=${page1.next_after}&limit=1000`)).body;
+    expect([...page1.items, ...page2.items]).toEqual(all);
+    expect(page2.next_after).toBeNull();
   });
 
   it('ListMcpResources and ReadMcpResource read what servers expose: text and images', async () => {
