@@ -18,6 +18,12 @@ export interface McpCheckContext {
   processes: { usable: boolean; detail: string };
 }
 
+/** Headers the transport sets itself (framing, the target, the protocol's own): a configuration may not. */
+const RESERVED_HEADERS = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
+  'proxy-authorization', 'proxy-connection', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id',
+]);
+
 const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
 
 function real(p: string): string {
@@ -50,6 +56,9 @@ function checkOne(at: string, c: McpServerConfig, ctx: McpCheckContext): string[
     }
     if (url && url.protocol !== 'http:' && url.protocol !== 'https:') problems.push(`${at}.url: only http and https servers are supported`);
     if (url && (url.username || url.password)) problems.push(`${at}.url: credentials in the URL are refused; send them in headers`);
+    for (const name of Object.keys(c.headers ?? {})) {
+      if (RESERVED_HEADERS.has(name.toLowerCase())) problems.push(`${at}.headers.${name}: set by the client itself; it cannot be given`);
+    }
     return problems;
   }
   if (!ctx.processes.usable) problems.push(`${at}: a stdio server runs in the process sandbox, which is unusable (${ctx.processes.detail})`);

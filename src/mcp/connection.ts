@@ -87,7 +87,9 @@ export class McpConnection {
   status: ConnectionStatus = 'starting';
   tools: McpToolInfo[] = [];
   resources: McpResourceInfo[] = [];
-  problems: string[] = [];
+  /** What the last tool listing left out, and other trouble (resources that could not be listed). */
+  private toolProblems: string[] = [];
+  private otherProblems: string[] = [];
   restarts = 0;
   lastExit: { code: number | null; signal: string | null; at: string; reason: string } | null = null;
   startedAt: Date | null = null;
@@ -101,7 +103,15 @@ export class McpConnection {
   /** Settles when the current start ends (running or not): calls during a restart are told at once. */
   private starting: Promise<void> | null = null;
 
+  /** A tool-list refresh in flight, and whether another `list_changed` came meanwhile (refreshes are coalesced). */
+  private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
+
   constructor(private readonly d: ConnectionDeps) {}
+
+  get problems(): string[] {
+    return [...this.toolProblems, ...this.otherProblems];
+  }
 
   get name(): string {
     return this.d.server;
@@ -137,16 +147,19 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout: this.startupMs, signal: deadline });
       connected = true;
-      const tools = await this.listTools(client, deadline);
+      const listed = await this.listTools(client, deadline);
+      const tools = listed.tools;
       const caps = client.getServerCapabilities();
+      this.otherProblems = [];
       const resources = caps?.resources ? await this.listResources(client, deadline).catch((err: unknown) => {
-        this.problems.push(`resources/list failed: ${this.d.redact(messageOf(err))}`);
+        this.otherProblems.push(`resources/list failed: ${this.d.redact(messageOf(err))}`);
         return [] as McpResourceInfo[];
       }) : [];
       if ((this.status as ConnectionStatus) === 'closed') throw new McpUnavailable('the session closed while the server started');
       const before = this.tools;
       this.client = client;
       this.tools = tools;
+      this.toolProblems = listed.problems;
       this.resources = resources;
       const info = client.getServerVersion();
       this.serverInfo = info ? { name: info.name, version: info.version } : null;
@@ -154,7 +167,7 @@ export class McpConnection {
       this.status = 'running';
       this.startedAt = this.d.now();
       client.onclose = () => this.onClosed(client);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refreshTools(client));
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools(client));
       client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.refreshResources(client));
       this.d.started({ restarts: this.restarts, tools: tools.map((t) => t.fullName), durationMs: Date.now() - began });
       if (this.restarts > 0) this.announceChange(before, tools);
@@ -184,51 +197,52 @@ export class McpConnection {
     return this.d.redact(`MCP server "${this.d.server}" failed while ${during}: ${why}${tail}`);
   }
 
-  private async listTools(client: Client, signal: AbortSignal): Promise<McpToolInfo[]> {
+  private async listTools(client: Client, signal: AbortSignal): Promise<{ tools: McpToolInfo[]; problems: string[] }> {
     const out: McpToolInfo[] = [];
+    const problems: string[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const r = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LooseToolList, { timeout: this.startupMs, signal });
       for (const raw of r.tools) {
-        const t = this.toolOf(raw, seen);
+        const t = this.toolOf(raw, seen, problems);
         if (t) out.push(t);
       }
       if (out.length > MAX_TOOLS_PER_SERVER) throw new McpUnavailable(`it advertises more than ${MAX_TOOLS_PER_SERVER} tools; at most ${MAX_TOOLS_PER_SERVER} are taken from one server`);
       cursor = r.nextCursor;
-      if (!cursor) return out;
+      if (!cursor) return { tools: out, problems };
     }
     throw new McpUnavailable(`its tool list did not end after ${MAX_PAGES} pages`);
   }
 
   /** One advertised tool, or null with a problem that names it (bad name, bad schema, a second tool of that name). */
-  private toolOf(raw: unknown, seen: Set<string>): McpToolInfo | null {
+  private toolOf(raw: unknown, seen: Set<string>, problems: string[]): McpToolInfo | null {
     const t = (typeof raw === 'object' && raw !== null ? raw : {}) as { name?: unknown; description?: unknown; title?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
     const name = typeof t.name === 'string' ? t.name : '';
     const shown = JSON.stringify(name.slice(0, 80));
     if (!TOOL_NAME.test(name)) {
-      this.problems.push(`tool ${shown} left out: a tool name must match ${MCP_TOOL_NAME_PATTERN}`);
+      problems.push(`tool ${shown} left out: a tool name must match ${MCP_TOOL_NAME_PATTERN}`);
       return null;
     }
     const fullName = `mcp__${this.d.server}__${name}`;
     if (!FULL_NAME.test(fullName)) {
-      this.problems.push(`tool ${shown} left out: its full name ${fullName} is longer than 128 characters`);
+      problems.push(`tool ${shown} left out: its full name ${fullName} is longer than 128 characters`);
       return null;
     }
     if (seen.has(name)) {
-      this.problems.push(`tool ${shown} left out: the server lists it twice`);
+      problems.push(`tool ${shown} left out: the server lists it twice`);
       return null;
     }
     const compiled = this.d.compiler.compile(t.inputSchema);
     if (!compiled.ok) {
-      this.problems.push(`tool ${shown} left out: ${compiled.problem}`);
+      problems.push(`tool ${shown} left out: ${compiled.problem}`);
       return null;
     }
     seen.add(name);
     let description = typeof t.description === 'string' ? t.description : typeof t.title === 'string' ? t.title : '';
     if (description.length > MAX_DESCRIPTION_CHARS) {
       // Every model request carries it: a server does not get to fill the context.
-      this.problems.push(`tool ${shown}: its description of ${description.length} characters was cut to ${MAX_DESCRIPTION_CHARS}`);
+      problems.push(`tool ${shown}: its description of ${description.length} characters was cut to ${MAX_DESCRIPTION_CHARS}`);
       description = `${description.slice(0, MAX_DESCRIPTION_CHARS)}…`;
     }
     return {
@@ -266,16 +280,33 @@ export class McpConnection {
     return out;
   }
 
-  private async refreshTools(client: Client): Promise<void> {
-    if (client !== this.client || this.status !== 'running') return;
-    const before = this.tools;
-    this.problems = [];
-    try {
-      this.tools = await this.listTools(client, AbortSignal.timeout(this.requestMs));
-    } catch (err) {
-      this.problems.push(`after tools/list_changed, the new list could not be read (the old one is kept): ${this.d.redact(messageOf(err))}`);
+  /** `tools/list_changed`: the list is read again — once more at most for any number that arrive meanwhile. */
+  private refreshTools(client: Client): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
       return;
     }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.refreshOnce(client);
+      } while (this.refreshAgain);
+    })().finally(() => (this.refreshing = null));
+  }
+
+  private async refreshOnce(client: Client): Promise<void> {
+    if (client !== this.client || this.status !== 'running') return;
+    const before = this.tools;
+    let listed;
+    try {
+      listed = await this.listTools(client, AbortSignal.timeout(this.requestMs));
+    } catch (err) {
+      this.toolProblems = [...this.toolProblems.filter((p) => !p.startsWith('after tools/list_changed')), `after tools/list_changed, the new list could not be read (the old one is kept): ${this.d.redact(messageOf(err))}`];
+      return;
+    }
+    if (client !== this.client) return;
+    this.tools = listed.tools;
+    this.toolProblems = listed.problems;
     this.announceChange(before, this.tools);
   }
 

@@ -236,6 +236,22 @@ describe('MCP tools in the pipeline', () => {
     expect(names).toContain('mcp__t__fresh');
     expect(textOf((await run(t, s.id, [{ name: 'mcp__t__fresh', input: {} }])).results[0])).toBe('ran fresh');
   });
+
+  it('a flood of list_changed notifications is read as a few listings, not one each', async () => {
+    const t = await boot();
+    const s = (await t.api.post('/v1/sessions', { mcp_servers: { t: own() }, allowed_tools: ['mcp__t'] })).body;
+    const sse = await events(t, s.id);
+    const listings = () => sse.events.filter((e) => e.event === 'mcp.request' && e.data.method === 'tools/list').length;
+    expect(textOf((await run(t, s.id, [{ name: 'mcp__t__flood', input: { times: 200 } }])).results[0])).toBe('sent 200');
+    // One listing at start; the first notification starts a refresh, and the 199 that arrive while
+    // it is in flight make exactly one more.
+    expect(await waitUntil(async () => listings(), (n) => n >= 3, 500)).toBe(3);
+    expect(textOf((await run(t, s.id, [{ name: 'mcp__t__echo', input: { text: 'still here' } }])).results[0])).toBe('echo: still here');
+    await sse.waitFor((e) => e.event === 'turn.completed' && e.data.turn.results[0].content[0].text === 'echo: still here');
+    expect(listings()).toBe(3);
+    // Nothing changed, so nothing was announced.
+    expect(sse.events.filter((e) => e.event === 'tools.changed')).toHaveLength(0);
+  });
 });
 
 describe('servers that fail', () => {
@@ -251,6 +267,7 @@ describe('servers that fail', () => {
       [own('ok', { read_only_paths: ['/etc'] }), /read_only_paths\[0\]: \/etc is not under the directories the operator allows/],
       [own('ok', { read_only_paths: [t.dataDir] }), /read_only_paths\[0\]: .* is \(or holds\) the server's data directory/],
       [{ url: 'ftp://example.com/mcp' }, /only http and https/],
+      [{ url: 'https://example.com/mcp', headers: { Host: 'internal.example' } }, /headers\.Host: set by the client itself/],
       [{ url: 'http://127.0.0.1:9/mcp' }, /mcp_servers\.bad: MCP server "bad" failed while starting and initializing: .*(refused|not allowed|private|loopback)/i],
     ];
     for (const [config, why] of cases) {
