@@ -15,6 +15,29 @@ import type { SessionRecord } from '../store/store.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 
+/** How many sessions' runtimes are built at once after a restart. */
+const RECOVERY_BUILDS_AT_ONCE = 8;
+
+/** Starts `build` for every item, at most `limit` at a time; the promises settle in any order. */
+function buildAll<T, R>(items: readonly T[], build: (item: T) => Promise<R>, limit: number): Promise<R>[] {
+  let next = 0;
+  const settled: Promise<R>[] = new Array(items.length);
+  const resolvers: { resolve: (v: R) => void; reject: (e: unknown) => void }[] = [];
+  for (let i = 0; i < items.length; i++) {
+    settled[i] = new Promise<R>((resolve, reject) => (resolvers[i] = { resolve, reject }));
+    // Awaited in order later: a failure that settles first is not an unhandled rejection meanwhile.
+    settled[i]!.catch(() => undefined);
+  }
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      await build(items[i]!).then(resolvers[i]!.resolve, resolvers[i]!.reject);
+    }
+  };
+  for (let w = 0; w < Math.min(limit, items.length); w++) void worker();
+  return settled;
+}
+
 export class RecoveryUseCases {
   constructor(private readonly parts: Parts) {}
 
@@ -24,12 +47,15 @@ export class RecoveryUseCases {
     const { store, logger } = parts.deps;
     if (!store.durable) return out;
     const sandbox = await parts.deps.sandboxStatus();
-    for (const stored of store.activeSessions()) {
-      const record = parts.records.normalized(stored);
+    const records = store.activeSessions().map((stored) => parts.records.normalized(stored));
+    // Runtimes are built a few at a time (a session's MCP servers take a moment to start); what
+    // follows — warnings, resumed turns, SessionStart — goes one session after another, in order.
+    const builds = buildAll(records, (record) => buildRuntime(record, sandbox, parts.build), RECOVERY_BUILDS_AT_ONCE);
+    for (const [i, record] of records.entries()) {
       const s = record.session;
       let built;
       try {
-        built = await buildRuntime(record, sandbox, parts.build);
+        built = await builds[i]!;
       } catch (err) {
         logger.warn({ session_id: s.id, err }, 'session workspace unusable after restart; closing the session');
         this.closeUnusable(record, `workspace unusable after restart: ${(err as Error).message}`);

@@ -387,11 +387,16 @@ describe('servers that fail', () => {
     let t = await boot({}, dataDir);
     const s = (await t.api.post('/v1/sessions', { mcp_servers: { t: own('ok', { env: { TOKEN: 'server-token-value' } }) }, allowed_tools: ['mcp__t'] })).body;
     expect(JSON.stringify(s)).not.toContain('server-token-value');
+    // More sessions with servers: they are built side by side after the restart.
+    const others = await Promise.all([1, 2, 3].map(async () => (await t.api.post('/v1/sessions', { mcp_servers: { t: own() } })).body.id as string));
     await t.close();
     servers = servers.filter((x) => x !== t);
+    expect(await waitUntil(() => testServerProcesses(), (n) => n === 0)).toBe(0);
     t = await boot({}, dataDir);
     const state = (await t.api.get(`/v1/sessions/${s.id}/mcp`)).body.servers[0];
     expect(state.status).toBe('running');
+    for (const id of others) expect((await t.api.get(`/v1/sessions/${id}/mcp`)).body.servers[0].status).toBe('running');
+    expect(await testServerProcesses()).toBe(4);
     const turn = await run(t, s.id, [{ name: 'mcp__t__whoami', input: {} }]);
     expect(JSON.parse(textOf(turn.results[0])).env.TOKEN).toBe('server-token-value');
     // Nothing the server could read holds the stored secrets.
