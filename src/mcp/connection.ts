@@ -77,6 +77,13 @@ export interface ConnectionDeps {
   restartDelaysMs?: readonly number[];
 }
 
+/** A progress notification of a request. */
+export interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 /** Why a server could not be used; the message is for people (400 problems, warnings, is_error). */
 export class McpUnavailable extends Error {}
 
@@ -142,6 +149,13 @@ export class McpConnection {
     this.opened = opened;
     const transport = new EvidenceTransport(opened.transport, (e) => this.d.evidence(e));
     const client = new Client({ name: 'norma-server', version: '1' }, { capabilities: {} });
+    // Set before anything is sent: a close during the start fails the start (below); one after it
+    // is an exit of a running server.
+    let closedEarly = false;
+    client.onclose = () => {
+      if (this.client === client) this.onClosed(client);
+      else closedEarly = true;
+    };
     let connected = false;
     const deadline = AbortSignal.timeout(this.startupMs);
     try {
@@ -156,6 +170,7 @@ export class McpConnection {
         return [] as McpResourceInfo[];
       }) : [];
       if ((this.status as ConnectionStatus) === 'closed') throw new McpUnavailable('the session closed while the server started');
+      if (closedEarly) throw new McpUnavailable(opened.diagnose().reason ?? 'the connection closed while it started');
       const before = this.tools;
       this.client = client;
       this.tools = tools;
@@ -166,7 +181,6 @@ export class McpConnection {
       this.protocolVersion = transport.protocolVersion ?? null;
       this.status = 'running';
       this.startedAt = this.d.now();
-      client.onclose = () => this.onClosed(client);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools(client));
       client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.refreshResources(client));
       this.d.started({ restarts: this.restarts, tools: tools.map((t) => t.fullName), durationMs: Date.now() - began });
@@ -378,16 +392,30 @@ export class McpConnection {
     }
   }
 
-  private async request<T extends z.ZodTypeAny>(method: string, params: Record<string, unknown>, schema: T, signal: AbortSignal, origin?: McpOrigin): Promise<z.infer<T>> {
+  private async request<T extends z.ZodTypeAny>(
+    method: string,
+    params: Record<string, unknown>,
+    schema: T,
+    signal: AbortSignal,
+    origin?: McpOrigin,
+    onProgress?: (p: McpProgress) => void,
+  ): Promise<z.infer<T>> {
     const down = this.unavailable();
     if (down) throw new McpUnavailable(down);
     const client = this.client!;
+    // With progress, each notification restarts the request's timeout, within ten timeouts in all.
+    const progress = onProgress ? { onprogress: onProgress, resetTimeoutOnProgress: true, maxTotalTimeout: this.requestMs * 10 } : {};
     try {
-      return await withOrigin(origin, () => client.request({ method, params } as never, schema as never, { signal, timeout: this.requestMs }) as Promise<z.infer<T>>);
+      return await withOrigin(origin, () => client.request({ method, params } as never, schema as never, { signal, timeout: this.requestMs, ...progress }) as Promise<z.infer<T>>);
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-        throw new McpUnavailable(`MCP server "${this.d.server}" did not answer ${method} within ${this.requestMs / 1000} s (the request was cancelled)`);
+        const total = typeof (err.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number';
+        throw new McpUnavailable(
+          total
+            ? `MCP server "${this.d.server}" did not finish ${method} within ${(this.requestMs * 10) / 1000} s in all, progress notwithstanding (the request was cancelled)`
+            : `MCP server "${this.d.server}" did not answer ${method} within ${this.requestMs / 1000} s (the request was cancelled)`,
+        );
       }
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
         const diag = this.opened?.diagnose();
@@ -412,8 +440,9 @@ export class McpConnection {
     }
   }
 
-  callTool(name: string, args: unknown, signal: AbortSignal, origin?: McpOrigin): Promise<z.infer<typeof CallToolResultSchema>> {
-    return this.request('tools/call', { name, arguments: args }, CallToolResultSchema, signal, origin);
+  /** Calls a tool; `onProgress` gets the server's progress notifications for this call as they come. */
+  callTool(name: string, args: unknown, signal: AbortSignal, origin?: McpOrigin, onProgress?: (p: McpProgress) => void): Promise<z.infer<typeof CallToolResultSchema>> {
+    return this.request('tools/call', { name, arguments: args }, CallToolResultSchema, signal, origin, onProgress);
   }
 
   readResource(uri: string, signal: AbortSignal, origin?: McpOrigin): Promise<z.infer<typeof ReadResourceResultSchema>> {

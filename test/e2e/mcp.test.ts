@@ -203,6 +203,20 @@ describe('MCP tools in the pipeline', () => {
     expect(page2.next_after).toBeNull();
   });
 
+  it('a server\'s progress notifications are the call\'s live progress, and keep a long call alive', async () => {
+    const t = await boot();
+    // The timeout is 2 s, the operation 3 s in six steps: each progress notification restarts it.
+    const s = (await t.api.post('/v1/sessions', { mcp_servers: { ev: everything({ request_timeout_s: 2 }) }, allowed_tools: ['mcp__ev'] })).body;
+    const sse = await events(t, s.id);
+    const turn = await run(t, s.id, [{ name: 'mcp__ev__trigger-long-running-operation', input: { duration: 3, steps: 6 } }]);
+    expect(turn.results[0].is_error).toBe(false);
+    expect(textOf(turn.results[0])).toContain('Long running operation completed');
+    // Live-only events: the stream was open while the call ran (the last step's may trail the answer).
+    const mine = (e: { event: string; data: { tool_use_id?: string } }) => e.event === 'tool.progress' && e.data.tool_use_id === turn.tool_uses[0].id;
+    await sse.waitFor((e) => mine(e) && e.data.chunk === 'progress 5/6\n');
+    expect(sse.events.filter(mine).map((e) => e.data.chunk).slice(0, 5)).toEqual([1, 2, 3, 4, 5].map((i) => `progress ${i}/6\n`));
+  });
+
   it('ListMcpResources and ReadMcpResource read what servers expose: text and images', async () => {
     const t = await boot();
     const s = (await t.api.post('/v1/sessions', { mcp_servers: { t: own(), ev: everything() } })).body;

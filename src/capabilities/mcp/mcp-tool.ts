@@ -27,7 +27,10 @@ export function mcpTool(hub: McpHub, server: string, info: McpToolInfo, trustRea
       const conn = hub.get(server);
       if (!conn) throw new ToolRefusal(`MCP server "${server}" is not part of this session`);
       try {
-        const result = await conn.callTool(info.name, input, ctx.signal, { turnId: ctx.turnId, toolUseId: ctx.toolUseId });
+        // The server's progress notifications are live progress of the call (`tool.progress`).
+        const result = await conn.callTool(info.name, input, ctx.signal, { turnId: ctx.turnId, toolUseId: ctx.toolUseId }, (p) =>
+          ctx.progress(`progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? `: ${p.message.slice(0, 500)}` : ''}\n`),
+        );
         const mapped = toolResultBlocks(result);
         return { content: mapped.content, ...(mapped.isError ? { isError: true } : {}) };
       } catch (err) {
