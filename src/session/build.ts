@@ -27,14 +27,11 @@ import { memoryDir } from './data-dirs.js';
 import { openSkillFolder, sessionSkills } from './skills.js';
 import { SessionSettings } from './settings.js';
 import { ToolRefusal } from '../tools/tool.js';
-import type { McpServers } from '../contract/mcp.js';
-import { McpHub, type HubServer } from '../mcp/hub.js';
-import type { McpSchemaCompiler } from '../mcp/schema.js';
 import { matchesAny } from '../tools/name-pattern.js';
-import { syncMcpTools } from './mcp-tools.js';
+import { sessionMcpHub, syncMcpTools, type McpHubDeps } from './mcp-tools.js';
 import { EventGate } from './event-gate.js';
 
-export interface BuildDeps {
+export interface BuildDeps extends McpHubDeps {
   config: Config;
   store: Store;
   events: EventLog;
@@ -53,12 +50,6 @@ export interface BuildDeps {
   ownAddresses: () => { address: string; port: number }[];
   /** The session's rules or mode changed: its waiting requests are evaluated again. */
   onPermissionChange(sessionId: string): void;
-  /** The operator's MCP servers (NORMA_MCP_FILE), which every session gets besides its own. */
-  operatorMcp?: McpServers;
-  /** Compiles MCP tools' input schemas (one per server, shared by every session). */
-  mcpSchemas: McpSchemaCompiler;
-  /** Pauses before an exited MCP server is started again (tests shorten them). */
-  mcpRestartDelaysMs?: readonly number[];
 }
 
 export interface BuiltRuntime {
@@ -109,36 +100,9 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     : [];
   const settings = new SessionSettings(record, { store: deps.store, events: deps.events, onPermissionChange: deps.onPermissionChange });
   const gate = new EventGate(deps.events, s.id);
-  const mcpServers: HubServer[] = [
-    ...Object.entries(deps.operatorMcp ?? {}).map(([name, config]) => ({ name, config, source: 'operator' as const })),
-    ...Object.entries(record.mcpServers ?? {}).map(([name, config]) => ({ name, config, source: 'session' as const })),
-  ];
   // The registry is made by the catalog below; MCP tools join it once their servers listed them.
   let registry: ToolRegistry | undefined;
-  const hub = mcpServers.length === 0 ? null : new McpHub(mcpServers, {
-    sandbox,
-    compiler: deps.mcpSchemas,
-    now: deps.clock,
-    fetcher: (server) =>
-      egressFetcher({
-        policy: deps.egress,
-        ...(deps.config.web.proxy ? { proxy: deps.config.web.proxy } : {}),
-        clock: deps.clock,
-        onEvidence: (e) => gate.emit({ type: 'egress.request', tool: `mcp__${server}`, ...e }),
-      }),
-    serverSecrets: [deps.config.token, deps.config.model.apiKey, deps.config.web.search.apiKey, record.modelApiKey].filter((x): x is string => !!x),
-    ...(deps.mcpRestartDelaysMs ? { restartDelaysMs: deps.mcpRestartDelaysMs } : {}),
-    events: {
-      started: (server, e) => gate.emit({ type: 'mcp.server.started', server, restarts: e.restarts, tools: e.tools, duration_ms: e.durationMs }),
-      exited: (server, e) =>
-        gate.emit({ type: 'mcp.server.exited', server, code: e.code, signal: e.signal, reason: e.reason, next: e.next, ...(e.restartInMs !== undefined ? { restart_in_ms: e.restartInMs } : {}) }),
-      toolsChanged: (server, change) => {
-        if (registry && hub) syncMcpTools(registry, hub, server);
-        if (change.added.length + change.removed.length + change.changed.length > 0) gate.emit({ type: 'tools.changed', server, ...change });
-      },
-      evidence: (server, e) => gate.emit({ type: 'mcp.request', server, ...e }),
-    },
-  });
+  const hub = sessionMcpHub(record, sandbox, deps, gate, () => registry);
   const services: SessionServices = {
     sessionId: s.id,
     workspace,
