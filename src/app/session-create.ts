@@ -89,8 +89,14 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
 
   const tools = withImpliedTools(selection.names, body.tools !== undefined, deferred.length > 0, hasMcp);
   const warnings: string[] = [...selection.warnings, ...skills.warnings];
+  // MCP tools are known only once their servers listed them: a pattern naming a server the session
+  // does not have is said; one naming a server's tools is taken as it is.
+  const servers = new Set([...Object.keys(operatorMcp), ...Object.keys(ownMcp)]);
   for (const p of deferred) {
-    if (!p.startsWith('mcp__') && !tools.some((t) => namePattern(p)?.(t))) warnings.push(`deferred_tools: ${JSON.stringify(p)} names no tool of this session`);
+    const server = /^mcp__([A-Za-z0-9_-]+?)(?:__|$)/.exec(p)?.[1];
+    if (p.startsWith('mcp__')) {
+      if (server !== undefined && !server.includes('*') && !servers.has(server)) warnings.push(`deferred_tools: ${JSON.stringify(p)} names MCP server "${server}", which this session does not have`);
+    } else if (!tools.some((t) => namePattern(p)?.(t))) warnings.push(`deferred_tools: ${JSON.stringify(p)} names no tool of this session`);
   }
   if (config.sandbox === 'off') {
     warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');

@@ -370,8 +370,13 @@ describe('servers that fail', () => {
     const file = path.join(dir, 'mcp.json');
     await fs.writeFile(file, JSON.stringify({ mcp_servers: { shared: own(), broken: own('exit-init') } }));
     const t = await boot({ NORMA_MCP_FILE: file });
-    const res = await t.api.post('/v1/sessions', { mcp_servers: { mine: own() } });
+    const res = await t.api.post('/v1/sessions', { mcp_servers: { mine: own() }, deferred_tools: ['mcp__mine__*', 'mcp__shared', 'mcp__nosuch__*'] });
     expect(res.status).toBe(201);
+    // A deferred pattern naming a server the session lacks is said; the others are taken as they are.
+    expect(res.body.warnings.filter((w: string) => w.startsWith('deferred_tools'))).toEqual(['deferred_tools: "mcp__nosuch__*" names MCP server "nosuch", which this session does not have']);
+    const flags = ((await t.api.get(`/v1/sessions/${res.body.id}/tools?include=deferred`)).body as { name: string; deferred: boolean }[]).filter((x) => x.name.startsWith('mcp__'));
+    expect(flags.length).toBeGreaterThan(0);
+    expect(flags.every((x) => x.deferred)).toBe(true);
     expect(res.body.mcp_servers.shared.source).toBe('operator');
     expect(res.body.mcp_servers.mine.source).toBe('session');
     expect(res.body.warnings.join('\n')).toMatch(/mcp_servers\.broken: MCP server "broken" failed while starting and initializing: it exited with code 3/);
