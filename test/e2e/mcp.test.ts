@@ -482,3 +482,38 @@ describe('Streamable HTTP servers', () => {
     }
   });
 });
+
+describe('deferred MCP tools', () => {
+  it('are hidden, refused until a search unlocks them, and then asked about under their own name through the wrapper', async () => {
+    const t = await boot();
+    const s = (await t.api.post('/v1/sessions', { mcp_servers: { t: own() }, deferred_tools: ['mcp__t__*'] })).body;
+    const exposed = ((await t.api.get(`/v1/sessions/${s.id}/tools`)).body as { name: string }[]).map((x) => x.name);
+    expect(exposed.filter((n) => n.startsWith('mcp__'))).toEqual([]);
+    expect(exposed).toEqual(expect.arrayContaining(['SearchExtraTools', 'ExecuteExtraTool']));
+    const refused = await run(t, s.id, [
+      { name: 'mcp__t__echo', input: { text: 'a' } },
+      { name: 'ExecuteExtraTool', input: { name: 'mcp__t__echo', input: { text: 'a' } } },
+    ]);
+    for (const r of refused.results) expect(textOf(r)).toMatch(/^mcp__t__echo is a deferred tool that is not unlocked yet/);
+
+    const found = await run(t, s.id, [{ name: 'SearchExtraTools', input: { query: 'echoes text' } }]);
+    expect(textOf(found.results[0])).toContain('<tool name="mcp__t__echo">');
+    expect(textOf(found.results[0])).toContain('"maxLength":100');
+    const wrapped = await run(t, s.id, [{ name: 'ExecuteExtraTool', input: { name: 'mcp__t__echo', input: { text: 'via the wrapper' } } }], 2);
+    expect(wrapped.status).toBe('awaiting_permission');
+    const [perm] = (await t.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items;
+    expect(perm).toMatchObject({ tool: 'mcp__t__echo', input: { text: 'via the wrapper' } });
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${perm.id}`, { behavior: 'allow', remember: ['mcp__t__echo'] });
+    const done = await waitForTurn(t, s.id, wrapped.id);
+    expect(textOf(done.results[0])).toBe('echo: via the wrapper');
+    // The server's own schema applies through the wrapper too.
+    const invalid = await run(t, s.id, [{ name: 'ExecuteExtraTool', input: { name: 'mcp__t__echo', input: { text: 'x'.repeat(101) } } }]);
+    expect(textOf(invalid.results[0])).toMatch(/^Invalid input for mcp__t__echo: input\.text: must NOT have more than 100 characters/);
+  });
+});
+
+async function waitForTurn(t: TestServer, sessionId: string, turnId: string) {
+  const res = await t.api.get(`/v1/sessions/${sessionId}/turns/${turnId}?wait=20`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
