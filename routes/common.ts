@@ -29,6 +29,15 @@ export const problems = {
 export const commonProblems = { 400: problems[400], 401: problems[401], 500: problems[500], 503: problems[503], 507: problems[507] };
 export const bodyProblems = { ...commonProblems, 413: problems[413], 415: problems[415] };
 
+/** A page of a session's events of one kind (hook runs, egress, MCP requests): after a seq, at most `limit`. */
+export const EventPageQuery = Type.Object(
+  {
+    after: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
+  },
+  { additionalProperties: false },
+);
+
 export const SessionParams = Type.Object({ session_id: Id('Session id') }, { additionalProperties: false });
 export const TurnParams = Type.Object(
   { session_id: Id('Session id'), turn_id: Id('Turn id') },

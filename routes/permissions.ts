@@ -13,7 +13,7 @@ import {
   PermissionResponseSchema,
   ref,
 } from '../src/contract/schemas.js';
-import { PermissionParams, SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
+import { EventPageQuery, PermissionParams, SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
 
 export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
@@ -98,13 +98,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
           'duration, the outcome, its decision and the digest of any rewrite it asked for, or the error. These are the ' +
           'session\'s `hook.completed` and `hook.failed` events. Page with `after` (the `seq` of the last one seen).',
         params: SessionParams,
-        querystring: Type.Object(
-          {
-            after: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: EventPageQuery,
         response: { 200: ref(HookRunListSchema, 'One page of hook runs'), ...commonProblems, 404: problems[404] },
       },
     },
@@ -123,13 +117,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
           'method, URL, the address connected to, status, bytes and SHA-256 of the body received — or the egress rule that ' +
           'refused it. These are the session\'s `egress.request` events. Page with `after` (the `seq` of the last one seen).',
         params: SessionParams,
-        querystring: Type.Object(
-          {
-            after: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: EventPageQuery,
         response: { 200: ref(EgressListSchema, 'One page of outbound requests'), ...commonProblems, 404: problems[404] },
       },
     },
@@ -148,13 +136,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
           'server, method, tool, sizes and SHA-256 of request and response, outcome and duration. These are the session\'s `mcp.request` ' +
           'events. Page with `after` (the `seq` of the last one seen).',
         params: SessionParams,
-        querystring: Type.Object(
-          {
-            after: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: EventPageQuery,
         response: { 200: ref(McpRequestListSchema, 'One page of MCP requests'), ...commonProblems, 404: problems[404] },
       },
     },
