@@ -88,20 +88,27 @@ async function main(): Promise<void> {
     await c.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
     const straight: number[] = [];
     const piped: number[] = [];
+    const local: number[] = [];
     const body = { tool_uses: [{ name: 'mcp__ev__echo', input: { message: 'hello' } }] };
+    // The same pipeline with a local tool (LS of the empty workspace): what the MCP hop adds to it.
+    const lsBody = { tool_uses: [{ name: 'LS', input: { path: '.' } }] };
     for (let i = 0; i < CALLS + 20; i++) {
       const [a] = await timed(() => c.callTool({ name: 'echo', arguments: { message: 'hello' } }));
       const [b, turn] = await timed(() => apiCall(agent, base, 'POST', `/v1/sessions/${session}/turns?wait=10`, body));
       if (turn.status !== 'completed' || turn.results[0].is_error) throw new Error(`the call failed: ${JSON.stringify(turn.results)}`);
+      const [l, lsTurn] = await timed(() => apiCall(agent, base, 'POST', `/v1/sessions/${session}/turns?wait=10`, lsBody));
+      if (lsTurn.status !== 'completed' || lsTurn.results[0].is_error) throw new Error(`LS failed: ${JSON.stringify(lsTurn.results)}`);
       if (i >= 20) {
         straight.push(a);
         piped.push(b);
+        local.push(l);
       }
     }
     await c.close();
     console.log(`  echo straight to the server (SDK client)  ${ms(median(straight))} (median of ${CALLS})`);
     console.log(`  echo as a direct turn through the pipeline ${ms(median(piped))} (median of ${CALLS}; HTTP, validation, rules, evidence, cap, store, events)`);
     console.log(`  ratio: ${(median(piped) / median(straight)).toFixed(2)}x; the pipeline and HTTP add ${(median(piped) - median(straight)).toFixed(2)} ms per call`);
+    console.log(`  LS as a direct turn (no MCP), same session ${ms(median(local))} (median of ${CALLS}): the MCP call costs ${(median(piped) - median(local)).toFixed(2)} ms more`);
   } finally {
     await agent.close();
     await stopChildren(children);
