@@ -114,6 +114,7 @@ export class McpHub {
           env: c.env ?? {},
           ...(c.read_only_paths?.length ? { readOnlyPaths: c.read_only_paths.map((p) => path.resolve(p)) } : {}),
           network: c.network ?? false,
+          longLived: true,
         }),
     });
     return {

@@ -46,6 +46,11 @@ export interface SpawnRequest {
   readOnlyPaths?: readonly string[];
   /** HTTP(S) through the session's egress proxy for this process; default: the session's `sandbox_network`. */
   network?: boolean;
+  /**
+   * A process that lives as long as the session (an MCP server): while only such processes run, the
+   * watch looks less often (a session idling with its servers does not run `du` every second).
+   */
+  longLived?: boolean;
 }
 
 export interface SandboxedProcess {
@@ -74,6 +79,7 @@ export interface SessionSandboxOptions {
 
 interface Running {
   kill(): void;
+  longLived?: boolean;
   group: CommandGroup | null;
   start: LimitCounters;
   limit?: string;
@@ -81,6 +87,9 @@ interface Running {
 
 const WATCH_MS = 250;
 const DU_MIN_INTERVAL_MS = 1000;
+/** While only long-lived processes run: a watch round a second, a disk measurement every 15 s at most. */
+const IDLE_WATCH_MS = 1000;
+const IDLE_DU_MIN_INTERVAL_MS = 15_000;
 
 function mib(n: number): string {
   return n >= 1024 ** 3 && n % 1024 ** 3 === 0 ? `${n / 1024 ** 3} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
@@ -101,6 +110,8 @@ export class SessionSandbox {
   private diskCost = 0;
   private closed = false;
   private seq = 0;
+  /** When the watch last looked (rounds are spaced out while only long-lived processes run). */
+  private lastRound = 0;
 
   constructor(
     readonly host: SandboxHost,
@@ -206,7 +217,7 @@ export class SessionSandbox {
       await group?.remove();
       throw err;
     }
-    const entry: Running = { kill: () => killTree(started), group, start };
+    const entry: Running = { kill: () => killTree(started), group, start, ...(req.longLived ? { longLived: true } : {}) };
     this.track(entry);
     const child = started.child;
     const exited = (async (): Promise<ProcessExit> => {
@@ -310,6 +321,9 @@ export class SessionSandbox {
   /** One round of the watch over the running processes' counters and the session's disk use. */
   private async watch(): Promise<void> {
     const entries = [...this.running];
+    const idle = entries.length > 0 && entries.every((e) => e.longLived);
+    if (idle && Date.now() - this.lastRound < IDLE_WATCH_MS) return;
+    this.lastRound = Date.now();
     for (const e of entries) {
       if (!e.group || e.limit) continue;
       const c = await e.group.counters().catch(() => e.start);
@@ -327,7 +341,7 @@ export class SessionSandbox {
         if (victim) this.stop(victim, this.processMessage());
       }
     }
-    const due = Date.now() - this.diskCheckedAt >= Math.max(DU_MIN_INTERVAL_MS, this.diskCost * 20);
+    const due = Date.now() - this.diskCheckedAt >= Math.max(idle ? IDLE_DU_MIN_INTERVAL_MS : DU_MIN_INTERVAL_MS, this.diskCost * 20);
     if (due && !this.diskBusy && entries.length > 0) {
       const before = this.diskCheckedAt > 0 ? this.diskUsed : 0;
       const used = await this.measureDisk();
