@@ -1,5 +1,5 @@
 // One MCP server of a session: started (in the sandbox, or over Streamable HTTP through the
-// egress guard), initialized and asked for its tools and resources; restarted with backoff when
+// egress guard), initialized and asked for its tools and resources (listing.ts); restarted with backoff when
 // it exits (a bounded number of times); closed with the session. Requests have timeouts, and a
 // cancelled call sends `notifications/cancelled` (the SDK's Protocol does, on abort).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,45 +14,21 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MCP_TOOL_NAME_PATTERN, type McpServerConfig } from '../contract/mcp.js';
+import type { McpServerConfig } from '../contract/mcp.js';
 import { EvidenceTransport, withOrigin, type McpEvidence, type McpOrigin } from './evidence.js';
+import { listResources, listTools, McpUnavailable, type McpResourceInfo, type McpToolInfo } from './listing.js';
+
+export { McpUnavailable, type McpResourceInfo, type McpToolInfo } from './listing.js';
 import type { McpSchemaCompiler } from './schema.js';
 
 export const DEFAULT_STARTUP_TIMEOUT_S = 30;
 export const DEFAULT_REQUEST_TIMEOUT_S = 120;
-/** More than this many tools from one server is refused (pages are read until then). */
-export const MAX_TOOLS_PER_SERVER = 1000;
-export const MAX_RESOURCES_PER_SERVER = 1000;
-const MAX_PAGES = 100;
 /** Pauses before each restart after an exit; when they are used up the server is `failed`. */
 export const RESTART_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
 /** A server that ran this long before it exited starts its restart count afresh. */
 const HEALTHY_MS = 60_000;
-const FULL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
-/** The longest tool description passed on to models. */
-export const MAX_DESCRIPTION_CHARS = 4096;
-const TOOL_NAME = new RegExp(MCP_TOOL_NAME_PATTERN);
 
 export type ConnectionStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'closed';
-
-export interface McpToolInfo {
-  /** The server's name for it. */
-  name: string;
-  /** `mcp__<server>__<tool>`. */
-  fullName: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  validate(input: unknown): string[];
-  /** The server's readOnlyHint (trusted only where the operator or session said so). */
-  readOnlyHint: boolean;
-}
-
-export interface McpResourceInfo {
-  uri: string;
-  name: string;
-  mimeType?: string;
-  description?: string;
-}
 
 /** The transport for one start, and what it can tell about why it ended. */
 export interface OpenedTransport {
@@ -83,12 +59,6 @@ export interface McpProgress {
   total?: number;
   message?: string;
 }
-
-/** Why a server could not be used; the message is for people (400 problems, warnings, is_error). */
-export class McpUnavailable extends Error {}
-
-const LooseToolList = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
-const LooseResourceList = z.object({ resources: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
 
 export class McpConnection {
   status: ConnectionStatus = 'starting';
@@ -161,11 +131,11 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout: this.startupMs, signal: deadline });
       connected = true;
-      const listed = await this.listTools(client, deadline);
+      const listed = await listTools(client, { server: this.d.server, compiler: this.d.compiler, timeoutMs: this.startupMs, signal: deadline });
       const tools = listed.tools;
       const caps = client.getServerCapabilities();
       this.otherProblems = [];
-      const resources = caps?.resources ? await this.listResources(client, deadline).catch((err: unknown) => {
+      const resources = caps?.resources ? await listResources(client, this.requestMs, deadline).catch((err: unknown) => {
         this.otherProblems.push(`resources/list failed: ${this.d.redact(messageOf(err))}`);
         return [] as McpResourceInfo[];
       }) : [];
@@ -211,89 +181,6 @@ export class McpConnection {
     return this.d.redact(`MCP server "${this.d.server}" failed while ${during}: ${why}${tail}`);
   }
 
-  private async listTools(client: Client, signal: AbortSignal): Promise<{ tools: McpToolInfo[]; problems: string[] }> {
-    const out: McpToolInfo[] = [];
-    const problems: string[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const r = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LooseToolList, { timeout: this.startupMs, signal });
-      for (const raw of r.tools) {
-        const t = this.toolOf(raw, seen, problems);
-        if (t) out.push(t);
-      }
-      if (out.length > MAX_TOOLS_PER_SERVER) throw new McpUnavailable(`it advertises more than ${MAX_TOOLS_PER_SERVER} tools; at most ${MAX_TOOLS_PER_SERVER} are taken from one server`);
-      cursor = r.nextCursor;
-      if (!cursor) return { tools: out, problems };
-    }
-    throw new McpUnavailable(`its tool list did not end after ${MAX_PAGES} pages`);
-  }
-
-  /** One advertised tool, or null with a problem that names it (bad name, bad schema, a second tool of that name). */
-  private toolOf(raw: unknown, seen: Set<string>, problems: string[]): McpToolInfo | null {
-    const t = (typeof raw === 'object' && raw !== null ? raw : {}) as { name?: unknown; description?: unknown; title?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
-    const name = typeof t.name === 'string' ? t.name : '';
-    const shown = JSON.stringify(name.slice(0, 80));
-    if (!TOOL_NAME.test(name)) {
-      problems.push(`tool ${shown} left out: a tool name must match ${MCP_TOOL_NAME_PATTERN}`);
-      return null;
-    }
-    const fullName = `mcp__${this.d.server}__${name}`;
-    if (!FULL_NAME.test(fullName)) {
-      problems.push(`tool ${shown} left out: its full name ${fullName} is longer than 128 characters`);
-      return null;
-    }
-    if (seen.has(name)) {
-      problems.push(`tool ${shown} left out: the server lists it twice`);
-      return null;
-    }
-    const compiled = this.d.compiler.compile(t.inputSchema);
-    if (!compiled.ok) {
-      problems.push(`tool ${shown} left out: ${compiled.problem}`);
-      return null;
-    }
-    seen.add(name);
-    let description = typeof t.description === 'string' ? t.description : typeof t.title === 'string' ? t.title : '';
-    if (description.length > MAX_DESCRIPTION_CHARS) {
-      // Every model request carries it: a server does not get to fill the context.
-      problems.push(`tool ${shown}: its description of ${description.length} characters was cut to ${MAX_DESCRIPTION_CHARS}`);
-      description = `${description.slice(0, MAX_DESCRIPTION_CHARS)}…`;
-    }
-    return {
-      name,
-      fullName,
-      description,
-      inputSchema: t.inputSchema as Record<string, unknown>,
-      validate: compiled.validate,
-      readOnlyHint: t.annotations?.readOnlyHint === true,
-    };
-  }
-
-  private async listResources(client: Client, signal?: AbortSignal): Promise<McpResourceInfo[]> {
-    const out: McpResourceInfo[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const r = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} }, LooseResourceList, {
-        timeout: this.requestMs,
-        ...(signal ? { signal } : {}),
-      });
-      for (const raw of r.resources) {
-        const x = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-        if (typeof x.uri !== 'string') continue;
-        out.push({
-          uri: x.uri,
-          name: typeof x.name === 'string' ? x.name : x.uri,
-          ...(typeof x.mimeType === 'string' ? { mimeType: x.mimeType } : {}),
-          ...(typeof x.description === 'string' ? { description: x.description } : {}),
-        });
-        if (out.length >= MAX_RESOURCES_PER_SERVER) return out;
-      }
-      cursor = r.nextCursor;
-      if (!cursor) return out;
-    }
-    return out;
-  }
-
   /** `tools/list_changed`: the list is read again — once more at most for any number that arrive meanwhile. */
   private refreshTools(client: Client): void {
     if (this.refreshing) {
@@ -313,7 +200,7 @@ export class McpConnection {
     const before = this.tools;
     let listed;
     try {
-      listed = await this.listTools(client, AbortSignal.timeout(this.requestMs));
+      listed = await listTools(client, { server: this.d.server, compiler: this.d.compiler, timeoutMs: this.requestMs, signal: AbortSignal.timeout(this.requestMs) });
     } catch (err) {
       this.toolProblems = [...this.toolProblems.filter((p) => !p.startsWith('after tools/list_changed')), `after tools/list_changed, the new list could not be read (the old one is kept): ${this.d.redact(messageOf(err))}`];
       return;
@@ -326,7 +213,7 @@ export class McpConnection {
 
   private async refreshResources(client: Client): Promise<void> {
     if (client !== this.client || this.status !== 'running') return;
-    this.resources = await this.listResources(client).catch(() => this.resources);
+    this.resources = await listResources(client, this.requestMs).catch(() => this.resources);
   }
 
   private announceChange(before: readonly McpToolInfo[], after: readonly McpToolInfo[]): void {
@@ -432,7 +319,7 @@ export class McpConnection {
     const client = this.client!;
     if (!client.getServerCapabilities()?.resources) return null;
     try {
-      this.resources = await withOrigin(origin, () => this.listResources(client, signal));
+      this.resources = await withOrigin(origin, () => listResources(client, this.requestMs, signal));
       return this.resources;
     } catch (err) {
       if (signal.aborted) throw err;

@@ -1,0 +1,135 @@
+// What an MCP server offers, read and checked: its tools (every page, at most 1,000; each name,
+// schema and description judged on its own, so one bad tool is reported and the rest kept) and its
+// resources. Lists are requested with a loose result schema: the SDK's strict one would refuse a
+// whole server for one bad tool.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { z } from 'zod';
+import { MCP_TOOL_NAME_PATTERN } from '../contract/mcp.js';
+import type { McpSchemaCompiler } from './schema.js';
+
+/** More than this many tools from one server is refused (pages are read until then). */
+export const MAX_TOOLS_PER_SERVER = 1000;
+export const MAX_RESOURCES_PER_SERVER = 1000;
+const MAX_PAGES = 100;
+const FULL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+/** The longest tool description passed on to models. */
+export const MAX_DESCRIPTION_CHARS = 4096;
+const TOOL_NAME = new RegExp(MCP_TOOL_NAME_PATTERN);
+
+export interface McpToolInfo {
+  /** The server's name for it. */
+  name: string;
+  /** `mcp__<server>__<tool>`. */
+  fullName: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  validate(input: unknown): string[];
+  /** The server's readOnlyHint (trusted only where the operator or session said so). */
+  readOnlyHint: boolean;
+}
+
+export interface McpResourceInfo {
+  uri: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+}
+
+/** Why a server could not be used; the message is for people (400 problems, warnings, is_error). */
+export class McpUnavailable extends Error {}
+
+
+/** How one server's tools are listed. */
+export interface ToolListing {
+  server: string;
+  compiler: McpSchemaCompiler;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+const LooseToolList = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+const LooseResourceList = z.object({ resources: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+
+export async function listTools(client: Client, o: ToolListing): Promise<{ tools: McpToolInfo[]; problems: string[] }> {
+  const out: McpToolInfo[] = [];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const r = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LooseToolList, { timeout: o.timeoutMs, signal: o.signal });
+    for (const raw of r.tools) {
+      const t = toolOf(raw, o, seen, problems);
+      if (t) out.push(t);
+    }
+    if (out.length > MAX_TOOLS_PER_SERVER) throw new McpUnavailable(`it advertises more than ${MAX_TOOLS_PER_SERVER} tools; at most ${MAX_TOOLS_PER_SERVER} are taken from one server`);
+    cursor = r.nextCursor;
+    if (!cursor) return { tools: out, problems };
+  }
+  throw new McpUnavailable(`its tool list did not end after ${MAX_PAGES} pages`);
+}
+
+/** One advertised tool, or null with a problem that names it (bad name, bad schema, a second tool of that name). */
+function toolOf(raw: unknown, o: ToolListing, seen: Set<string>, problems: string[]): McpToolInfo | null {
+  const t = (typeof raw === 'object' && raw !== null ? raw : {}) as { name?: unknown; description?: unknown; title?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
+  const name = typeof t.name === 'string' ? t.name : '';
+  const shown = JSON.stringify(name.slice(0, 80));
+  if (!TOOL_NAME.test(name)) {
+    problems.push(`tool ${shown} left out: a tool name must match ${MCP_TOOL_NAME_PATTERN}`);
+    return null;
+  }
+  const fullName = `mcp__${o.server}__${name}`;
+  if (!FULL_NAME.test(fullName)) {
+    problems.push(`tool ${shown} left out: its full name ${fullName} is longer than 128 characters`);
+    return null;
+  }
+  if (seen.has(name)) {
+    problems.push(`tool ${shown} left out: the server lists it twice`);
+    return null;
+  }
+  const compiled = o.compiler.compile(t.inputSchema);
+  if (!compiled.ok) {
+    problems.push(`tool ${shown} left out: ${compiled.problem}`);
+    return null;
+  }
+  seen.add(name);
+  let description = typeof t.description === 'string' ? t.description : typeof t.title === 'string' ? t.title : '';
+  if (description.length > MAX_DESCRIPTION_CHARS) {
+    // Every model request carries it: a server does not get to fill the context.
+    problems.push(`tool ${shown}: its description of ${description.length} characters was cut to ${MAX_DESCRIPTION_CHARS}`);
+    description = `${description.slice(0, MAX_DESCRIPTION_CHARS)}…`;
+  }
+  return {
+    name,
+    fullName,
+    description,
+    inputSchema: t.inputSchema as Record<string, unknown>,
+    validate: compiled.validate,
+    readOnlyHint: t.annotations?.readOnlyHint === true,
+  };
+}
+
+/** The server's resources (every page, at most MAX_RESOURCES_PER_SERVER). */
+export async function listResources(client: Client, timeoutMs: number, signal?: AbortSignal): Promise<McpResourceInfo[]> {
+  const out: McpResourceInfo[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const r = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} }, LooseResourceList, {
+      timeout: timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
+    for (const raw of r.resources) {
+      const x = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+      if (typeof x.uri !== 'string') continue;
+      out.push({
+        uri: x.uri,
+        name: typeof x.name === 'string' ? x.name : x.uri,
+        ...(typeof x.mimeType === 'string' ? { mimeType: x.mimeType } : {}),
+        ...(typeof x.description === 'string' ? { description: x.description } : {}),
+      });
+      if (out.length >= MAX_RESOURCES_PER_SERVER) return out;
+    }
+    cursor = r.nextCursor;
+    if (!cursor) return out;
+  }
+  return out;
+}
