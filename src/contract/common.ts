@@ -1,6 +1,7 @@
 // Pieces every resource of the HTTP contract uses: `$ref`s to registered schemas, ids, the
 // problem+json body, and the text block.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import './formats.js';
 
 /** A `$ref` to a registered schema that keeps the referenced schema's static type. */
 export function ref<T extends TSchema>(schema: T, description?: string) {

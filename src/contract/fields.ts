@@ -1,6 +1,7 @@
 // Field schemas several resources embed (timestamps, permission rule strings). They are not
 // registered components, and the public index does not export them.
 import { Type } from '@sinclair/typebox';
+import './formats.js';
 
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
 

@@ -433,6 +433,22 @@ describe('operator hooks from NORMA_HOOKS_FILE', () => {
     }
   });
 
+  it('take http hooks too: a URL and a time in a file pass the same format checks as in the API', async () => {
+    const dir = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'norma-hookfile-'));
+    try {
+      const file = path.join(dir, 'hooks.json');
+      await fs.writeFile(file, JSON.stringify({ PostToolUse: [{ hooks: [{ type: 'http', url: 'http://127.0.0.1:9/audit', timeout_s: 1, on_failure: 'continue' }] }] }));
+      t = await startServer({ NORMA_HOOKS_FILE: file, NORMA_EGRESS_ALLOW: '127.0.0.1' });
+      expect((await t.api.get('/healthz')).status).toBe(200);
+      await t.close();
+      t = undefined;
+      await fs.writeFile(file, JSON.stringify({ PostToolUse: [{ hooks: [{ type: 'http', url: 'not a url' }] }] }));
+      await expect(startServer({ NORMA_HOOKS_FILE: file })).rejects.toThrow(/NORMA_HOOKS_FILE .*hooks\.json: \/PostToolUse\/0\/hooks\/0/);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a bad file stops start-up, naming the hook and the problem', async () => {
     const dir = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'norma-hookfile-'));
     try {
