@@ -13,20 +13,30 @@ const problem = (description: string) => ({
 /** Problem responses by status; each route spreads the ones it can produce. */
 export const problems = {
   400: problem('Invalid request: the detail and `errors` say what to fix'),
-  401: problem('Missing or wrong bearer token'),
+  401: problem('Missing, unknown or expired key (or event ticket)'),
+  403: problem('The key\'s scopes or its tenant\'s policy do not allow this, or the request\'s Origin is not allowed'),
   404: problem('No such resource'),
   409: problem('Conflicts with the resource\'s current state'),
   410: problem('Gone: removed by retention'),
   413: problem('Request body too large'),
   415: problem('Unsupported content type (send application/json)'),
   416: problem('The requested range is outside the resource'),
+  429: problem('A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns'),
   507: problem('Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact'),
   503: problem('Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored'),
   500: problem('Internal error (details are in the server log, never in the response)'),
   501: problem('Not supported by this server version'),
 } as const;
 
-export const commonProblems = { 400: problems[400], 401: problems[401], 500: problems[500], 503: problems[503], 507: problems[507] };
+export const commonProblems = {
+  400: problems[400],
+  401: problems[401],
+  403: problems[403],
+  429: problems[429],
+  500: problems[500],
+  503: problems[503],
+  507: problems[507],
+};
 export const bodyProblems = { ...commonProblems, 413: problems[413], 415: problems[415] };
 
 /** A page of a session's events of one kind (hook runs, egress, MCP requests): after a seq, at most `limit`. */
@@ -63,6 +73,7 @@ export function drainedOrClosed(res: import('node:http').ServerResponse): Promis
 
 /** The caller's scope, set by the auth check for every request that reached a protected route. */
 export function scopeOf(req: import('fastify').FastifyRequest): Scope {
-  // A protected route is reached only with a scope; a public one acts as loopback.
-  return req.scope ?? { principal: 'loopback' };
+  // A protected route is reached only with a scope: without one, nothing is served.
+  if (req.scope === null) throw new Error(`${req.method} ${req.routeOptions.url} was reached without a scope`);
+  return req.scope;
 }

@@ -6,8 +6,9 @@ import type { AppContext } from '../src/app-context.js';
 import { EventSchema, LIVE_ONLY_EVENTS } from '../src/contract/events.js';
 import { ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
-import { openEventStream, serialized, writeComment, writeEvent } from '../src/http/sse.js';
+import { headTaken, openEventStream, serialized, writeComment, writeEvent } from '../src/http/sse.js';
 import { SessionParams, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
+import { EventTicketSchema, TICKET_PATTERN } from '../src/contract/tenant.js';
 
 /** During a replay, wait for the socket to drain once this much is queued. */
 const REPLAY_HIGH_WATER = 1024 * 1024;
@@ -16,6 +17,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
   app.get(
     '/v1/sessions/:session_id/events',
     {
+      config: { access: 'read', ticket: true },
       schema: {
         operationId: 'streamEvents',
         tags: ['events'],
@@ -23,10 +25,16 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         description:
           'Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) ' +
           'or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events ' +
-          '(`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s. The stream ends after `session.closed`.',
+          '(`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s; `retry:` tells an EventSource how ' +
+          'long to wait before reconnecting. The stream ends after `session.closed`; a closed session with nothing left to ' +
+          'replay answers 204, which stops an EventSource. A browser authenticates with `?ticket=` (POST …/events/tickets) ' +
+          'instead of the Authorization header it cannot send.',
         params: SessionParams,
         querystring: Type.Object(
-          { after: Type.Optional(Type.Integer({ minimum: 0, description: 'Replay events with a greater seq' })) },
+          {
+            after: Type.Optional(Type.Integer({ minimum: 0, description: 'Replay events with a greater seq' })),
+            ticket: Type.Optional(Type.String({ pattern: TICKET_PATTERN, description: 'An event ticket (single use, 60 s) instead of the Authorization header' })),
+          },
           { additionalProperties: false },
         ),
         headers: Type.Object({
@@ -37,6 +45,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
             description: 'An endless text/event-stream; each `data` is one Event',
             content: { 'text/event-stream': { schema: ref(EventSchema) } },
           },
+          204: Type.Null({ description: 'The session is closed and every event after the given one was delivered: nothing will come (an EventSource stops)' }),
           ...commonProblems,
           404: problems[404],
         },
@@ -51,10 +60,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       if (after > last) {
         throw new DomainError('invalid', `after=${after} is beyond the session's last event (${last})`);
       }
+      // A closed session whose final event the client already has: 204, so an EventSource stops
+      // reconnecting instead of trying again every few seconds forever.
+      if (session.status === 'closed' && after >= last) return reply.code(204).send(null);
 
       reply.hijack();
       const res = reply.raw;
-      openEventStream(res, String(req.id));
+      // The headers set so far (CORS, rate limit, request id) go out with the stream's head.
+      openEventStream(res, String(req.id), headTaken(reply.getHeaders()), ctx.config.sseRetryMs);
 
       let closed = false;
       let lastDelivered = after;
@@ -105,6 +118,28 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       if (closed) subscription.close();
       // A closed session whose final event the client already has: nothing more will come.
       else if (session.status === 'closed' && after >= ctx.events.lastSeq(sessionId)) finish();
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:session_id/events/tickets',
+    {
+      config: { access: 'read' },
+      schema: {
+        operationId: 'createEventTicket',
+        tags: ['events'],
+        summary: 'Take a ticket for the event stream (browsers)',
+        description:
+          'An EventSource cannot send the Authorization header, and a long-lived key never belongs in a URL. The ticket ' +
+          'opens this session\'s event stream once (`GET …/events?ticket=…`) within 60 s, for the key that took it. ' +
+          'A spent, expired or foreign ticket is refused with 401; take a new one for every (re)connection.',
+        params: SessionParams,
+        response: { 201: ref(EventTicketSchema, 'The ticket'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req, reply) => {
+      const ticket = ctx.app.sessions.eventTicket(scopeOf(req), req.params.session_id);
+      return reply.code(201).header('cache-control', 'no-store').send(ticket);
     },
   );
 };

@@ -39,6 +39,7 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.get(
     '/v1/sessions/:session_id/outputs',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listOutputs',
         tags: ['outputs'],
@@ -53,6 +54,7 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.get(
     '/v1/sessions/:session_id/outputs/:output_id',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'getOutput',
         tags: ['outputs'],

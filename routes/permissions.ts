@@ -19,6 +19,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
   app.get(
     '/v1/sessions/:session_id/permissions',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listPermissions',
         tags: ['permissions'],
@@ -37,6 +38,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
   app.post(
     '/v1/sessions/:session_id/permissions/:permission_id',
     {
+      config: { access: 'approve' },
       schema: {
         operationId: 'answerPermission',
         tags: ['permissions'],
@@ -55,6 +57,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
   app.get(
     '/v1/sessions/:session_id/decisions',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listDecisions',
         tags: ['permissions'],
@@ -89,6 +92,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
   app.get(
     '/v1/sessions/:session_id/hook-runs',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listHookRuns',
         tags: ['permissions'],
@@ -108,6 +112,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
   app.get(
     '/v1/sessions/:session_id/egress',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listEgress',
         tags: ['permissions'],
@@ -127,6 +132,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
   app.get(
     '/v1/sessions/:session_id/mcp/requests',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listMcpRequests',
         tags: ['permissions'],

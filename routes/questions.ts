@@ -11,6 +11,7 @@ export const questionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
   app.get(
     '/v1/sessions/:session_id/questions',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listQuestions',
         tags: ['questions'],
@@ -26,6 +27,7 @@ export const questionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
   app.post(
     '/v1/sessions/:session_id/questions/:question_id',
     {
+      config: { access: 'approve' },
       schema: {
         operationId: 'answerQuestion',
         tags: ['questions'],

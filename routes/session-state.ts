@@ -9,6 +9,7 @@ export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
   app.get(
     '/v1/sessions/:session_id/todos',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'getTodos',
         tags: ['state'],
@@ -23,6 +24,7 @@ export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
   app.get(
     '/v1/sessions/:session_id/memory',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listMemory',
         tags: ['state'],
@@ -38,6 +40,7 @@ export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
   app.get(
     '/v1/sessions/:session_id/mcp',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listMcpServers',
         tags: ['state'],
@@ -53,6 +56,7 @@ export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
   app.get(
     '/v1/sessions/:session_id/skills',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listSkills',
         tags: ['state'],

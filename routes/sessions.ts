@@ -11,12 +11,14 @@ import {
   ref,
 } from '../src/contract/schemas.js';
 import { SessionExportSchema } from '../src/contract/events.js';
+import { headTaken } from '../src/http/sse.js';
 import { SessionParams, bodyProblems, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
     '/v1/sessions',
     {
+      config: { access: 'write' },
       schema: {
         operationId: 'createSession',
         tags: ['sessions'],
@@ -39,6 +41,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   app.get(
     '/v1/sessions',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listSessions',
         tags: ['sessions'],
@@ -59,6 +62,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   app.get(
     '/v1/sessions/:session_id',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'getSession',
         tags: ['sessions'],
@@ -73,6 +77,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   app.patch(
     '/v1/sessions/:session_id',
     {
+      config: { access: 'write' },
       schema: {
         operationId: 'updateSession',
         tags: ['sessions'],
@@ -88,6 +93,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   app.delete(
     '/v1/sessions/:session_id',
     {
+      config: { access: 'write' },
       schema: {
         operationId: 'closeSession',
         tags: ['sessions'],
@@ -106,6 +112,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   app.get(
     '/v1/sessions/:session_id/tools',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listSessionTools',
         tags: ['sessions'],
@@ -122,6 +129,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   app.get(
     '/v1/sessions/:session_id/export',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'exportSession',
         tags: ['sessions'],
@@ -138,6 +146,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
+        ...headTaken(reply.getHeaders()), // CORS, rate limit
         'content-type': 'application/json; charset=utf-8',
         'content-disposition': `attachment; filename="${req.params.session_id}.json"`,
         'x-request-id': String(req.id),

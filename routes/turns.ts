@@ -11,6 +11,7 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
   app.post(
     '/v1/sessions/:session_id/turns',
     {
+      config: { access: 'write' },
       schema: {
         operationId: 'createTurn',
         tags: ['turns'],
@@ -45,6 +46,7 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
   app.get(
     '/v1/sessions/:session_id/turns',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'listTurns',
         tags: ['turns'],
@@ -59,6 +61,7 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
   app.get(
     '/v1/sessions/:session_id/turns/:turn_id',
     {
+      config: { access: 'read' },
       schema: {
         operationId: 'getTurn',
         tags: ['turns'],
@@ -81,6 +84,7 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
   app.post(
     '/v1/sessions/:session_id/turns/:turn_id/cancel',
     {
+      config: { access: 'write' },
       schema: {
         operationId: 'cancelTurn',
         tags: ['turns'],

@@ -34,6 +34,10 @@ export interface Config {
   dataDir: string;
   workspaceRoot: string;
   token: string | undefined;
+  /** The API keys, their tenants, scopes and policies (NORMA_API_KEYS_FILE; reloaded on SIGHUP). */
+  apiKeysFile: string | undefined;
+  /** Origins allowed to call the API from a browser (NORMA_CORS_ORIGINS); empty: CORS is off. */
+  corsOrigins: string[];
   logLevel: LogLevel;
   sandbox: SandboxMode;
   sessionHooks: boolean;
@@ -73,6 +77,8 @@ export interface Config {
   sseHeartbeatMs: number;
   /** An SSE subscriber whose unsent output passes this is ended with `stream.end` (it resumes). */
   sseMaxBufferBytes: number;
+  /** The `retry:` an event stream sends: how long an EventSource waits before reconnecting. */
+  sseRetryMs: number;
   /** `sqlite` (durable, the default) or `memory` (NORMA_STORE). */
   store: 'sqlite' | 'memory';
   /** The SQLite file: `$NORMA_DATA_DIR/norma.db`. */
@@ -143,8 +149,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (token !== undefined && token.length < 16) {
     problems.push('NORMA_TOKEN must be at least 16 characters long');
   }
-  if (!isLoopbackHost(host) && token === undefined) {
-    problems.push(`HOST=${host} is not a loopback address: set NORMA_TOKEN to bind there (clients must then send "Authorization: Bearer <token>")`);
+  const apiKeysFile = get('NORMA_API_KEYS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_API_KEYS_FILE')!) : undefined;
+  if (!isLoopbackHost(host) && token === undefined && apiKeysFile === undefined) {
+    problems.push(`HOST=${host} is not a loopback address: set NORMA_TOKEN or NORMA_API_KEYS_FILE to bind there (clients must then send "Authorization: Bearer <key>")`);
+  }
+  const corsOrigins: string[] = [];
+  for (const raw of (get('NORMA_CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '')) {
+    const origin = parseOrigin(raw);
+    if (origin === null) {
+      problems.push(`NORMA_CORS_ORIGINS entries must be origins such as https://app.example.com or http://localhost:5173 (scheme, host and port only; no "*", path or trailing slash), got ${JSON.stringify(raw)}`);
+    } else if (!corsOrigins.includes(origin)) corsOrigins.push(origin);
   }
 
   const dataDir = path.resolve(cwd, get('NORMA_DATA_DIR') ?? '.norma');
@@ -312,6 +326,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir,
     workspaceRoot,
     token,
+    apiKeysFile,
+    corsOrigins,
     logLevel,
     sandbox,
     sessionHooks: rawHooks === 'on',
@@ -333,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     bodyLimitBytes: 10 * 1024 * 1024,
     sseHeartbeatMs: 15_000,
     sseMaxBufferBytes: 8 * 1024 * 1024,
+    sseRetryMs: 2000,
     store,
     databaseFile: path.join(dataDir, 'norma.db'),
     sessionRetentionMs: sessionRetentionS * 1000,
@@ -342,6 +359,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     allowedHosts,
     lifecycleTimeoutMs: lifecycleTimeoutS * 1000,
   };
+}
+
+/** `scheme://host[:port]` of http(s), in the form browsers send in Origin (lower case, default port left out); null otherwise. */
+export function parseOrigin(raw: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  // Exactly an origin: nothing after the authority, no credentials.
+  if (u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '') return null;
+  if (!/^https?:\/\/[^/]+$/i.test(raw)) return null;
+  return u.origin;
 }
 
 /** The node_modules directory this server runs from (where MCP servers installed beside it live). */

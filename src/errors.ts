@@ -1,6 +1,17 @@
 // Domain errors: what a service call refuses, by kind. The HTTP edge maps kinds to status
 // codes and problem+json; nothing below routes/ knows about HTTP.
-export type DomainErrorKind = 'invalid' | 'not_found' | 'conflict' | 'gone' | 'range_not_satisfiable' | 'not_implemented' | 'unavailable';
+export type DomainErrorKind =
+  | 'invalid'
+  | 'not_found'
+  | 'conflict'
+  | 'gone'
+  | 'range_not_satisfiable'
+  | 'not_implemented'
+  | 'unavailable'
+  /** The caller may not do this (its key's scopes, or its tenant's policy). */
+  | 'forbidden'
+  /** A limit of the caller's tenant is reached (sessions, running turns, outstanding tickets). */
+  | 'limit';
 
 export class DomainError extends Error {
   constructor(

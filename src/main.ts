@@ -29,7 +29,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const address = await server.app.listen({ port: config.port, host: config.host });
-  server.app.log.info({ url: address, auth: config.token ? 'bearer token' : 'none (loopback only)' }, `Norma Server listening on ${address}`);
+  const auth = config.apiKeysFile ? 'API keys (NORMA_API_KEYS_FILE)' : config.token ? 'bearer token' : 'none (loopback only)';
+  server.app.log.info({ url: address, auth, cors: config.corsOrigins }, `Norma Server listening on ${address}`);
   // The sandbox's system scan and self-test run now, not when the first session needs them.
   server.ctx.readiness().then(
     (r) => server.app.log.info({ checks: r.checks.filter((c) => c.name.startsWith('sandbox')) }, 'sandbox ready'),
@@ -51,6 +52,13 @@ async function main(): Promise<void> {
       },
     );
   };
+  // SIGHUP: NORMA_API_KEYS_FILE again. A bad file keeps the keys in force and says why, loudly.
+  process.on('SIGHUP', () => {
+    server.reloadKeys().then((r) => {
+      if (r.ok) server.app.log.info({ keys: r.keys, tenants: r.tenants, changed_policies: r.changedPolicies }, 'API keys reloaded');
+      else server.app.log.error({ problems: r.problems }, 'API KEYS NOT RELOADED: the file has problems; the keys loaded before stay in force');
+    });
+  });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

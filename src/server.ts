@@ -7,7 +7,15 @@ import pino, { type Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import { ConfigError, type Config } from './config.js';
 import type { ProviderOptions } from './model/index.js';
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
 import { installAuth } from './http/auth.js';
+import { compileSessionHooks } from './hooks/config.js';
+import { KeyRing } from './tenants/key-ring.js';
+import { KeysFileError, loadKeysFile, type HookCheck, type LoadedKeys } from './tenants/keys-file.js';
+import { TicketBook } from './tenants/tickets.js';
+import { isLoopbackHost } from './config.js';
+import { redactTicket } from './http/log.js';
 import { registerOpenApi } from './http/docs.js';
 import { requestGate } from './http/host-check.js';
 import { useDepthCheckedJson } from './http/json-body.js';
@@ -69,12 +77,25 @@ export interface NormaServer {
   ctx: AppContext;
   /** Graceful stop: closes sessions (SessionEnd fires), then the HTTP server. */
   close(): Promise<void>;
+  /**
+   * Reads NORMA_API_KEYS_FILE again (SIGHUP): a good file replaces the keys and policies in
+   * force; a bad one changes nothing and is reported (the old keys stay).
+   */
+  reloadKeys(): Promise<{ ok: true; keys: number; tenants: number; changedPolicies: string[] } | { ok: false; problems: string[] }>;
 }
 
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
   const logger =
     options.logger ??
     pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] });
+  // Event tickets travel in URLs: never into a log line.
+  const reqSerializer = (req: { method: string; url: string; hostname?: string; ip?: string; id: string }) => ({
+    method: req.method,
+    url: redactTicket(req.url),
+    host: req.hostname,
+    remoteAddress: req.ip,
+    id: req.id,
+  });
   const clock = options.clock ?? systemClock;
   const newId = options.newId ?? defaultNewId;
   // The database is opened first: an unusable one stops start-up (StoreOpenError names it).
@@ -105,14 +126,37 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const sandboxStatus = (): Promise<SandboxStatus> => sandboxHost.selfTest(path.join(config.dataDir, 'sandbox', 'selftest'));
   let operatorHooks: SessionHooks | undefined;
   let operatorMcp: McpServers | undefined;
+  // A tenant policy's hooks are checked where they would run, like the operator's.
+  const checkTenantHooks: HookCheck = async (hooks, where) => {
+    const status = await sandboxStatus();
+    const egress = { allow: config.egressAllow, ...(options.resolve ? { resolve: options.resolve } : {}) };
+    return compileSessionHooks(hooks, { mode: sandboxHost.mode, usable: status.usable, detail: status.detail }, egress, where).problems;
+  };
+  const readKeys = async (): Promise<LoadedKeys | undefined> => {
+    if (!config.apiKeysFile) return undefined;
+    const loaded = await loadKeysFile(config.apiKeysFile, checkTenantHooks);
+    const problems: string[] = [];
+    const probe = new KeyRing(config.token);
+    const clash = probe.tokenAmong(loaded);
+    if (clash) problems.push(`entry ${clash.name} is NORMA_TOKEN's key (NORMA_TOKEN is the default tenant's admin key; give the file another key)`);
+    if (!isLoopbackHost(config.host) && config.token === undefined && loaded.keys.length === 0) {
+      problems.push(`lists no key, and HOST=${config.host} is not a loopback address: the server would accept no request`);
+    }
+    if (problems.length > 0) throw new KeysFileError(config.apiKeysFile, problems);
+    return loaded;
+  };
+  let keys: KeyRing;
   try {
+    keys = new KeyRing(config.token, await readKeys());
     operatorHooks = config.hooksFile ? await loadHooksFile(config, sandboxHost, sandboxStatus, options.resolve) : undefined;
     operatorMcp = config.mcpFile ? await loadMcpFile(config, await sandboxStatus()) : undefined;
   } catch (err) {
+    if (err instanceof KeysFileError) err = new ConfigError([err.message]);
     if (!options.store) store.close(); // start-up stops: release the database
     if (ownsSandbox) await sandboxHost.limits.close();
     throw err;
   }
+  const tickets = new TicketBook(() => clock().getTime());
   // The sockets the server listens on: a sandbox's network never reaches them.
   let listening: () => { address: string; port: number }[] = () => [];
   const application = createApplication({
@@ -122,6 +166,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     ...(operatorMcp ? { operatorMcp } : {}),
     ...(options.mcpRestartDelaysMs ? { mcpRestartDelaysMs: options.mcpRestartDelaysMs } : {}),
     mcpSchemas: new McpSchemaCompiler(),
+    tenants: keys,
+    tickets,
     sandbox: sandboxHost,
     sandboxStatus,
     ownAddresses: () => listening(),
@@ -155,7 +201,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   };
 
   const app: NormaApp = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: logger.child({}, { serializers: { req: reqSerializer } }) as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId('req'),
     ajv: {
@@ -171,7 +217,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   app.removeContentTypeParser('text/plain');
   await registerOpenApi(app);
 
-  const gate = requestGate(config.allowedHosts, config.host);
+  const gate = requestGate(config.allowedHosts, config.host, config.corsOrigins);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     // Before anything else: a Host this server does not answer to (DNS rebinding), or a
@@ -183,7 +229,33 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     const badOrigin = gate.checkOrigin(req.method, req.headers.origin, typeof fetchSite === 'string' ? fetchSite : undefined, req.headers.host);
     if (badOrigin) return sendProblem(reply, req, 403, badOrigin);
   });
-  installAuth(app, config.token);
+  // CORS after the Host/Origin gate (only the server's own and the listed origins get here) and
+  // before the key check (a preflight carries no key; it is answered here).
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsOrigins,
+      methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Range', 'If-None-Match', 'If-Range', 'X-Request-Id'],
+      exposedHeaders: ['ETag', 'Repr-Digest', 'Content-Range', 'Accept-Ranges', 'Content-Disposition', 'Location', 'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+      credentials: false,
+      maxAge: 600,
+      strictPreflight: true,
+    });
+  }
+  installAuth(app, { keys, tickets, now: () => clock().getTime() });
+  // Per tenant, after the key check (route hooks run after the app's): requests_per_minute.
+  await app.register(rateLimit, {
+    global: true,
+    timeWindow: 60_000,
+    keyGenerator: (req) => `tenant:${req.scope?.tenant ?? ''}`,
+    allowList: (req) => req.scope?.tenant == null || keys.policyOf(req.scope.tenant)?.source.requests_per_minute === undefined,
+    max: (req) => keys.policyOf(req.scope!.tenant!)?.source.requests_per_minute ?? Number.MAX_SAFE_INTEGER,
+    addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+    errorResponseBuilder: (req, ctx) =>
+      Object.assign(new Error(`tenant ${req.scope?.tenant} made more than ${ctx.max} requests in a minute (its policy's requests_per_minute); retry after ${ctx.after}`), {
+        statusCode: 429,
+      }),
+  });
 
   useDepthCheckedJson(app);
   installProblemHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
@@ -246,5 +318,15 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     })();
     return closing;
   };
-  return { app, ctx, close };
+  keys.onChange((changed) => application.policiesChanged(INTERNAL, changed));
+  const reloadKeys: NormaServer['reloadKeys'] = async () => {
+    try {
+      const loaded = await readKeys();
+      if (!loaded) return { ok: false, problems: ['NORMA_API_KEYS_FILE is not set: there is nothing to reload'] };
+      return { ok: true, ...keys.replace(loaded) };
+    } catch (err) {
+      return { ok: false, problems: err instanceof KeysFileError ? [err.message] : [(err as Error).message] };
+    }
+  };
+  return { app, ctx, close, reloadKeys };
 }

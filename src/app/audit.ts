@@ -16,36 +16,36 @@ export interface EventPage {
 export class AuditUseCases {
   constructor(private readonly parts: Parts) {}
 
-  decisions(_scope: Scope, sessionId: string, query: DecisionQuery): { items: Decision[]; next_after: number | null } {
-    this.parts.records.get(sessionId);
+  decisions(scope: Scope, sessionId: string, query: DecisionQuery): { items: Decision[]; next_after: number | null } {
+    this.parts.records.get(sessionId, scope.tenant);
     const page = this.parts.deps.store.listDecisions(sessionId, { ...query, limit: query.limit + 1 });
     const items = page.slice(0, query.limit);
     return { items, next_after: page.length > query.limit ? items[items.length - 1]!.seq : null };
   }
 
   /** Every `hook.completed` / `hook.failed` event of the session, paged by seq. */
-  hookRuns(_scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
-    return this.eventsPage(sessionId, ['hook.completed', 'hook.failed'], afterSeq, limit);
+  hookRuns(scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
+    return this.eventsPage(scope, sessionId, ['hook.completed', 'hook.failed'], afterSeq, limit);
   }
 
   /** Every `egress.request` event of the session, paged by seq. */
-  egress(_scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
-    return this.eventsPage(sessionId, ['egress.request'], afterSeq, limit);
+  egress(scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
+    return this.eventsPage(scope, sessionId, ['egress.request'], afterSeq, limit);
   }
 
   /** Every `mcp.request` event of the session, paged by seq. */
-  mcpRequests(_scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
-    return this.eventsPage(sessionId, ['mcp.request'], afterSeq, limit);
+  mcpRequests(scope: Scope, sessionId: string, afterSeq: number, limit: number): EventPage {
+    return this.eventsPage(scope, sessionId, ['mcp.request'], afterSeq, limit);
   }
 
-  outputs(_scope: Scope, sessionId: string): Output[] {
-    this.parts.records.get(sessionId);
+  outputs(scope: Scope, sessionId: string): Output[] {
+    this.parts.records.get(sessionId, scope.tenant);
     return this.parts.deps.store.listOutputs(sessionId);
   }
 
   /** The record and file path of an output to serve; 404 unknown, 410 removed by retention. */
-  outputForDownload(_scope: Scope, sessionId: string, outputId: string): { output: Output; file: string } {
-    this.parts.records.get(sessionId);
+  outputForDownload(scope: Scope, sessionId: string, outputId: string): { output: Output; file: string } {
+    this.parts.records.get(sessionId, scope.tenant);
     const output = this.parts.deps.store.getOutput(sessionId, outputId);
     if (!output) throw notFound('output', outputId);
     if (output.status !== 'available') {
@@ -55,8 +55,8 @@ export class AuditUseCases {
   }
 
   /** The parts of a session export other than its events (those are streamed page by page). */
-  exportHead(_scope: Scope, id: string) {
-    const { session, todos } = this.parts.records.get(id);
+  exportHead(scope: Scope, id: string) {
+    const { session, todos } = this.parts.records.get(id, scope.tenant);
     const { store } = this.parts.deps;
     const decisions: Decision[] = [];
     for (let after = 0; ; ) {
@@ -80,7 +80,8 @@ export class AuditUseCases {
   }
 
   /** The session's durable events in seq order, a page at a time. */
-  *exportEvents(_scope: Scope, id: string, pageSize = 1000) {
+  *exportEvents(scope: Scope, id: string, pageSize = 1000) {
+    this.parts.records.get(id, scope.tenant);
     for (let after = 0; ; ) {
       const page = this.parts.deps.store.eventsAfter(id, after, pageSize);
       if (page.length > 0) yield page;
@@ -89,8 +90,8 @@ export class AuditUseCases {
     }
   }
 
-  private eventsPage(sessionId: string, types: string[], afterSeq: number, limit: number): EventPage {
-    this.parts.records.get(sessionId);
+  private eventsPage(scope: Scope, sessionId: string, types: string[], afterSeq: number, limit: number): EventPage {
+    this.parts.records.get(sessionId, scope.tenant);
     const page = this.parts.deps.store.eventsOfTypes(sessionId, types, afterSeq, limit + 1);
     const items = page.slice(0, limit);
     return { items, next_after: page.length > limit ? items[items.length - 1]!.seq : null };

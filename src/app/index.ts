@@ -26,6 +26,11 @@ export interface Application {
   /** The operator's search backend, as checked at start-up (readiness reports it). */
   webSearch: SearchStatus;
   shutdown(scope: Scope, graceMs: number): Promise<void>;
+  /**
+   * The keys file was reloaded and these tenants' policies changed: their live sessions' waiting
+   * requests are evaluated again (a new deny rule of the policy decides them at once).
+   */
+  policiesChanged(scope: Scope, tenants: ReadonlySet<string>): void;
 }
 
 export function createApplication(deps: AppDeps): Application {
@@ -41,5 +46,10 @@ export function createApplication(deps: AppDeps): Application {
     recovery: new RecoveryUseCases(parts),
     webSearch: parts.webSearch,
     shutdown: (scope, graceMs) => shutdownSessions(parts, sessions, scope, graceMs),
+    policiesChanged: (_scope, tenants) => {
+      for (const rt of parts.runtimes.all()) {
+        if (tenants.has(rt.settings.session.tenant)) void parts.broker.reevaluatePending(rt.id);
+      }
+    },
   };
 }

@@ -7,17 +7,19 @@ import { permissionKind, questionKind } from '../interaction/kinds.js';
 import { parseRules } from '../permission/rules.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
+import { clampMode, modeWithin } from '../contract/tenant.js';
+import { policyForbids } from './sessions.js';
 
 export class InteractionUseCases {
   constructor(private readonly parts: Parts) {}
 
-  listPermissions(_scope: Scope, sessionId: string, status?: PermissionStatus): PermissionRequest[] {
-    this.parts.records.get(sessionId);
+  listPermissions(scope: Scope, sessionId: string, status?: PermissionStatus): PermissionRequest[] {
+    this.parts.records.get(sessionId, scope.tenant);
     return this.parts.deps.store.listPermissions(sessionId, status);
   }
 
-  answerPermission(_scope: Scope, sessionId: string, permissionId: string, response: PermissionResponse): PermissionRequest {
-    this.parts.records.get(sessionId); // 404 for an unknown session
+  answerPermission(scope: Scope, sessionId: string, permissionId: string, response: PermissionResponse): PermissionRequest {
+    const { session } = this.parts.records.get(sessionId, scope.tenant); // 404 for an unknown session (or another tenant's)
     const remember = response.behavior === 'allow' ? (response.remember ?? []) : [];
     if (remember.length > 0) {
       const { problems } = parseRules('remember', remember);
@@ -32,33 +34,45 @@ export class InteractionUseCases {
         // before plan mode — never one the model named itself. The call's effect switches to it.
         const input = (response.updated_input ?? request.input) as { next_mode?: PermissionMode };
         const before = rt?.settings.session.mode_before_plan ?? null;
-        const next = response.mode ?? before ?? 'default';
+        const max = this.parts.deps.tenants.policyOf(session.tenant)?.maxMode;
+        if (response.mode !== undefined && !modeWithin(response.mode, max)) {
+          throw policyForbids(session.tenant, `mode "${response.mode}" is looser than the tenant's max_permission_mode "${max}"`);
+        }
+        // The mode before plan mode may be looser than a policy tightened since: then the maximum.
+        const next = response.mode ?? clampMode(before ?? 'default', max);
         answer = { ...response, updated_input: { ...(input as object), next_mode: next } };
       } else if (response.mode !== undefined) {
         throw new DomainError('invalid', `mode: only an approval of ExitPlanMode switches the mode; this request is about ${request.tool}`);
       }
     }
     const now = this.parts.deps.clock().toISOString();
-    return this.parts.broker.answer(permissionKind, sessionId, permissionId, answer, () => {
-      if (remember.length > 0 && rt) rt.settings.remember(remember, now);
-    });
+    return this.parts.broker.answer(
+      permissionKind,
+      sessionId,
+      permissionId,
+      answer,
+      () => {
+        if (remember.length > 0 && rt) rt.settings.remember(remember, now);
+      },
+      scope.key,
+    );
   }
 
-  listQuestions(_scope: Scope, sessionId: string, status?: QuestionStatus): Question[] {
-    this.parts.records.get(sessionId);
+  listQuestions(scope: Scope, sessionId: string, status?: QuestionStatus): Question[] {
+    this.parts.records.get(sessionId, scope.tenant);
     return this.parts.deps.store.listQuestions(sessionId, status);
   }
 
   /** An answer must fit the questions asked; a dismissal always does. Unknown ids are 404, resolved ones 409. */
-  answerQuestion(_scope: Scope, sessionId: string, questionId: string, response: QuestionResponse): Question {
-    this.parts.records.get(sessionId);
+  answerQuestion(scope: Scope, sessionId: string, questionId: string, response: QuestionResponse): Question {
+    this.parts.records.get(sessionId, scope.tenant);
     const asked = this.parts.deps.store.getQuestion(sessionId, questionId);
     if (!asked) throw notFound('question', questionId);
     if (asked.status === 'pending' && !('dismiss' in response)) {
       const problems = answerProblems(asked, response);
       if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
     }
-    return this.parts.broker.answer(questionKind, sessionId, questionId, response);
+    return this.parts.broker.answer(questionKind, sessionId, questionId, response, undefined, scope.key);
   }
 }
 

@@ -17,12 +17,15 @@ import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
 import type { BuildDeps } from '../session/build.js';
 import { HookAudit } from '../session/lifecycle.js';
 import { SessionRecords } from '../session/records.js';
+import { tenantWorkspaceRoot } from '../session/data-dirs.js';
 import type { RunnerDeps } from '../session/runner.js';
 import { RuntimeTable } from '../session/runtime.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { searchStatus, type SearchStatus } from '../web/state.js';
+import type { TenantPolicies } from '../tenants/policy.js';
+import type { TicketBook } from '../tenants/tickets.js';
 
 export interface AppDeps {
   config: Config;
@@ -54,6 +57,10 @@ export interface AppDeps {
   mcpSchemas: McpSchemaCompiler;
   /** Pauses before an exited MCP server is started again (tests shorten them). */
   mcpRestartDelaysMs?: readonly number[];
+  /** The tenants' policies as in force (the key ring, reloaded on SIGHUP). */
+  tenants: TenantPolicies;
+  /** Event tickets taken and not yet used. */
+  tickets: TicketBook;
 }
 
 export interface Parts {
@@ -71,8 +78,12 @@ export interface Parts {
   stopping: boolean;
   /** Closes in progress, by session: concurrent closes share one. */
   closing: Map<string, Promise<void>>;
+  /** Session creations under way, by tenant (counted against max_sessions). */
+  creating: Map<string, number>;
   /** NORMA_WORKSPACE_ROOT, made if missing, as a real path. */
   workspaceRoot(): Promise<string>;
+  /** Where the tenant's workspaces lie (made if missing), as a real path. */
+  tenantWorkspaceRoot(tenant: string): Promise<string>;
   /** The limits a session runs under when it stored none (sessions of an earlier version). */
   defaultLimits(): Session['limits'];
 }
@@ -91,7 +102,7 @@ export function createParts(deps: AppDeps): Parts {
   let root: string | undefined;
   return {
     deps,
-    records: new SessionRecords(store, defaultLimits),
+    records: new SessionRecords(store, defaultLimits, deps.tenants),
     runtimes: new RuntimeTable(),
     broker,
     audit,
@@ -116,6 +127,7 @@ export function createParts(deps: AppDeps): Parts {
       ownAddresses: deps.ownAddresses ?? (() => []),
       // A new rule or mode may decide requests that wait for a person.
       onPermissionChange: (sessionId) => void broker.reevaluatePending(sessionId),
+      tenants: deps.tenants,
     },
     runner: {
       config,
@@ -132,6 +144,7 @@ export function createParts(deps: AppDeps): Parts {
     },
     stopping: false,
     closing: new Map(),
+    creating: new Map(),
     workspaceRoot: async () => {
       if (root === undefined) {
         await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });
@@ -140,5 +153,12 @@ export function createParts(deps: AppDeps): Parts {
       return root;
     },
     defaultLimits,
+    async tenantWorkspaceRoot(tenant) {
+      const base = await this.workspaceRoot();
+      const dir = tenantWorkspaceRoot(base, tenant);
+      if (dir === base) return base;
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      return fs.realpath(dir);
+    },
   };
 }

@@ -166,7 +166,7 @@ export class RecoveryUseCases {
     const { store, events, clock } = this.parts.deps;
     const s = record.session;
     this.endOpenTurn(record, 'The server restarted and the session workspace is gone.', 'server_restart');
-    const current = this.parts.records.get(s.id);
+    const current = this.parts.records.get(s.id, null);
     current.session.status = 'closed';
     current.session.closed_at = clock().toISOString();
     store.transaction(() => {

@@ -1,12 +1,30 @@
-// Who is calling: every use case takes the caller's scope first. One principal today (the
-// server's key, or loopback without one); tenants and key scopes narrow what a scope sees.
+// Who is calling: every use case takes the caller's scope first. A key belongs to one tenant
+// and sees that tenant's sessions only (another tenant's session does not exist for it); what
+// it may do there is its access, checked by the HTTP edge per route.
+import { DEFAULT_TENANT, KEY_SCOPES, type KeyScope } from '../contract/tenant.js';
+
 export interface Scope {
   /**
-   * How the caller was admitted. `key`: it presented the configured NORMA_TOKEN; `loopback`: no
-   * token is configured, which the config allows only on a loopback bind; `internal`: the server.
+   * How the caller was admitted. `key`: an API key (NORMA_TOKEN or NORMA_API_KEYS_FILE);
+   * `ticket`: an event ticket a key took; `loopback`: no key is configured, which the config
+   * allows only on a loopback bind; `internal`: the server acting for itself.
    */
-  principal: 'key' | 'loopback' | 'internal';
+  principal: 'key' | 'ticket' | 'loopback' | 'internal';
+  /** The tenant whose sessions the caller sees; null only for the server itself (every tenant). */
+  tenant: string | null;
+  /** What the caller may do (the key's scopes with the ones they include). */
+  access: ReadonlySet<KeyScope>;
+  /** The key's name in logs and audit records; null without a key. */
+  key: string | null;
 }
 
-/** The server acting for itself (recovery, retention, shutdown). */
-export const INTERNAL: Scope = { principal: 'internal' };
+/** The server acting for itself (recovery, retention, shutdown): every tenant's sessions. */
+export const INTERNAL: Scope = Object.freeze({ principal: 'internal', tenant: null, access: new Set(KEY_SCOPES), key: null });
+
+/** The caller on a loopback bind with no key configured: the default tenant, everything allowed. */
+export const LOOPBACK: Scope = Object.freeze({ principal: 'loopback', tenant: DEFAULT_TENANT, access: new Set(KEY_SCOPES), key: null });
+
+/** The tenant a new session of this caller belongs to. */
+export function tenantOf(scope: Scope): string {
+  return scope.tenant ?? DEFAULT_TENANT;
+}

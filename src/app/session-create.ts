@@ -14,6 +14,8 @@ import type { Parts } from './parts.js';
 import { checkMcpServers } from '../mcp/check.js';
 import { publicConfig } from '../mcp/hub.js';
 import { namePattern } from '../tools/name-pattern.js';
+import { DEFAULT_TENANT, clampMode } from '../contract/tenant.js';
+import { TENANTS_DIR } from '../session/data-dirs.js';
 
 /** Tools a session gets with `deferred_tools`, and (unless it names its tools) with MCP servers. */
 const DEFERRED_TOOLS = ['SearchExtraTools', 'ExecuteExtraTool'];
@@ -28,9 +30,10 @@ export type SessionPlan =
       workspace: string | null;
     };
 
-export async function planSession(parts: Parts, id: string, body: SessionCreate): Promise<SessionPlan> {
+export async function planSession(parts: Parts, id: string, body: SessionCreate, tenant: string): Promise<SessionPlan> {
   const { config, sandbox: host } = parts.deps;
   const problems: string[] = [];
+  const policy = parts.deps.tenants.policyOf(tenant);
 
   const sandbox = await parts.deps.sandboxStatus();
   const operatorMcp = parts.deps.operatorMcp ?? {};
@@ -79,7 +82,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
   }
   let workspace: string | null = null;
   if (body.workspace !== undefined) {
-    const checked = await checkWorkspace(await parts.workspaceRoot(), body.workspace);
+    const checked = await checkWorkspace(await parts.tenantWorkspaceRoot(tenant), body.workspace, tenant === DEFAULT_TENANT);
     if (typeof checked === 'string') workspace = checked;
     else problems.push(checked.problem);
   }
@@ -114,9 +117,12 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate)
   const session: Session = {
     id,
     status: 'active',
+    tenant,
+    policy: policy?.public ?? null,
     workspace: workspace ?? '',
     workspace_owned: workspace === null,
-    permission_mode: body.permission_mode ?? 'default',
+    // Without a mode asked for, the default one, or the tenant's maximum when that is stricter.
+    permission_mode: body.permission_mode ?? clampMode('default', policy?.maxMode),
     allowed_tools: body.allowed_tools ?? [],
     disallowed_tools: body.disallowed_tools ?? [],
     ask_rules: body.ask_rules ?? [],
@@ -176,8 +182,11 @@ function limitsFor(parts: Parts, asked: Partial<ResourceLimits> | undefined, pro
   return out;
 }
 
-/** A client-chosen workspace must be an existing directory under NORMA_WORKSPACE_ROOT. */
-async function checkWorkspace(root: string, requested: string): Promise<string | { problem: string }> {
+/**
+ * A client-chosen workspace must be an existing directory under its tenant's part of
+ * NORMA_WORKSPACE_ROOT (`root`; for the default tenant the whole root but `tenants/`).
+ */
+async function checkWorkspace(root: string, requested: string, defaultTenant: boolean): Promise<string | { problem: string }> {
   if (requested.includes('\0')) return { problem: 'workspace: contains a NUL byte' };
   const candidate = path.resolve(root, requested);
   let real: string;
@@ -192,6 +201,9 @@ async function checkWorkspace(root: string, requested: string): Promise<string |
   // The server makes its workspaces as <root>/ses_…: each belongs to its session only, so no
   // other session may name one, or a directory inside one (a link to it included).
   const top = real.slice(root.length + 1).split(path.sep)[0]!;
+  if (defaultTenant && top === TENANTS_DIR) {
+    return { problem: `workspace: ${requested} is inside ${path.join(root, TENANTS_DIR)}, where other tenants' workspaces lie` };
+  }
   if (top.startsWith('ses_')) {
     return { problem: `workspace: ${requested} is (or is inside) ${top}, a workspace the server made for a session; it belongs to that session only` };
   }

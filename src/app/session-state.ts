@@ -10,20 +10,20 @@ import type { Scope } from './scope.js';
 export class SessionStateUseCases {
   constructor(private readonly parts: Parts) {}
 
-  todos(_scope: Scope, sessionId: string): TodoList {
-    const record = this.parts.records.get(sessionId);
+  todos(scope: Scope, sessionId: string): TodoList {
+    const record = this.parts.records.get(sessionId, scope.tenant);
     return this.parts.runtimes.get(sessionId)?.settings.todos() ?? record.todos ?? { items: [], updated_at: null };
   }
 
-  async memory(_scope: Scope, sessionId: string): Promise<MemoryListing> {
-    const { session } = this.parts.records.get(sessionId);
+  async memory(scope: Scope, sessionId: string): Promise<MemoryListing> {
+    const { session } = this.parts.records.get(sessionId, scope.tenant);
     const items = await new MemoryFiles(memoryDir(this.parts.deps.config.dataDir, session)).list();
     return { store: session.memory_store ?? 'session', items };
   }
 
   /** The session's MCP servers: status, tools, resources and trouble (a closed session's are `closed`). */
-  mcp(_scope: Scope, sessionId: string): { servers: McpServerState[] } {
-    const { session } = this.parts.records.get(sessionId);
+  mcp(scope: Scope, sessionId: string): { servers: McpServerState[] } {
+    const { session } = this.parts.records.get(sessionId, scope.tenant);
     const hub = this.parts.runtimes.get(sessionId)?.mcp;
     if (hub) return { servers: hub.state() };
     return {
@@ -44,8 +44,8 @@ export class SessionStateUseCases {
     };
   }
 
-  skills(_scope: Scope, sessionId: string): { items: Skill[] } {
-    const { session } = this.parts.records.get(sessionId);
+  skills(scope: Scope, sessionId: string): { items: Skill[] } {
+    const { session } = this.parts.records.get(sessionId, scope.tenant);
     const known = this.parts.runtimes.get(sessionId)?.skills ?? [];
     const used = new Set(session.used_skills);
     return {

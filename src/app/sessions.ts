@@ -11,7 +11,8 @@ import { TurnStop } from '../session/turn.js';
 import type { ExposedTool } from '../tools/registry.js';
 import { matchesAny } from '../tools/name-pattern.js';
 import type { Parts } from './parts.js';
-import type { Scope } from './scope.js';
+import { tenantOf, type Scope } from './scope.js';
+import { modeWithin, type EventTicket } from '../contract/tenant.js';
 import { planSession } from './session-create.js';
 import { Workspace } from '../sandbox/paths.js';
 import { loadInstructions } from '../session/instructions.js';
@@ -21,11 +22,46 @@ const MAX_LIST_LIMIT = 200;
 export class SessionUseCases {
   constructor(private readonly parts: Parts) {}
 
-  async create(_scope: Scope, body: SessionCreate): Promise<Session> {
+  async create(scope: Scope, body: SessionCreate): Promise<Session> {
+    const tenant = tenantOf(scope);
+    const policy = this.parts.deps.tenants.policyOf(tenant);
+    if (body.permission_mode !== undefined && !modeWithin(body.permission_mode, policy?.maxMode)) {
+      throw policyForbids(tenant, `permission_mode "${body.permission_mode}" is looser than the tenant's max_permission_mode "${policy!.maxMode}"`);
+    }
+    // Counted with the creations under way, so concurrent requests cannot pass the limit together.
+    const release = this.reserveSession(tenant, policy?.source.max_sessions);
+    try {
+      return await this.createNow(tenant, body);
+    } finally {
+      release();
+    }
+  }
+
+  private reserveSession(tenant: string, max: number | undefined): () => void {
+    const { parts } = this;
+    const creating = parts.creating.get(tenant) ?? 0;
+    if (max !== undefined) {
+      const active = parts.runtimes.countOf(tenant) + creating;
+      if (active >= max) {
+        throw new DomainError('limit', `tenant ${tenant} has ${active} active session(s), its policy's max_sessions (${max}); close one first (DELETE /v1/sessions/{session_id})`);
+      }
+    }
+    parts.creating.set(tenant, creating + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = (parts.creating.get(tenant) ?? 1) - 1;
+      if (n <= 0) parts.creating.delete(tenant);
+      else parts.creating.set(tenant, n);
+    };
+  }
+
+  private async createNow(tenant: string, body: SessionCreate): Promise<Session> {
     const { parts } = this;
     const { store, events } = parts.deps;
     const id = parts.deps.newId('ses');
-    const plan = await planSession(parts, id, body);
+    const plan = await planSession(parts, id, body, tenant);
     if (!plan.ok) {
       throw new DomainError('invalid', `the session configuration has ${plan.problems.length} problem(s): ${plan.problems.join('; ')}`, plan.problems);
     }
@@ -36,7 +72,7 @@ export class SessionUseCases {
     let runtime: SessionRuntime | undefined;
     try {
       if (plan.workspace === null) {
-        made = path.join(await parts.workspaceRoot(), id);
+        made = path.join(await parts.tenantWorkspaceRoot(tenant), id);
         await fs.mkdir(made, { mode: 0o700 });
         record.session.workspace = made;
       } else record.session.workspace = plan.workspace;
@@ -75,11 +111,19 @@ export class SessionUseCases {
     return record.session;
   }
 
-  get(_scope: Scope, id: string): Session {
-    return this.parts.records.get(id).session;
+  get(scope: Scope, id: string): Session {
+    return this.parts.records.get(id, scope.tenant).session;
   }
 
-  list(_scope: Scope, limit: number, cursor: string | undefined): { items: Session[]; next_cursor: string | null } {
+  /** A ticket that opens the session's event stream once, within 60 s, for the caller's key. */
+  eventTicket(scope: Scope, id: string): EventTicket {
+    const { session } = this.parts.records.get(id, scope.tenant);
+    const { ticket, expiresAt } = this.parts.deps.tickets.issue(id, scope.key, session.tenant);
+    return { ticket, expires_at: new Date(expiresAt).toISOString() };
+  }
+
+  /** The caller's tenant's sessions, newest first. */
+  list(scope: Scope, limit: number, cursor: string | undefined): { items: Session[]; next_cursor: string | null } {
     const take = Math.min(Math.max(limit, 1), MAX_LIST_LIMIT);
     let after: { created_at: string; id: string } | undefined;
     if (cursor !== undefined) {
@@ -91,17 +135,21 @@ export class SessionUseCases {
         throw new DomainError('invalid', 'cursor is not a cursor this server returned (pass next_cursor unchanged)');
       }
     }
-    const page = this.parts.deps.store.listSessions({ limit: take + 1, ...(after ? { after } : {}) });
+    const page = this.parts.deps.store.listSessions({ limit: take + 1, ...(after ? { after } : {}), ...(scope.tenant !== null ? { tenant: scope.tenant } : {}) });
     const items = page.slice(0, take).map((r) => this.parts.records.normalized(r).session);
     const last = items[items.length - 1];
     const next_cursor = page.length > take && last ? Buffer.from(JSON.stringify({ c: last.created_at, i: last.id })).toString('base64url') : null;
     return { items, next_cursor };
   }
 
-  patch(_scope: Scope, id: string, body: SessionPatch): Session {
-    const record = this.parts.records.get(id);
+  patch(scope: Scope, id: string, body: SessionPatch): Session {
+    const record = this.parts.records.get(id, scope.tenant);
     if (record.session.status !== 'active') throw new DomainError('conflict', `session ${id} is closed`);
     const rt = this.parts.runtimes.require(id);
+    const policy = this.parts.deps.tenants.policyOf(record.session.tenant);
+    if (body.permission_mode !== undefined && !modeWithin(body.permission_mode, policy?.maxMode)) {
+      throw policyForbids(record.session.tenant, `permission_mode "${body.permission_mode}" is looser than the tenant's max_permission_mode "${policy!.maxMode}"`);
+    }
     const problems = [
       ...parseRules('allowed_tools', body.allowed_tools ?? []).problems,
       ...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems,
@@ -131,8 +179,8 @@ export class SessionUseCases {
   }
 
   /** The tools as exposed to a model; a closed session keeps describing the tools it had. */
-  tools(_scope: Scope, id: string, includeDeferred = false): ExposedTool[] {
-    const record = this.parts.records.get(id);
+  tools(scope: Scope, id: string, includeDeferred = false): ExposedTool[] {
+    const record = this.parts.records.get(id, scope.tenant);
     const rt = this.parts.runtimes.get(id);
     if (!rt) {
       // A closed session describes the catalog tools it had, its deferred ones as it kept them.
@@ -152,11 +200,13 @@ export class SessionUseCases {
   }
 
   /** Closes a session: cancels its turn, runs SessionEnd hooks, emits the final event. Idempotent. */
-  async close(_scope: Scope, id: string, reason = 'closed by the client'): Promise<void> {
+  async close(scope: Scope, id: string, reason = 'closed by the client'): Promise<void> {
+    // Whose it is first: another tenant's session is a 404, closing or not.
+    const status = this.parts.records.get(id, scope.tenant).session.status;
     // Concurrent closes share one run: SessionEnd and session.closed happen once.
     const inProgress = this.parts.closing.get(id);
     if (inProgress) return inProgress;
-    if (this.parts.records.get(id).session.status === 'closed') return;
+    if (status === 'closed') return;
     const run = this.closeNow(id, reason).finally(() => this.parts.closing.delete(id));
     this.parts.closing.set(id, run);
     return run;
@@ -187,7 +237,7 @@ export class SessionUseCases {
     let closed: Readonly<Session>;
     if (rt) closed = rt.settings.update(close);
     else {
-      const record = parts.records.get(id);
+      const record = parts.records.get(id, null);
       close(record.session);
       parts.deps.store.putSession(record);
       closed = record.session;
@@ -197,4 +247,9 @@ export class SessionUseCases {
     await rt?.sandbox.close();
     parts.deps.events.emit(id, { type: 'session.closed', reason });
   }
+}
+
+/** A request the tenant's policy does not allow (403, naming the policy). */
+export function policyForbids(tenant: string, what: string): DomainError {
+  return new DomainError('forbidden', `the policy of tenant ${tenant} does not allow this: ${what}`);
 }

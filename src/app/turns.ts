@@ -9,9 +9,9 @@ import type { Scope } from './scope.js';
 export class TurnUseCases {
   constructor(private readonly parts: Parts) {}
 
-  start(_scope: Scope, sessionId: string, body: TurnCreate): Turn {
+  start(scope: Scope, sessionId: string, body: TurnCreate): Turn {
     const { parts } = this;
-    parts.records.get(sessionId); // 404 for an unknown session
+    const { session } = parts.records.get(sessionId, scope.tenant); // 404 for an unknown session (or another tenant's)
     const rt = parts.runtimes.require(sessionId);
     if (body.prompt !== undefined && body.tool_uses !== undefined) {
       throw new DomainError('invalid', 'a turn has either `tool_uses` (direct) or `prompt`, not both');
@@ -26,6 +26,13 @@ export class TurnUseCases {
     if (parts.stopping) throw new DomainError('unavailable', 'the server is shutting down; post the turn again once it is back');
     if (rt.activeTurn) {
       throw new DomainError('conflict', `session ${sessionId} already runs turn ${rt.activeTurn.id} (${rt.activeTurn.turn.status}); one turn runs at a time`);
+    }
+    const maxTurns = parts.deps.tenants.policyOf(session.tenant)?.source.max_running_turns;
+    if (maxTurns !== undefined) {
+      const running = parts.runtimes.turnsOf(session.tenant);
+      if (running >= maxTurns) {
+        throw new DomainError('limit', `tenant ${session.tenant} has ${running} unfinished turn(s), its policy's max_running_turns (${maxTurns}); wait for one to finish (or answer what it waits for)`);
+      }
     }
     const seen = new Set<string>();
     const toolUses = (body.tool_uses ?? []).map((tu, i) => {
@@ -68,15 +75,15 @@ export class TurnUseCases {
     return structuredClone(runner.turn);
   }
 
-  get(_scope: Scope, sessionId: string, turnId: string): Turn {
-    this.parts.records.get(sessionId);
+  get(scope: Scope, sessionId: string, turnId: string): Turn {
+    this.parts.records.get(sessionId, scope.tenant);
     const t = this.parts.deps.store.getTurn(sessionId, turnId);
     if (!t) throw notFound('turn', turnId);
     return t;
   }
 
-  list(_scope: Scope, sessionId: string): Turn[] {
-    this.parts.records.get(sessionId);
+  list(scope: Scope, sessionId: string): Turn[] {
+    this.parts.records.get(sessionId, scope.tenant);
     return this.parts.deps.store.listTurns(sessionId);
   }
 

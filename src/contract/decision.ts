@@ -5,7 +5,7 @@ import { ref } from './common.js';
 import { Timestamp } from './fields.js';
 import { PermissionModeSchema } from './permission.js';
 
-export const DECIDERS = ['rule', 'mode', 'tool', 'read_only', 'protected_path', 'person', 'timeout', 'cancel', 'hook'] as const;
+export const DECIDERS = ['rule', 'mode', 'tool', 'read_only', 'protected_path', 'person', 'timeout', 'cancel', 'hook', 'policy'] as const;
 export const INPUT_SOURCES = ['call', 'tool', 'approval', 'hook'] as const;
 
 export const DecisionSchema = Type.Object(
@@ -19,7 +19,8 @@ export const DecisionSchema = Type.Object(
     decided_by: Type.Union(DECIDERS.map((d) => Type.Literal(d)), {
       description:
         '`rule`, `mode`, `tool` (its own check), `read_only`, `protected_path`: the evaluation; `person`: a client answered; ' +
-        '`timeout`, `cancel`: an ask ended without an answer; `hook`: a PreToolUse hook blocked the call',
+        '`timeout`, `cancel`: an ask ended without an answer; `hook`: a PreToolUse hook blocked the call; ' +
+        '`policy`: a deny rule of the tenant\'s policy (`disallowed_tools` in NORMA_API_KEYS_FILE)',
     }),
     rules: Type.Array(Type.String(), { description: 'The rule text(s) that decided, if any' }),
     mode: ref(PermissionModeSchema),

@@ -27,10 +27,11 @@ export const PermissionRequestSchema = Type.Object(
     resolved_by: Type.Optional(
       Type.Union(
         [Type.Literal('client'), Type.Literal('timeout'), Type.Literal('cancel'), Type.Literal('session_closed'), Type.Literal('rule')],
-        { description: 'Who or what resolved the request; `rule`: a rule added later (remember, PATCH) or a mode change decided it' },
+        { description: 'Who or what resolved the request; `rule`: a rule added later (remember, PATCH), a mode change or a reloaded tenant policy decided it' },
       ),
     ),
     rules: Type.Optional(Type.Array(Type.String(), { description: 'With resolved_by `rule`: the rule(s) that decided' })),
+    answered_by: Type.Optional(Type.String({ description: 'With resolved_by `client`: the name of the API key that answered (absent without keys)' })),
     message: Type.Optional(Type.String({ description: 'Denial message given to the model' })),
     updated_input: Type.Optional(Type.Unknown()),
     remember: Type.Optional(Type.Array(Type.String())),

@@ -48,6 +48,7 @@ export const QuestionSchema = Type.Object(
         description: 'Who or what resolved the question',
       }),
     ),
+    answered_by: Type.Optional(Type.String({ description: 'With resolved_by `client`: the name of the API key that answered (absent without keys)' })),
     created_at: Timestamp('Creation time'),
     resolved_at: Type.Optional(Timestamp('Resolution time')),
   },

@@ -2,6 +2,7 @@
 // one public index. Each schema has an `$id`, is registered once with Fastify and referenced by
 // routes, so the OpenAPI document gets named components. Types come from these schemas
 // (`Static<typeof X>`); there is no hand-written twin.
+import './formats.js';
 export * from './common.js';
 export * from './hooks.js';
 export * from './model.js';
@@ -15,3 +16,4 @@ export * from './tool.js';
 export * from './turn.js';
 export * from './output.js';
 export * from './health.js';
+export * from './tenant.js';

@@ -9,6 +9,7 @@ import { ModelConfigInputSchema, ModelConfigSchema } from './model.js';
 import { PermissionModeSchema } from './permission.js';
 import { InstructionFileSchema } from './memory.js';
 import { McpServerPublicSchema, McpServersSchema } from './mcp.js';
+import { PolicyPublicSchema } from './tenant.js';
 
 /** A tool name or `*` pattern in `deferred_tools`. */
 export const DEFERRED_PATTERN = '^[A-Za-z0-9_*-]{1,128}$';
@@ -139,6 +140,10 @@ export const SessionSchema = Type.Object(
   {
     id: Id('Server-made session id (`ses_…`)'),
     status: Type.Union([Type.Literal('active'), Type.Literal('closed')]),
+    tenant: Type.String({ description: 'The tenant the session belongs to (the key that created it); other tenants\' keys do not see it' }),
+    policy: Type.Union([ref(PolicyPublicSchema), Type.Null()], {
+      description: 'The tenant\'s policy as it is now: limits the session cannot loosen (null: none)',
+    }),
     workspace: Type.String({ description: 'Absolute path of the session workspace (the file tools\' boundary)' }),
     workspace_owned: Type.Boolean({ description: 'Whether the server made the workspace' }),
     permission_mode: ref(PermissionModeSchema),

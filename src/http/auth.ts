@@ -1,8 +1,13 @@
-// Who is calling: the API key check, and the caller's scope derived from it. Every request gets
-// `req.scope`; a protected path without a valid key is refused with 401 before any route runs.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Scope } from '../app/scope.js';
+// Who is calling, and whether it may do what the route does. Every request gets `req.scope`:
+// from its API key (`Authorization: Bearer …`), from an event ticket on the event stream (an
+// EventSource cannot send headers), or the loopback caller when no key is configured. Each
+// route declares the access it needs (`config.access`); a key without it gets 403 before the
+// route runs, whatever the session — so the answer says nothing about other tenants' sessions.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LOOPBACK, type Scope } from '../app/scope.js';
+import type { KeyScope } from '../contract/tenant.js';
+import type { KeyIdentity, KeyRing } from '../tenants/key-ring.js';
+import type { TicketBook } from '../tenants/tickets.js';
 import { sendProblem } from './problem.js';
 
 export type { Scope };
@@ -16,39 +21,86 @@ export function isPublicPath(url: string): boolean {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The caller's scope; null on a public path reached without a valid key. */
+    /** The caller's scope; null on a public path reached without a key. */
     scope: Scope | null;
+  }
+  interface FastifyContextConfig {
+    /** What the route needs of the caller's key; every /v1 route declares it. */
+    access?: KeyScope;
+    /** The route takes an event ticket (`?ticket=`) instead of a key. */
+    ticket?: boolean;
   }
 }
 
-const KEY_SCOPE: Readonly<Scope> = Object.freeze({ principal: 'key' });
-const LOOPBACK_SCOPE: Readonly<Scope> = Object.freeze({ principal: 'loopback' });
+/** What each access lets a key do, in the words a 403 uses. */
+const WHAT: Record<KeyScope, string> = {
+  read: 'read',
+  approve: 'answer permission requests and questions',
+  write: 'create, change or close sessions and post or cancel turns',
+  admin: 'use the operator\'s routes',
+};
 
-export function tokenMatches(expected: string, header: string | undefined): boolean {
-  if (!header || !header.startsWith('Bearer ')) return false;
-  // Hash both sides so the comparison is constant-time whatever the lengths.
-  const a = createHash('sha256').update(expected).digest();
-  const b = createHash('sha256').update(header.slice('Bearer '.length)).digest();
-  return timingSafeEqual(a, b);
+export interface AuthOptions {
+  keys: KeyRing;
+  tickets: TicketBook;
+  now: () => number;
 }
 
-/** The caller's scope, or null when a token is configured and the request does not carry it. */
-export function callerScope(token: string | undefined, req: Pick<FastifyRequest, 'headers'>): Scope | null {
-  if (token === undefined) return LOOPBACK_SCOPE;
-  return tokenMatches(token, req.headers.authorization) ? KEY_SCOPE : null;
+function keyScope(key: KeyIdentity, principal: 'key' | 'ticket'): Scope {
+  return { principal, tenant: key.tenant, access: key.access, key: key.name };
 }
 
-/** Adds the `onRequest` check: sets `req.scope`, and answers 401 on a protected path without one. */
-export function installAuth(app: FastifyInstance, token: string | undefined): void {
+function refuse(reply: FastifyReply, req: FastifyRequest, detail: string) {
+  reply.header('www-authenticate', 'Bearer realm="norma"');
+  return sendProblem(reply, req, 401, detail);
+}
+
+/** Adds the `onRequest` check and refuses to start with a /v1 route that does not say what it needs. */
+export function installAuth(app: FastifyInstance, { keys, tickets, now }: AuthOptions): void {
   app.decorateRequest('scope', null);
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/v1/') && route.config?.access === undefined) {
+      throw new Error(`route ${String(route.method)} ${route.url} does not declare config.access`);
+    }
+  });
   app.addHook('onRequest', async (req, reply) => {
     const url = req.url.split('?')[0]!;
     const isPublic = isPublicPath(url);
-    // A public path needs no key: it is checked only when one is sent.
-    if (isPublic && token !== undefined && req.headers.authorization === undefined) return;
-    req.scope = callerScope(token, req);
-    if (req.scope !== null || isPublic) return;
-    reply.header('www-authenticate', 'Bearer realm="norma"');
-    return sendProblem(reply, req, 401, 'send "Authorization: Bearer <token>" with the configured NORMA_TOKEN');
+    const header = req.headers.authorization;
+    const config = req.routeOptions.config;
+    const ticket = config.ticket === true ? (req.query as { ticket?: unknown }).ticket : undefined;
+
+    if (typeof ticket === 'string' && header === undefined) {
+      const sessionId = (req.params as { session_id?: string }).session_id ?? '';
+      const spent = tickets.redeem(ticket, sessionId);
+      if (!spent.ok) return refuse(reply, req, spent.detail);
+      if (spent.key === null) req.scope = LOOPBACK;
+      else {
+        const key = keys.current(spent.key, now());
+        // The key that took it was removed, expired or moved to another tenant since.
+        if (!key || key.tenant !== spent.tenant) return refuse(reply, req, 'the key that took this event ticket is no longer valid');
+        req.scope = keyScope(key, 'ticket');
+      }
+    } else if (!keys.required) {
+      req.scope = LOOPBACK;
+    } else if (header === undefined) {
+      if (isPublic) return;
+      return refuse(reply, req, 'send "Authorization: Bearer <key>" with an API key (NORMA_TOKEN or one of NORMA_API_KEYS_FILE), or ?ticket= on the event stream');
+    } else {
+      if (!header.startsWith('Bearer ') || header.length === 'Bearer '.length) {
+        return refuse(reply, req, 'the Authorization header must be "Bearer <key>"');
+      }
+      const auth = keys.authenticate(header.slice('Bearer '.length), now());
+      if (!auth.ok) return refuse(reply, req, auth.reason === 'expired' ? 'this API key has expired' : 'unknown API key');
+      req.scope = keyScope(auth.key, 'key');
+    }
+
+    const scope = req.scope;
+    if (scope.key !== null) req.log = req.log.child({ tenant: scope.tenant, key: scope.key });
+    const needed = config.access;
+    if (needed !== undefined && !scope.access.has(needed)) {
+      const has = [...scope.access][0] ?? 'none';
+      return sendProblem(reply, req, 403, `key ${scope.key ?? ''} has the "${has}" scope, which may not ${WHAT[needed]}; this needs "${needed}"`);
+    }
   });
 }

@@ -22,6 +22,8 @@ const SHARED_SCHEMAS = [
   McpServerPublicSchema,
   McpServerStateSchema,
   McpServerListSchema,
+  schemas.PolicyPublicSchema,
+  schemas.EventTicketSchema,
   schemas.SessionCreateSchema,
   schemas.SessionLimitsSchema,
   schemas.SessionPatchSchema,
@@ -90,12 +92,19 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'permissions' },
         { name: 'questions' },
         { name: 'state', description: 'What a session keeps besides its resource: todo list, memory files, skills' },
-        { name: 'events' },
+        { name: 'events', description: 'The event stream (Server-Sent Events) and the tickets a browser opens it with' },
         { name: 'outputs' },
         { name: 'health' },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    // The UI's default policy upgrades every asset to https, which leaves a blank page wherever
+    // the server is reached over plain http by a name other than localhost (a LAN address, a
+    // name in NORMA_ALLOWED_HOSTS). TLS, where there is one, is the proxy's to enforce.
+    transformStaticCSP: (header: string) => header.replace(/\s*upgrade-insecure-requests;?/g, ''),
+  });
 }

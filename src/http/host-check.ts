@@ -7,9 +7,11 @@
 // plus the names in NORMA_ALLOWED_HOSTS (an entry without a port allows any port: a port-mapped
 // container or a proxy in front); `*` turns the check off.
 //
-// Origin: a request that changes state (anything but GET, HEAD, OPTIONS) and carries an Origin
-// must come from the server's own origin; a foreign or `null` Origin, or a browser's
-// `Sec-Fetch-Site: cross-site`, is refused. Clients that are not browsers send no Origin.
+// Origin: a request that carries an Origin must come from the server's own origin or one of
+// NORMA_CORS_ORIGINS; any other (a `null` one included) is refused, whatever the method. A
+// request that changes state (anything but GET, HEAD, OPTIONS) without an Origin but with a
+// browser's `Sec-Fetch-Site: cross-site`/`same-site` is refused too. Clients that are not
+// browsers send neither. Both checks stay in force with CORS on: CORS only adds the origins.
 import os from 'node:os';
 import net from 'node:net';
 
@@ -56,7 +58,7 @@ export interface RequestGate {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function requestGate(allowedHosts: string[] | null, bindHost: string): RequestGate {
+export function requestGate(allowedHosts: string[] | null, bindHost: string, corsOrigins: readonly string[] = []): RequestGate {
   const any = allowedHosts?.includes('*') ?? false;
   const explicit = (allowedHosts ?? []).filter((h) => h !== '*').map((h) => parseHostHeader(h)).filter((e): e is HostEntry => e !== null);
   const defaults = defaultAllowedHosts(bindHost);
@@ -76,11 +78,12 @@ export function requestGate(allowedHosts: string[] | null, bindHost: string): Re
       return `Host ${JSON.stringify(hostHeader.slice(0, 200))} is not served here (NORMA_ALLOWED_HOSTS lists the names this server answers to)`;
     },
     checkOrigin(method, origin, fetchSite, hostHeader) {
-      if (SAFE_METHODS.has(method.toUpperCase())) return null;
       if (origin === undefined) {
+        if (SAFE_METHODS.has(method.toUpperCase())) return null;
         return fetchSite === 'cross-site' || fetchSite === 'same-site' ? `a ${fetchSite} browser request may not change state here` : null;
       }
-      if (origin === 'null') return 'a request from an opaque origin ("null") may not change state here';
+      if (corsOrigins.includes(origin)) return null;
+      if (origin === 'null') return 'a request from an opaque origin ("null") is not allowed here';
       let u: URL;
       try {
         u = new URL(origin);
@@ -91,7 +94,9 @@ export function requestGate(allowedHosts: string[] | null, bindHost: string): Re
       // a TLS proxy); default ports are left out on both sides.
       const own = (hostHeader ?? '').trim().toLowerCase().replace(/:(80|443)$/, '');
       if ((u.protocol === 'http:' || u.protocol === 'https:') && own !== '' && u.host === own) return null;
-      return `Origin ${JSON.stringify(origin.slice(0, 200))} is not this server's origin: cross-origin requests may not change state`;
+      return corsOrigins.length > 0
+        ? `Origin ${JSON.stringify(origin.slice(0, 200))} is neither this server's origin nor one of NORMA_CORS_ORIGINS`
+        : `Origin ${JSON.stringify(origin.slice(0, 200))} is not this server's origin, and CORS is off (NORMA_CORS_ORIGINS lists the origins that may call this server)`;
     },
   };
 }

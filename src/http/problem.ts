@@ -15,6 +15,8 @@ export const STATUS_OF: Record<DomainErrorKind, number> = {
   range_not_satisfiable: 416,
   not_implemented: 501,
   unavailable: 503,
+  forbidden: 403,
+  limit: 429,
 };
 
 /** Stable problem type URIs clients can switch on (RFC 9457 §3.1.1). */
@@ -30,6 +32,7 @@ const PROBLEM_TYPES: Record<number, string> = {
   413: 'urn:norma:problem:body-too-large',
   415: 'urn:norma:problem:unsupported-media-type',
   421: 'urn:norma:problem:misdirected-request',
+  429: 'urn:norma:problem:too-many-requests',
   500: 'urn:norma:problem:internal-error',
   501: 'urn:norma:problem:not-implemented',
   503: 'urn:norma:problem:unavailable',

@@ -219,12 +219,16 @@ export class InteractionBroker {
     id: string,
     response: Resp,
     alongside?: (resolved: R) => void,
+    /** The name of the key that answered (kept with the record for audit). */
+    answeredBy?: string | null,
   ): R {
     const record = kind.get(this.deps.store, sessionId, id);
     if (!record) throw notFound(`${kind.name} request`, id);
     if (record.status !== 'pending') throw new DomainError('conflict', `${kind.name} request ${id} is already resolved (${record.status})`);
     if (!this.waiters.has(id)) throw new DomainError('conflict', `${kind.name} request ${id} has no waiting call`);
-    return this.settle(sessionId, id, kind.onAnswer(response, id), alongside as ((resolved: PauseRecord) => void) | undefined) as R;
+    const settlement = kind.onAnswer(response, id);
+    if (answeredBy) settlement.update = { ...settlement.update, answered_by: answeredBy };
+    return this.settle(sessionId, id, settlement, alongside as ((resolved: PauseRecord) => void) | undefined) as R;
   }
 
   /**

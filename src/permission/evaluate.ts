@@ -1,5 +1,6 @@
 // Permission evaluation (SPEC §4 with the argument-aware rules of §9.3); the first stage that
 // decides wins:
+//   0. a deny rule of the tenant's policy matches any part of the call       → deny (decided_by "policy")
 //   1. a deny rule matches any part of the call, or the tool hard-denies   → deny (nothing overrides this)
 //      a tool that needs a person where nobody is asked (dontAsk, auto)   → deny
 //      a tool that always has a person decide (ExitPlanMode)               → ask, whatever the mode
@@ -24,7 +25,7 @@ export interface RuleSet {
   ask: readonly ParsedRule[];
 }
 
-export type DecidedBy = 'rule' | 'mode' | 'tool' | 'read_only' | 'protected_path' | 'hook';
+export type DecidedBy = 'rule' | 'mode' | 'tool' | 'read_only' | 'protected_path' | 'hook' | 'policy';
 
 export interface PermissionDecision {
   behavior: 'allow' | 'deny' | 'ask';
@@ -48,6 +49,8 @@ export interface EvaluationInput {
   subject?: RuleSubject;
   /** The workspace root (real path): relative path rules are anchored here. */
   root?: string;
+  /** The tenant's `disallowed_tools`: checked first, and no mode, rule or tool overrides them. */
+  policyDeny?: readonly ParsedRule[];
 }
 
 /**
@@ -95,6 +98,12 @@ export function evaluatePermission(e: EvaluationInput): PermissionDecision {
   const mc: MatchContext = { toolName: tool.name, subject, root };
   const withRewrite = toolCheck.updatedInput !== undefined ? { updatedInput: toolCheck.updatedInput } : {};
   const none = { rules: [] as string[], suggestions: [] as string[] };
+
+  // Stage 0: the tenant's policy.
+  const banned = e.policyDeny && e.policyDeny.length > 0 ? firstLenientMatch(e.policyDeny, 'deny', mc) : undefined;
+  if (banned) {
+    return { behavior: 'deny', reason: `denied by the tenant's policy (disallowed_tools "${banned.text}")`, decidedBy: 'policy', ...none, rules: [banned.text] };
+  }
 
   // Stage 1: explicit deny and hard deny. Nothing overrides either.
   const deny = firstLenientMatch(e.rules.deny, 'deny', mc);
@@ -201,7 +210,7 @@ export async function evaluateCall(
   tool: CoreTool,
   input: unknown,
   ctx: ToolContext,
-  permission: { mode: PermissionMode; rules: RuleSet },
+  permission: { mode: PermissionMode; rules: RuleSet; policyDeny?: readonly ParsedRule[] },
 ): Promise<PermissionDecision> {
   const [toolCheck, subject] = await Promise.all([tool.checkPermissions(input, ctx), tool.permissionSubject(input, ctx)]);
   return evaluatePermission({ tool, input, toolCheck, subject, root: ctx.workspace.root, ...permission });

@@ -4,6 +4,7 @@ import { inputDigest } from '../digest.js';
 import type { HookRegistry, HookRunRecord } from '../hooks/registry.js';
 import type { ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
 import type { RuleSet } from '../permission/evaluate.js';
+import type { ParsedRule } from '../permission/rules.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolEffect } from '../tools/tool.js';
@@ -24,8 +25,11 @@ export interface ToolCall {
 export type { AnswerOrigin, ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
 
 export interface PermissionContext {
+  /** The session's mode, or its tenant's max_permission_mode when that is stricter. */
   mode: PermissionMode;
   rules: RuleSet;
+  /** The tenant's `disallowed_tools`, checked before anything else. */
+  policyDeny?: readonly ParsedRule[];
 }
 
 export type InputSource = Decision['input_source'];

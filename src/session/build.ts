@@ -30,6 +30,7 @@ import { ToolRefusal } from '../tools/tool.js';
 import { matchesAny } from '../tools/name-pattern.js';
 import { sessionMcpHub, syncMcpTools, type McpHubDeps } from './mcp-tools.js';
 import { EventGate } from './event-gate.js';
+import type { TenantPolicies } from '../tenants/policy.js';
 
 export interface BuildDeps extends McpHubDeps {
   config: Config;
@@ -50,6 +51,8 @@ export interface BuildDeps extends McpHubDeps {
   ownAddresses: () => { address: string; port: number }[];
   /** The session's rules or mode changed: its waiting requests are evaluated again. */
   onPermissionChange(sessionId: string): void;
+  /** The tenants' policies as in force: deny rules, maximum mode, hooks every session of the tenant runs. */
+  tenants: TenantPolicies;
 }
 
 export interface BuiltRuntime {
@@ -98,7 +101,18 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   const operator: HookRegistration[] = deps.operatorHooks
     ? compileSessionHooks(deps.operatorHooks, where, deps.egress, 'NORMA_HOOKS_FILE', deps.audit.evidence).registrations
     : [];
-  const settings = new SessionSettings(record, { store: deps.store, events: deps.events, onPermissionChange: deps.onPermissionChange });
+  // The tenant's hooks run after the operator's and before the session's own; a policy
+  // changed by a reload applies to sessions made (or brought back) after it.
+  const tenantPolicy = deps.tenants.policyOf(s.tenant);
+  const tenantHooks = tenantPolicy?.hooks
+    ? compileSessionHooks(tenantPolicy.hooks, where, deps.egress, `policy(${s.tenant}).hooks`, deps.audit.evidence)
+    : { registrations: [], problems: [] };
+  const settings = new SessionSettings(record, {
+    store: deps.store,
+    events: deps.events,
+    policies: deps.tenants,
+    onPermissionChange: deps.onPermissionChange,
+  });
   const gate = new EventGate(deps.events, s.id);
   // The registry is made by the catalog below; MCP tools join it once their servers listed them.
   let registry: ToolRegistry | undefined;
@@ -112,8 +126,11 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     tasksDir: path.join(deps.config.dataDir, 'tasks', s.id),
     taskEvents: taskEvents(s.id, deps),
     readDenied: (tool, absReal, isDir) => {
-      const { deny, ask } = settings.permission().rules;
-      const rule = readDenyRule(deny, tool, absReal, isDir, workspace.root) ?? readDenyRule(ask, tool, absReal, isDir, workspace.root);
+      const { rules, policyDeny } = settings.permission();
+      const rule =
+        readDenyRule(policyDeny ?? [], tool, absReal, isDir, workspace.root) ??
+        readDenyRule(rules.deny, tool, absReal, isDir, workspace.root) ??
+        readDenyRule(rules.ask, tool, absReal, isDir, workspace.root);
       return rule?.text ?? null;
     },
     fetcher: (ctx, tool) =>
@@ -166,7 +183,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     registry: tools.registry,
     workspace,
     sandbox,
-    hooks: deps.hooks.with([...operator, ...own.registrations]),
+    hooks: deps.hooks.with([...operator, ...tenantHooks.registrations, ...own.registrations]),
     model: model.ok ? model.model : null,
     closeTools: async () => {
       await tools.close();
@@ -180,7 +197,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   return {
     runtime,
     missingTools,
-    hookProblems: own.problems,
+    hookProblems: [...tenantHooks.problems, ...own.problems],
     modelProblems: model.ok ? [] : model.problems,
     skillProblems: found.errors,
     mcpProblems,

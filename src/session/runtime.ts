@@ -41,6 +41,7 @@ export interface SessionRuntime {
 /** The runtimes of this process's live sessions. */
 export class RuntimeTable {
   private readonly byId = new Map<string, SessionRuntime>();
+  private readonly byTenant = new Map<string, Set<SessionRuntime>>();
 
   get(id: string): SessionRuntime | undefined {
     return this.byId.get(id);
@@ -58,13 +59,35 @@ export class RuntimeTable {
   }
 
   add(rt: SessionRuntime): void {
+    this.delete(rt.id);
     this.byId.set(rt.id, rt);
+    const tenant = rt.settings.session.tenant;
+    let set = this.byTenant.get(tenant);
+    if (!set) this.byTenant.set(tenant, (set = new Set()));
+    set.add(rt);
   }
 
   delete(id: string): SessionRuntime | undefined {
     const rt = this.byId.get(id);
+    if (!rt) return undefined;
     this.byId.delete(id);
+    const tenant = rt.settings.session.tenant;
+    const set = this.byTenant.get(tenant);
+    set?.delete(rt);
+    if (set?.size === 0) this.byTenant.delete(tenant);
     return rt;
+  }
+
+  /** The tenant's live (active) sessions in this process. */
+  countOf(tenant: string): number {
+    return this.byTenant.get(tenant)?.size ?? 0;
+  }
+
+  /** The tenant's unfinished turns (running, or waiting for a person) in this process. */
+  turnsOf(tenant: string): number {
+    let n = 0;
+    for (const rt of this.byTenant.get(tenant) ?? []) if (rt.activeTurn) n++;
+    return n;
   }
 
   all(): SessionRuntime[] {

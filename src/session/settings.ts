@@ -11,10 +11,14 @@ import type { PermissionContext } from '../pipeline/exec-one.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import type { ToolEffect } from '../tools/tool.js';
 import { DomainError } from '../errors.js';
+import { clampMode } from '../contract/tenant.js';
+import type { CompiledPolicy, TenantPolicies } from '../tenants/policy.js';
 
 export interface SettingsDeps {
   store: Store;
   events: EventLog;
+  /** The tenants' policies as in force: the session's tenant's applies to every evaluation. */
+  policies: TenantPolicies;
   /** The rules or mode changed (after the commit): waiting requests may now be decided. */
   onPermissionChange(sessionId: string): void;
 }
@@ -23,6 +27,8 @@ export class SessionSettings {
   private current: SessionRecord;
   private parsed: PermissionContext;
   private key: string;
+  /** `parsed` under the tenant's policy, for the policy object it was made with. */
+  private governed: { policy: CompiledPolicy | null; context: PermissionContext } | undefined;
   /** The newest write not yet known to be committed: only it is adopted (one re-evaluation per commit). */
   private staged: SessionRecord | undefined;
 
@@ -44,9 +50,25 @@ export class SessionSettings {
     return this.current.session;
   }
 
-  /** The mode and parsed rules every evaluation of this session reads. */
+  /**
+   * The mode and parsed rules every evaluation of this session reads, under its tenant's policy
+   * as it is now: its deny rules first, and its max_permission_mode when the session's is looser
+   * (a policy tightened after the session chose its mode).
+   */
   permission(): PermissionContext {
-    return this.parsed;
+    const policy = this.policy();
+    if (this.governed?.policy !== policy || this.governed === undefined) {
+      const context = policy
+        ? { ...this.parsed, mode: clampMode(this.parsed.mode, policy.maxMode), policyDeny: policy.deny }
+        : this.parsed;
+      this.governed = { policy, context };
+    }
+    return this.governed.context;
+  }
+
+  /** The session's tenant's policy as in force. */
+  policy(): CompiledPolicy | null {
+    return this.deps.policies.policyOf(this.current.session.tenant);
   }
 
   /**
@@ -66,6 +88,7 @@ export class SessionSettings {
       const modeBefore = next.session.permission_mode;
       if (change(next.session, next) === false) return;
       trackPlanMode(next.session, modeBefore);
+      next.session.policy = this.policy()?.public ?? null;
       store.putSession(next);
       this.staged = next;
       if (opts.announce) events.emit(next.session.id, { type: 'session.updated', session: next.session });
@@ -146,6 +169,7 @@ export class SessionSettings {
     const key = permissionKey(next.session);
     if (key === this.key) return;
     this.parsed = permissionContext(next.session);
+    this.governed = undefined;
     this.key = key;
     this.deps.onPermissionChange(next.session.id);
   }

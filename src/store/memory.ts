@@ -82,16 +82,19 @@ export class MemoryStore implements Store {
   private readonly outputs = new Map<string, Map<string, Output>>();
 
   putSession(record: SessionRecord): void {
-    this.sessions.set(record.session.id, clone(record));
+    const stored = clone(record);
+    delete (stored.session as Partial<typeof stored.session>).policy; // the tenant's as it is when read
+    this.sessions.set(record.session.id, stored);
   }
 
-  getSession(id: string): SessionRecord | undefined {
+  getSession(id: string, tenant?: string): SessionRecord | undefined {
     const r = this.sessions.get(id);
-    return r && clone(r);
+    if (!r || (tenant !== undefined && tenantOf(r) !== tenant)) return undefined;
+    return clone(r);
   }
 
   listSessions(query: SessionPageQuery): SessionRecord[] {
-    const all = [...this.sessions.values()].sort(newerFirst);
+    const all = [...this.sessions.values()].filter((r) => query.tenant === undefined || tenantOf(r) === query.tenant).sort(newerFirst);
     const after = query.after;
     const start = after
       ? all.findIndex(
@@ -209,4 +212,9 @@ export class MemoryStore implements Store {
     // seq n lives at index n-1, so the slice is direct.
     return log.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit).map(clone);
   }
+}
+
+/** Sessions of earlier versions belong to the default tenant. */
+function tenantOf(r: SessionRecord): string {
+  return r.session.tenant ?? 'default';
 }

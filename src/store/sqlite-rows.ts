@@ -12,7 +12,7 @@ export const SESSION_COLUMNS = 'data, hooks, model_api_key, model, todos, mcp_se
 
 type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null; todos: string | null; mcp_servers: string | null };
 
-/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers). */
+/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant). */
 export function sessionRowOf(record: SessionRecord): unknown[] {
   const s = record.session;
   return [
@@ -20,12 +20,14 @@ export function sessionRowOf(record: SessionRecord): unknown[] {
     s.created_at,
     s.status,
     s.closed_at,
-    JSON.stringify(s),
+    // The policy a session shows is its tenant's as it is now: filled in when read, never stored.
+    JSON.stringify({ ...s, policy: undefined }),
     record.hooks ? JSON.stringify(record.hooks) : null,
     record.modelApiKey,
     record.model ? JSON.stringify(record.model) : null,
     record.todos ? JSON.stringify(record.todos) : null,
     record.mcpServers ? JSON.stringify(record.mcpServers) : null,
+    s.tenant ?? 'default',
   ];
 }
 

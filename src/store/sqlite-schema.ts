@@ -99,6 +99,12 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 4: a session's own MCP servers, with their env and header values (secrets: not in `data`).
   `ALTER TABLE sessions ADD COLUMN mcp_servers TEXT;`,
+  // 5: the tenant a session belongs to (sessions of earlier versions: the default tenant), and
+  // each tenant's sessions newest first.
+  `
+  ALTER TABLE sessions ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
+  CREATE INDEX sessions_by_tenant ON sessions (tenant, created_at DESC, id DESC);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

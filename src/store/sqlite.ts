@@ -81,7 +81,7 @@ export class SqliteStore implements Store {
   putSession(record: SessionRecord): void {
     this.write(() =>
       this.stmt(
-        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, closed_at = excluded.closed_at, data = excluded.data,
            hooks = excluded.hooks, model_api_key = excluded.model_api_key, model = excluded.model, todos = excluded.todos,
            mcp_servers = excluded.mcp_servers`,
@@ -89,16 +89,29 @@ export class SqliteStore implements Store {
     );
   }
 
-  getSession(id: string): SessionRecord | undefined {
-    return sessionRecordOf(this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as never);
+  getSession(id: string, tenant?: string): SessionRecord | undefined {
+    // With a tenant, another tenant's session is not found by the same query a missing one is not.
+    const row =
+      tenant === undefined
+        ? this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id)
+        : this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ? AND tenant = ?`).get(id, tenant);
+    return sessionRecordOf(row as never);
   }
 
   listSessions(query: SessionPageQuery): SessionRecord[] {
-    const rows = query.after
-      ? this.stmt(
-          `SELECT ${SESSION_COLUMNS} FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
-        ).all(query.after.created_at, query.after.id, query.limit)
-      : this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?`).all(query.limit);
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (query.tenant !== undefined) {
+      where.push('tenant = ?');
+      args.push(query.tenant);
+    }
+    if (query.after) {
+      where.push('(created_at, id) < (?, ?)');
+      args.push(query.after.created_at, query.after.id);
+    }
+    const rows = this.stmt(
+      `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ).all(...args, query.limit);
     return (rows as never[]).map((r) => sessionRecordOf(r)!);
   }
 

@@ -21,6 +21,8 @@ export interface SessionRecord {
 
 export interface SessionPageQuery {
   limit: number;
+  /** Only this tenant's sessions. */
+  tenant?: string;
   /** Return sessions strictly older than this one (newest-first order). */
   after?: { created_at: string; id: string };
 }
@@ -55,7 +57,8 @@ export interface Store {
   close(): void;
 
   putSession(record: SessionRecord): void;
-  getSession(id: string): SessionRecord | undefined;
+  /** With `tenant`: only when the session is that tenant's (another tenant's costs what a missing one does). */
+  getSession(id: string, tenant?: string): SessionRecord | undefined;
   /** Newest first; ties broken by id, descending. */
   listSessions(query: SessionPageQuery): SessionRecord[];
 

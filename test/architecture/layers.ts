@@ -13,8 +13,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['src/tools/tool.ts', 'src/tools/registry.ts', 'src/tools/capability.ts', 'src/tools/name-pattern.ts'],
   // 4: tool implementations and the state their groups keep (capabilities), the web's parts
   ['src/capabilities/', 'src/web/'],
-  // 5: which tools exist; the permission engine and hooks (they see tools only through the contract)
-  ['src/tools/catalog.ts', 'src/permission/', 'src/hooks/'],
+  // 5: which tools exist; the permission engine and hooks (they see tools only through the
+  // contract); tenants, their keys and policies (policies hold rules and hooks)
+  ['src/tools/catalog.ts', 'src/permission/', 'src/hooks/', 'src/tenants/'],
   // 6: the model providers
   ['src/model/'],
   // 7: the pipeline

@@ -1,5 +1,8 @@
 // The application (src/app) over real parts — SQLite in a temp directory, the real event log,
 // validator and outputs — without HTTP, for testing the use cases and the session layer directly.
+import { NO_POLICIES } from '../../src/tenants/policy.js';
+import { TicketBook } from '../../src/tenants/tickets.js';
+import { INTERNAL } from '../../src/app/scope.js';
 import { McpSchemaCompiler } from '../../src/mcp/schema.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -54,6 +57,8 @@ export async function appHarness(env: Record<string, string> = {}, dir?: string)
     outputs: new OutputFiles(path.join(data, 'outputs'), store, systemClock, newId, { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession }, logger),
     sandbox,
     sandboxStatus: () => sandbox.selfTest(path.join(data, 'sandbox', 'selftest')),
+    tenants: NO_POLICIES,
+    tickets: new TicketBook(),
   });
   const originalEmit = events.emit.bind(events);
   events.emit = (sessionId, input) => {
@@ -65,7 +70,7 @@ export async function appHarness(env: Record<string, string> = {}, dir?: string)
   const stop = async () => {
     if (closed) return;
     closed = true;
-    await app.shutdown({ principal: 'internal' }, 0);
+    await app.shutdown(INTERNAL, 0);
     store.close();
   };
   return {

@@ -14,6 +14,8 @@ export interface SseStream {
   headers: Record<string, string | string[] | undefined>;
   events: SseMessage[];
   comments: string[];
+  /** The last `retry:` the server sent (ms), if any. */
+  retry: number | undefined;
   /** Resolves with the first received event (past or future) matching the predicate. */
   waitFor(predicate: (m: SseMessage) => boolean, timeoutMs?: number): Promise<SseMessage>;
   waitForComment(predicate: (c: string) => boolean, timeoutMs?: number): Promise<string>;
@@ -24,10 +26,10 @@ export interface SseStream {
 
 export async function openSse(
   url: string,
-  opts: { lastEventId?: string; token?: string; validate?: boolean } = {},
+  opts: { lastEventId?: string; token?: string; validate?: boolean; headers?: Record<string, string> } = {},
 ): Promise<SseStream> {
   const controller = new AbortController();
-  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...(opts.headers ?? {}) };
   if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   const res = await request(url, { method: 'GET', headers, signal: controller.signal });
@@ -39,6 +41,7 @@ export async function openSse(
   };
 
   let buffer = '';
+  let retry: number | undefined;
   let id: string | undefined;
   let event = '';
   let data: string[] = [];
@@ -62,6 +65,7 @@ export async function openSse(
     if (field === 'id') id = value;
     else if (field === 'event') event = value;
     else if (field === 'data') data.push(value);
+    else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
   };
 
   const ended = (async () => {
@@ -105,6 +109,9 @@ export async function openSse(
     headers: res.headers,
     events,
     comments,
+    get retry() {
+      return retry;
+    },
     ended,
     waitFor: (predicate, timeoutMs = 5000) => waitGeneric(() => events.find(predicate), 'an SSE event', timeoutMs),
     waitForComment: (predicate, timeoutMs = 5000) => waitGeneric(() => comments.find(predicate), 'an SSE comment', timeoutMs),

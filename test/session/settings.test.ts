@@ -1,6 +1,7 @@
 // A live session's settings: the record in force follows the store only once a write commits,
 // several changes in one transaction all count, rule changes re-evaluate waiting requests, and
 // a tool's effects are checked before anything is stored.
+import { NO_POLICIES } from '../../src/tenants/policy.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,7 @@ let settings: SessionSettings;
 
 function record(): SessionRecord {
   const session: Session = {
-    id: 'ses_1', status: 'active', workspace: '/ws', workspace_owned: true, permission_mode: 'default',
+    id: 'ses_1', status: 'active', tenant: 'default', policy: null, workspace: '/ws', workspace_owned: true, permission_mode: 'default',
     allowed_tools: [], disallowed_tools: [], ask_rules: [], rules: [], tools: ['Read'], output_cap_chars: 30000,
     permission_timeout_s: null, question_timeout_s: null, mode_before_plan: null, memory_store: null, skills: [], used_skills: [], unlocked_tools: [], deferred_tools: [], mcp_servers: {}, instructions: [], sandbox: 'off', hook_events: [], model: null, system_prompt: null, sandbox_network: false,
     limits: { enforcement: 'none', memory_bytes: 1 << 30, processes: 64, cpu_weight: 50, file_size_bytes: 1 << 30, open_files: 256, disk_bytes: 1 << 30 },
@@ -35,7 +36,7 @@ beforeEach(() => {
   const r = record();
   store.putSession(r);
   changed = [];
-  settings = new SessionSettings(r, { store, events: new EventLog(store, systemClock), onPermissionChange: (id) => changed.push(id) });
+  settings = new SessionSettings(r, { store, events: new EventLog(store, systemClock), policies: NO_POLICIES, onPermissionChange: (id) => changed.push(id) });
 });
 afterEach(() => {
   store.close();

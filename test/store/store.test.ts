@@ -59,6 +59,21 @@ describe.each(implementations)('%s: the Store contract', (_name, make) => {
     expect(store.getSession('ses_nope')).toBeUndefined();
   });
 
+  it('finds and lists a tenant\'s sessions only when asked for one; another tenant\'s is not found; the policy is never stored', () => {
+    store.putSession(session('ses_a1', '2026-01-01T00:00:00.000Z', { tenant: 'acme', policy: { max_sessions: 1 } as never }));
+    store.putSession(session('ses_b1', '2026-01-02T00:00:00.000Z', { tenant: 'beta' }));
+    store.putSession(session('ses_a2', '2026-01-03T00:00:00.000Z', { tenant: 'acme' }));
+    store.putSession(session('ses_d1', '2026-01-04T00:00:00.000Z')); // no tenant: an earlier version's, the default tenant's
+    expect(store.listSessions({ limit: 10, tenant: 'acme' }).map((r) => r.session.id)).toEqual(['ses_a2', 'ses_a1']);
+    expect(store.listSessions({ limit: 1, tenant: 'acme', after: { created_at: '2026-01-03T00:00:00.000Z', id: 'ses_a2' } }).map((r) => r.session.id)).toEqual(['ses_a1']);
+    expect(store.listSessions({ limit: 10, tenant: 'default' }).map((r) => r.session.id)).toEqual(['ses_d1']);
+    expect(store.listSessions({ limit: 10 }).map((r) => r.session.id)).toEqual(['ses_d1', 'ses_a2', 'ses_b1', 'ses_a1']);
+    expect(store.getSession('ses_a1', 'acme')?.session.id).toBe('ses_a1');
+    expect(store.getSession('ses_a1', 'beta')).toBeUndefined();
+    expect(store.getSession('ses_a1')?.session.id).toBe('ses_a1');
+    expect(store.getSession('ses_a1')!.session.policy).toBeUndefined();
+  });
+
   it('keeps turns, permissions and outputs in insertion order; an update keeps the place', () => {
     store.putTurn(turn('s', 'turn_b'));
     store.putTurn(turn('s', 'turn_a'));

@@ -1,0 +1,113 @@
+// The keys in force: NORMA_TOKEN (an admin key of the default tenant) and the keys of
+// NORMA_API_KEYS_FILE, with their tenants' policies. A presented key is hashed and compared
+// with every key in constant time (no early exit, no lookup by the secret), so neither which
+// key matched nor how far a guess got shows in the timing. Replaced as a whole on reload.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { DEFAULT_TENANT, expandScopes, type KeyScope } from '../contract/tenant.js';
+import type { LoadedKey, LoadedKeys } from './keys-file.js';
+import type { CompiledPolicy, TenantPolicies } from './policy.js';
+
+/** The name NORMA_TOKEN's key has in logs and audit records. */
+export const TOKEN_KEY_NAME = 'NORMA_TOKEN';
+
+export interface KeyIdentity {
+  name: string;
+  tenant: string;
+  access: ReadonlySet<KeyScope>;
+}
+
+export type Authentication = { ok: true; key: KeyIdentity } | { ok: false; reason: 'unknown' | 'expired' };
+
+export class KeyRing implements TenantPolicies {
+  private keys: LoadedKey[] = [];
+  private policies = new Map<string, CompiledPolicy>();
+  private readonly listeners = new Set<(changed: ReadonlySet<string>) => void>();
+
+  constructor(
+    private readonly token: string | undefined,
+    loaded?: LoadedKeys,
+  ) {
+    this.install(loaded ?? { keys: [], policies: new Map() });
+  }
+
+  /** Whether a key is configured: a request without one is then refused. */
+  get required(): boolean {
+    return this.keys.length > 0;
+  }
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  authenticate(presented: string, now: number): Authentication {
+    const digest = createHash('sha256').update(presented).digest();
+    let match: LoadedKey | undefined;
+    for (const k of this.keys) {
+      // Every key is compared; the result is kept without branching out of the loop.
+      const equal = timingSafeEqual(k.digest, digest);
+      if (equal && match === undefined) match = k;
+    }
+    if (!match) return { ok: false, reason: 'unknown' };
+    if (match.expiresAt !== null && now >= match.expiresAt) return { ok: false, reason: 'expired' };
+    return { ok: true, key: identity(match) };
+  }
+
+  /** The key of that name as it is now (a ticket's key may have been removed or changed since). */
+  current(name: string, now: number): KeyIdentity | null {
+    const k = this.keys.find((x) => x.name === name);
+    if (!k || (k.expiresAt !== null && now >= k.expiresAt)) return null;
+    return identity(k);
+  }
+
+  policyOf(tenant: string): CompiledPolicy | null {
+    return this.policies.get(tenant) ?? null;
+  }
+
+  tenants(): string[] {
+    return [...new Set(this.keys.map((k) => k.tenant))];
+  }
+
+  /** Puts a newly loaded file in force; listeners hear which tenants' policies changed. */
+  replace(loaded: LoadedKeys): { keys: number; tenants: number; changedPolicies: string[] } {
+    const before = this.policies;
+    this.install(loaded);
+    const changed = new Set<string>();
+    for (const t of new Set([...before.keys(), ...this.policies.keys()])) {
+      if (JSON.stringify(before.get(t)?.source) !== JSON.stringify(this.policies.get(t)?.source)) changed.add(t);
+    }
+    for (const l of this.listeners) l(changed);
+    return { keys: this.keys.length, tenants: this.tenants().length, changedPolicies: [...changed] };
+  }
+
+  /** Called after every reload with the tenants whose policy changed. */
+  onChange(listener: (changed: ReadonlySet<string>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private install(loaded: LoadedKeys): void {
+    const keys = [...loaded.keys];
+    if (this.token !== undefined) {
+      keys.unshift({
+        name: TOKEN_KEY_NAME,
+        digest: createHash('sha256').update(this.token).digest(),
+        tenant: DEFAULT_TENANT,
+        access: expandScopes(['admin']),
+        expiresAt: null,
+      });
+    }
+    this.keys = keys;
+    this.policies = loaded.policies;
+  }
+
+  /** Whether NORMA_TOKEN is also one of the file's keys (refused: one key, one tenant). */
+  tokenAmong(loaded: LoadedKeys): LoadedKey | undefined {
+    if (this.token === undefined) return undefined;
+    const d = createHash('sha256').update(this.token).digest();
+    return loaded.keys.find((k) => k.digest.equals(d));
+  }
+}
+
+function identity(k: LoadedKey): KeyIdentity {
+  return { name: k.name, tenant: k.tenant, access: k.access };
+}
