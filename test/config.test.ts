@@ -182,6 +182,12 @@ describe('loadConfig: each bad value is refused, naming the variable', () => {
     { env: { NORMA_ALLOWED_HOSTS: 'good.example, bad host' }, names: 'NORMA_ALLOWED_HOSTS', shows: '"bad host"' },
     { env: { NORMA_ALLOWED_HOSTS: 'http://x.example' }, names: 'NORMA_ALLOWED_HOSTS' },
     { env: { NORMA_LIFECYCLE_TIMEOUT_S: '0' }, names: 'NORMA_LIFECYCLE_TIMEOUT_S' },
+    { env: { NORMA_CORS_ORIGINS: '*' }, names: 'NORMA_CORS_ORIGINS', shows: '"*"' },
+    { env: { NORMA_CORS_ORIGINS: 'https://app.example.com/' }, names: 'NORMA_CORS_ORIGINS', shows: 'trailing slash' },
+    { env: { NORMA_CORS_ORIGINS: 'https://app.example.com/path' }, names: 'NORMA_CORS_ORIGINS' },
+    { env: { NORMA_CORS_ORIGINS: 'app.example.com' }, names: 'NORMA_CORS_ORIGINS' },
+    { env: { NORMA_CORS_ORIGINS: 'ftp://app.example.com' }, names: 'NORMA_CORS_ORIGINS' },
+    { env: { NORMA_CORS_ORIGINS: 'https://user:pw@app.example.com' }, names: 'NORMA_CORS_ORIGINS' },
   ];
   it.each(cases.map((c) => ({ ...c, label: JSON.stringify(c.env) })))('$label', ({ env, names, shows }) => {
     const err = configError(env);
@@ -215,6 +221,15 @@ describe('loadConfig: non-loopback binds need a token', () => {
   it('HOST=0.0.0.0 with a too-short token is still refused', () => {
     const err = configError({ HOST: '0.0.0.0', NORMA_TOKEN: 'x'.repeat(15) });
     expect(err.problems.some((p) => p.includes('NORMA_TOKEN'))).toBe(true);
+  });
+
+  it('a keys file is enough to bind elsewhere (start-up then checks that it lists a key)', () => {
+    expect(loadConfig({ HOST: '0.0.0.0', NORMA_API_KEYS_FILE: 'keys.json' }, CWD)).toMatchObject({ host: '0.0.0.0', token: undefined, apiKeysFile: path.join(CWD, 'keys.json') });
+  });
+
+  it('CORS origins are kept in the form browsers send them, once each', () => {
+    const c = loadConfig({ NORMA_CORS_ORIGINS: 'https://App.Example.com, http://localhost:5173,https://app.example.com:443, http://[::1]:8080' }, CWD);
+    expect(c.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173', 'http://[::1]:8080']);
   });
 
   it.each(['127.0.0.1', '127.5.5.5', '::1', '[::1]', 'localhost'])('HOST=%s needs no token', (host) => {

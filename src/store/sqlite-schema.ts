@@ -99,11 +99,13 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 4: a session's own MCP servers, with their env and header values (secrets: not in `data`).
   `ALTER TABLE sessions ADD COLUMN mcp_servers TEXT;`,
-  // 5: the tenant a session belongs to (sessions of earlier versions: the default tenant), and
-  // each tenant's sessions newest first.
+  // 5: the tenant a session belongs to (sessions of earlier versions: the default tenant), each
+  // tenant's sessions newest first, and (id, tenant) so a lookup of another tenant's session is
+  // decided in the index, never reading the row: it costs what a missing one costs.
   `
   ALTER TABLE sessions ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
   CREATE INDEX sessions_by_tenant ON sessions (tenant, created_at DESC, id DESC);
+  CREATE UNIQUE INDEX sessions_by_id_tenant ON sessions (id, tenant);
   `,
 ];
 

@@ -94,7 +94,7 @@ export class SqliteStore implements Store {
     const row =
       tenant === undefined
         ? this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id)
-        : this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ? AND tenant = ?`).get(id, tenant);
+        : this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions INDEXED BY sessions_by_id_tenant WHERE id = ? AND tenant = ?`).get(id, tenant);
     return sessionRecordOf(row as never);
   }
 

@@ -1,7 +1,9 @@
 // The keys in force: NORMA_TOKEN (an admin key of the default tenant) and the keys of
-// NORMA_API_KEYS_FILE, with their tenants' policies. A presented key is hashed and compared
-// with every key in constant time (no early exit, no lookup by the secret), so neither which
-// key matched nor how far a guess got shows in the timing. Replaced as a whole on reload.
+// NORMA_API_KEYS_FILE, with their tenants' policies. A presented key is hashed first and found
+// by its SHA-256 (one map lookup, however many keys there are), then compared in constant time:
+// the secret itself is never compared byte by byte, so how much of a stored key a guess matches
+// never shows in the timing — only the hash of the guess is looked up, and finding a stored key
+// from it needs a preimage. Replaced as a whole on reload.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_TENANT, expandScopes, type KeyScope } from '../contract/tenant.js';
 import type { LoadedKey, LoadedKeys } from './keys-file.js';
@@ -20,6 +22,8 @@ export type Authentication = { ok: true; key: KeyIdentity } | { ok: false; reaso
 
 export class KeyRing implements TenantPolicies {
   private keys: LoadedKey[] = [];
+  private byDigest = new Map<string, LoadedKey>();
+  private byName = new Map<string, LoadedKey>();
   private policies = new Map<string, CompiledPolicy>();
   private readonly listeners = new Set<(changed: ReadonlySet<string>) => void>();
 
@@ -41,20 +45,15 @@ export class KeyRing implements TenantPolicies {
 
   authenticate(presented: string, now: number): Authentication {
     const digest = createHash('sha256').update(presented).digest();
-    let match: LoadedKey | undefined;
-    for (const k of this.keys) {
-      // Every key is compared; the result is kept without branching out of the loop.
-      const equal = timingSafeEqual(k.digest, digest);
-      if (equal && match === undefined) match = k;
-    }
-    if (!match) return { ok: false, reason: 'unknown' };
+    const match = this.byDigest.get(digest.toString('hex'));
+    if (!match || !timingSafeEqual(match.digest, digest)) return { ok: false, reason: 'unknown' };
     if (match.expiresAt !== null && now >= match.expiresAt) return { ok: false, reason: 'expired' };
     return { ok: true, key: identity(match) };
   }
 
   /** The key of that name as it is now (a ticket's key may have been removed or changed since). */
   current(name: string, now: number): KeyIdentity | null {
-    const k = this.keys.find((x) => x.name === name);
+    const k = this.byName.get(name);
     if (!k || (k.expiresAt !== null && now >= k.expiresAt)) return null;
     return identity(k);
   }
@@ -97,6 +96,8 @@ export class KeyRing implements TenantPolicies {
       });
     }
     this.keys = keys;
+    this.byDigest = new Map(keys.map((k) => [k.digest.toString('hex'), k]));
+    this.byName = new Map(keys.map((k) => [k.name, k]));
     this.policies = loaded.policies;
   }
 

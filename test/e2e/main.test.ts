@@ -5,10 +5,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 let dirs: string[] = [];
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 afterEach(async () => {
   await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })));
   dirs = [];
@@ -74,5 +76,41 @@ describe('process entry', () => {
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.out()).toContain('shutting down');
+  });
+
+  it('reads NORMA_API_KEYS_FILE again on SIGHUP; a bad file keeps the keys in force and says so loudly', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-keys-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'keys.json');
+    const [oldKey, newKey] = ['old-key-0123456789abcdef', 'new-key-0123456789abcdef'];
+    const entry = (key: string) => [{ key_sha256: sha256(key), tenant: 'acme', scopes: ['read'] }];
+    await fs.writeFile(file, JSON.stringify(entry(oldKey)));
+    const p = await launch({ NORMA_API_KEYS_FILE: file, NORMA_SANDBOX: 'off' });
+    const deadline = Date.now() + 15_000;
+    let url: string | undefined;
+    while (!url && Date.now() < deadline) {
+      url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(p.out())?.[1];
+      if (!url) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(url).toBeDefined();
+    const status = (key: string) => fetch(`${url}/v1/sessions`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    const logged = async (text: string) => {
+      for (let i = 0; i < 200 && !p.out().includes(text); i++) await new Promise((r) => setTimeout(r, 25));
+      return p.out().includes(text);
+    };
+    expect(await status(oldKey)).toBe(200);
+
+    await fs.writeFile(file, '[{"key_sha256": "not a hash", "tenant": "acme", "scopes": ["read"]}]');
+    p.child.kill('SIGHUP');
+    expect(await logged('API KEYS NOT RELOADED')).toBe(true);
+    expect(await status(oldKey)).toBe(200);
+
+    await fs.writeFile(file, JSON.stringify(entry(newKey)));
+    p.child.kill('SIGHUP');
+    expect(await logged('API keys reloaded')).toBe(true);
+    expect(await status(oldKey)).toBe(401);
+    expect(await status(newKey)).toBe(200);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
   });
 });
