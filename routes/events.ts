@@ -75,12 +75,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         if (closed) return;
         closed = true;
         clearInterval(heartbeat);
+        stopWatchingKeys();
         ctx.shutdown.removeEventListener('abort', onShutdown);
         subscription?.close();
         res.end();
       };
-      // The server is going away, or this client reads too slowly: say where to resume, then end.
-      const endWith = (reason: 'shutdown' | 'overflow') => {
+      // The server is going away, this client reads too slowly, or its key is no longer in force:
+      // say where to resume, then end.
+      const endWith = (reason: 'shutdown' | 'overflow' | 'revoked') => {
         if (closed) return;
         const event = { type: 'stream.end', session_id: sessionId, seq: lastDelivered, time: new Date().toISOString(), reason, resume_after: lastDelivered };
         writeEvent(res, 'stream.end', JSON.stringify(event));
@@ -90,7 +92,15 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       };
       const onShutdown = () => endWith('shutdown');
       ctx.shutdown.addEventListener('abort', onShutdown);
-      const heartbeat = setInterval(() => writeComment(res, 'ping'), ctx.config.sseHeartbeatMs);
+      // A stream opened with a key lasts only while the key does: removed by a reload, or expired
+      // (checked with every heartbeat).
+      const scope = scopeOf(req);
+      const keyGone = () => scope.key !== null && scope.tenant !== null && !ctx.keyInForce(scope.key, scope.tenant);
+      const stopWatchingKeys = scope.key !== null ? ctx.onKeysReloaded(() => keyGone() && endWith('revoked')) : () => undefined;
+      const heartbeat = setInterval(() => {
+        if (keyGone()) endWith('revoked');
+        else writeComment(res, 'ping');
+      }, ctx.config.sseHeartbeatMs);
       req.raw.on('close', finish);
       res.on('close', finish);
       res.on('error', finish);

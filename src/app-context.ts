@@ -15,4 +15,8 @@ export interface AppContext {
   sweepSessions(): Promise<number>;
   /** Aborted when the server begins to shut down: SSE streams end with a `stream.end` event. */
   shutdown: AbortSignal;
+  /** Whether the key of that name is still in force for that tenant (not removed, not expired). */
+  keyInForce(name: string, tenant: string): boolean;
+  /** Called after every reload of the keys; returns the way to stop listening. */
+  onKeysReloaded(listener: () => void): () => void;
 }

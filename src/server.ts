@@ -198,6 +198,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     sweepOutputs: () => outputs.sweep(),
     sweepSessions: () => application.retention.sweepClosedSessions(INTERNAL),
     shutdown: shutdown.signal,
+    keyInForce: (name, tenant) => keys.current(name, clock().getTime())?.tenant === tenant,
+    onKeysReloaded: (listener) => keys.onChange(() => listener()),
   };
 
   const app: NormaApp = Fastify({
@@ -228,6 +230,11 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     const fetchSite = req.headers['sec-fetch-site'];
     const badOrigin = gate.checkOrigin(req.method, req.headers.origin, typeof fetchSite === 'string' ? fetchSite : undefined, req.headers.host);
     if (badOrigin) return sendProblem(reply, req, 403, badOrigin);
+    // With CORS on, OPTIONS is a preflight: one that is not well formed gets a problem, not the
+    // CORS plugin's plain-text answer.
+    if (req.method === 'OPTIONS' && config.corsOrigins.length > 0 && (req.headers.origin === undefined || req.headers['access-control-request-method'] === undefined)) {
+      return sendProblem(reply, req, 400, 'a preflight request (OPTIONS) needs the Origin and Access-Control-Request-Method headers');
+    }
   });
   // CORS after the Host/Origin gate (only the server's own and the listed origins get here) and
   // before the key check (a preflight carries no key; it is answered here).

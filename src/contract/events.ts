@@ -220,10 +220,11 @@ export const EVENT_SCHEMAS = [
   eventSchema(
     'stream.end',
     'EventStreamEnd',
-    'Sent by the server just before it ends this SSE stream (shutdown, or the client read too slowly); not stored. ' +
-      'Reconnect with Last-Event-ID (or ?after=) set to `resume_after` to continue without a gap.',
+    'Sent by the server just before it ends this SSE stream (shutdown, the client read too slowly, or the key it was ' +
+      'opened with was removed or expired); not stored. Reconnect with Last-Event-ID (or ?after=) set to `resume_after` ' +
+      'to continue without a gap (after `revoked`: with a valid key).',
     {
-      reason: Type.Union([Type.Literal('shutdown'), Type.Literal('overflow')]),
+      reason: Type.Union([Type.Literal('shutdown'), Type.Literal('overflow'), Type.Literal('revoked')]),
       resume_after: Type.Integer({ minimum: 0, description: 'The last event id this stream delivered' }),
     },
   ),

@@ -123,6 +123,45 @@ describe('event tickets', () => {
     expect((await clientFor(t.url, r).get('/v1/sessions')).status).toBe(401);
   });
 
+  it('an open stream ends with stream.end "revoked" when its key is removed, or expires while it runs', async () => {
+    const [w, r, soon] = [newKey('w'), newKey('r'), newKey('soon')];
+    let offset = 0;
+    const f = await keysFile([
+      { key: w, tenant: 'acme', scopes: ['write'] },
+      { key: r, tenant: 'acme', scopes: ['read'] },
+      { key: soon, tenant: 'acme', scopes: ['read'], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+    ]);
+    cleanups.push(f.remove);
+    const t = await startServer(
+      { NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file },
+      { clock: () => new Date(Date.now() + offset), configure: (c) => (c.sseHeartbeatMs = 100) },
+    );
+    servers.push(t);
+    const s = (await clientFor(t.url, w).post('/v1/sessions', {})).body;
+    const byTicket = await sse(`${t.url}/v1/sessions/${s.id}/events?ticket=${(await clientFor(t.url, r).post(`/v1/sessions/${s.id}/events/tickets`)).body.ticket}`);
+    const byHeader = await sse(`${t.url}/v1/sessions/${s.id}/events`, { token: r });
+    const expiring = await sse(`${t.url}/v1/sessions/${s.id}/events`, { token: soon });
+    const writer = await sse(`${t.url}/v1/sessions/${s.id}/events`, { token: w });
+    for (const x of [byTicket, byHeader, expiring, writer]) await x.waitFor((m) => m.event === 'session.created');
+    // The read key is removed: both of its streams end at once; the others go on.
+    await f.write([
+      { key: w, tenant: 'acme', scopes: ['write'] },
+      { key: soon, tenant: 'acme', scopes: ['read'], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+    ]);
+    expect((await t.server.reloadKeys()).ok).toBe(true);
+    for (const x of [byTicket, byHeader]) {
+      await x.ended;
+      expect(x.events.at(-1)).toMatchObject({ event: 'stream.end', data: { reason: 'revoked', resume_after: 1 } });
+    }
+    // The other key expires (the server's clock passes it): its stream ends at the next heartbeat.
+    offset = 2 * 3_600_000;
+    await expiring.ended;
+    expect(expiring.events.at(-1)).toMatchObject({ event: 'stream.end', data: { reason: 'revoked' } });
+    offset = 0;
+    await new Promise((res) => setTimeout(res, 300));
+    expect(writer.events.some((e) => e.event === 'stream.end')).toBe(false);
+  });
+
   it('never reach a log line', async () => {
     const lines: string[] = [];
     const sink = new Writable({
@@ -214,6 +253,12 @@ describe('CORS', () => {
   it('refuses an origin not listed (preflight included) and keeps the Host check', async () => {
     const w = newKey('w');
     const t = await boot([{ key: w, tenant: 'acme', scopes: ['write'] }], { NORMA_CORS_ORIGINS: PAGE });
+    // A preflight that is not one: a problem, not the plugin's plain text.
+    for (const headers of [{ origin: PAGE }, { 'access-control-request-method': 'POST' }] as Record<string, string>[]) {
+      const bad = await rawStatus(`${t.url}/v1/sessions`, headers, 'OPTIONS');
+      expect(bad.status).toBe(400);
+      expect(bad.headers['content-type']).toContain('application/problem+json');
+    }
     const pre = await rawStatus(`${t.url}/v1/sessions`, { origin: 'http://127.0.0.2:5174', 'access-control-request-method': 'POST' }, 'OPTIONS');
     expect(pre.status).toBe(403);
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();
