@@ -32,6 +32,17 @@ async function launch(env: Record<string, string>) {
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
+/** The URL the process logs once it listens (waits up to 15 s). */
+async function listeningUrl(out: () => string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out())?.[1];
+    if (url) return url;
+    if (Date.now() > deadline) throw new Error(`the server logged no URL: ${out()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('process entry', () => {
   it('refuses a non-loopback HOST without NORMA_TOKEN, naming the variables', async () => {
     const p = await launch({ HOST: '0.0.0.0' });
@@ -64,13 +75,7 @@ describe('process entry', () => {
 
   it('logs the URL it listens on, serves, and exits 0 on SIGTERM', async () => {
     const p = await launch({});
-    const deadline = Date.now() + 15_000;
-    let url: string | undefined;
-    while (!url && Date.now() < deadline) {
-      url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(p.out())?.[1];
-      if (!url) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(url).toBeDefined();
+    const url = await listeningUrl(p.out);
     const created = await fetch(`${url}/v1/sessions`, { method: 'POST' });
     expect(created.status).toBe(201);
     p.child.kill('SIGTERM');
@@ -86,13 +91,7 @@ describe('process entry', () => {
     const entry = (key: string) => [{ key_sha256: sha256(key), tenant: 'acme', scopes: ['read'] }];
     await fs.writeFile(file, JSON.stringify(entry(oldKey)));
     const p = await launch({ NORMA_API_KEYS_FILE: file, NORMA_SANDBOX: 'off' });
-    const deadline = Date.now() + 15_000;
-    let url: string | undefined;
-    while (!url && Date.now() < deadline) {
-      url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(p.out())?.[1];
-      if (!url) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(url).toBeDefined();
+    const url = await listeningUrl(p.out);
     const status = (key: string) => fetch(`${url}/v1/sessions`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
     const logged = async (text: string) => {
       for (let i = 0; i < 200 && !p.out().includes(text); i++) await new Promise((r) => setTimeout(r, 25));
