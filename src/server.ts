@@ -254,6 +254,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(rateLimit, {
     global: true,
     timeWindow: 60_000,
+    // One counter per tenant: room for as many tenants as a keys file can name.
+    cache: 10_000,
     keyGenerator: (req) => `tenant:${req.scope?.tenant ?? ''}`,
     allowList: (req) => req.scope?.tenant == null || keys.policyOf(req.scope.tenant)?.source.requests_per_minute === undefined,
     max: (req) => keys.policyOf(req.scope!.tenant!)?.source.requests_per_minute ?? Number.MAX_SAFE_INTEGER,

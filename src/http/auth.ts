@@ -74,8 +74,11 @@ export function installAuth(app: FastifyInstance, { keys, tickets, now }: AuthOp
       const sessionId = (req.params as { session_id?: string }).session_id ?? '';
       const spent = tickets.redeem(ticket, sessionId);
       if (!spent.ok) return refuse(reply, req, spent.detail);
-      if (spent.key === null) req.scope = LOOPBACK;
-      else {
+      if (spent.key === null) {
+        // Taken while the server had no key; keys are required now (a reload added them).
+        if (keys.required) return refuse(reply, req, 'the key that took this event ticket is no longer valid');
+        req.scope = LOOPBACK;
+      } else {
         const key = keys.current(spent.key, now());
         // The key that took it was removed, expired or moved to another tenant since.
         if (!key || key.tenant !== spent.tenant) return refuse(reply, req, 'the key that took this event ticket is no longer valid');

@@ -6,11 +6,10 @@
 // from it needs a preimage. Replaced as a whole on reload.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_TENANT, expandScopes, type KeyScope } from '../contract/tenant.js';
-import type { LoadedKey, LoadedKeys } from './keys-file.js';
+import { TOKEN_KEY_NAME, type LoadedKey, type LoadedKeys } from './keys-file.js';
 import type { CompiledPolicy, TenantPolicies } from './policy.js';
 
-/** The name NORMA_TOKEN's key has in logs and audit records. */
-export const TOKEN_KEY_NAME = 'NORMA_TOKEN';
+export { TOKEN_KEY_NAME };
 
 export interface KeyIdentity {
   name: string;

@@ -9,6 +9,9 @@ import { ApiKeyEntrySchema, expandScopes, type ApiKeyEntry, type KeyScope } from
 import type { SessionHooks } from '../contract/hooks.js';
 import { compilePolicy, type CompiledPolicy } from './policy.js';
 
+/** The name NORMA_TOKEN's key has in logs and audit records: no entry of the file may take it. */
+export const TOKEN_KEY_NAME = 'NORMA_TOKEN';
+
 /** Most keys one file may list. */
 export const MAX_KEYS = 10_000;
 
@@ -81,6 +84,7 @@ export async function parseKeys(file: string, text: string, checkHooks: HookChec
     const seen = byDigest.get(hex);
     if (seen !== undefined) problems.push(`[${i}].key_sha256: the same key as entry [${seen}] (a key belongs to one tenant, once)`);
     else byDigest.set(hex, i);
+    if (name === TOKEN_KEY_NAME) problems.push(`[${i}].name: ${JSON.stringify(name)} is the name of NORMA_TOKEN's key; choose another`);
     const named = byName.get(name);
     if (named !== undefined) problems.push(`[${i}].name: ${JSON.stringify(name)} is also entry [${named}]'s name`);
     else byName.set(name, i);

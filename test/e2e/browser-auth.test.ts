@@ -192,6 +192,20 @@ describe('event tickets', () => {
     expect(stream.status).toBe(200);
     expect((await rawStatus(`${t.url}/v1/sessions/${s.id}/events?ticket=${ticket}`)).status).toBe(401);
   });
+
+  it('one taken while the server had no key is refused once a reload added keys', async () => {
+    const f = await keysFile([]);
+    cleanups.push(f.remove);
+    const t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file });
+    servers.push(t);
+    const s = (await t.api.post('/v1/sessions', {})).body;
+    const ticket = (await t.api.post(`/v1/sessions/${s.id}/events/tickets`)).body.ticket;
+    await f.write([{ key: newKey('k'), tenant: 'acme', scopes: ['admin'] }]);
+    expect((await t.server.reloadKeys()).ok).toBe(true);
+    const res = await rawStatus(`${t.url}/v1/sessions/${s.id}/events?ticket=${ticket}`);
+    expect(res.status).toBe(401);
+    expect((await fetch(`${t.url}/v1/sessions`)).status).toBe(401);
+  });
 });
 
 describe('the event stream for browsers', () => {

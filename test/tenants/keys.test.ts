@@ -61,6 +61,7 @@ describe('the keys file', () => {
       ['a zero limit', [entry({ policy: { requests_per_minute: 0 } })], /requests_per_minute/],
       ['the same key twice', [entry({ key_sha256: dup }), entry({ key_sha256: dup.toUpperCase(), tenant: 'beta' })], /\[1\]\.key_sha256: the same key as entry \[0\]/],
       ['the same name twice', [entry({ name: 'ui' }), entry({ name: 'ui' })], /\[1\]\.name: "ui" is also entry \[0\]'s name/],
+      ['NORMA_TOKEN\'s name', [entry({ name: 'NORMA_TOKEN' })], /\[0\]\.name: "NORMA_TOKEN" is the name of NORMA_TOKEN's key/],
       ['two policies for one tenant', [entry({ policy: { max_sessions: 1 } }), entry({ policy: { max_sessions: 2 } })], /tenant "acme" already has a different policy in entry \[0\]/],
       ['a bad deny rule', [entry({ policy: { disallowed_tools: ['Bash('] } })], /\[0\]\.policy\.disallowed_tools/],
     ];
