@@ -48,7 +48,10 @@ export function createApplication(deps: AppDeps): Application {
     shutdown: (scope, graceMs) => shutdownSessions(parts, sessions, scope, graceMs),
     policiesChanged: (_scope, tenants) => {
       for (const rt of parts.runtimes.all()) {
-        if (tenants.has(rt.settings.session.tenant)) void parts.broker.reevaluatePending(rt.id);
+        if (!tenants.has(rt.settings.session.tenant)) continue;
+        const problems = rt.refreshTenantHooks();
+        if (problems.length > 0) deps.logger.error({ session_id: rt.id, problems }, 'the tenant\'s new hooks cannot be installed in this session; its hooks stay as they were');
+        void parts.broker.reevaluatePending(rt.id);
       }
     },
   };

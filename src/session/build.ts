@@ -101,12 +101,15 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   const operator: HookRegistration[] = deps.operatorHooks
     ? compileSessionHooks(deps.operatorHooks, where, deps.egress, 'NORMA_HOOKS_FILE', deps.audit.evidence).registrations
     : [];
-  // The tenant's hooks run after the operator's and before the session's own; a policy
-  // changed by a reload applies to sessions made (or brought back) after it.
-  const tenantPolicy = deps.tenants.policyOf(s.tenant);
-  const tenantHooks = tenantPolicy?.hooks
-    ? compileSessionHooks(tenantPolicy.hooks, where, deps.egress, `policy(${s.tenant}).hooks`, deps.audit.evidence)
-    : { registrations: [], problems: [] };
+  // The tenant's hooks run after the operator's and before the session's own; a reload of the
+  // policy compiles them again (refreshTenantHooks) for the turns that start after it.
+  const tenantHooksNow = () => {
+    const policy = deps.tenants.policyOf(s.tenant);
+    return policy?.hooks
+      ? compileSessionHooks(policy.hooks, where, deps.egress, `policy(${s.tenant}).hooks`, deps.audit.evidence)
+      : { registrations: [], problems: [] };
+  };
+  const tenantHooks = tenantHooksNow();
   const settings = new SessionSettings(record, {
     store: deps.store,
     events: deps.events,
@@ -184,6 +187,12 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     workspace,
     sandbox,
     hooks: deps.hooks.with([...operator, ...tenantHooks.registrations, ...own.registrations]),
+    refreshTenantHooks: () => {
+      const next = tenantHooksNow();
+      // A policy that cannot be compiled (the file was checked, so: the sandbox changed) keeps the hooks in force.
+      if (next.problems.length === 0) runtime!.hooks = deps.hooks.with([...operator, ...next.registrations, ...own.registrations]);
+      return next.problems;
+    },
     model: model.ok ? model.model : null,
     closeTools: async () => {
       await tools.close();

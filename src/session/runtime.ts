@@ -21,8 +21,13 @@ export interface SessionRuntime {
   readonly workspace: Workspace;
   /** Where the session's processes run (its home, /tmp, cgroup and network proxy). */
   readonly sandbox: SessionSandbox;
-  /** The operator's hooks, then the session's own. */
-  readonly hooks: HookRegistry;
+  /** The server's and operator's hooks, then the tenant's, then the session's own (a turn takes them as it starts). */
+  hooks: HookRegistry;
+  /**
+   * Compiles the tenant's hooks again from its policy as in force (after a reload) and puts them
+   * in `hooks` for the turns that start from now on; returns what could not be compiled.
+   */
+  refreshTenantHooks(): string[];
   /** The model prompt turns talk to (null: the session has none). */
   readonly model: ResolvedModel | null;
   /** Stops what the session's tool groups keep running (background tasks, shells). */

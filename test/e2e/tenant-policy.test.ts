@@ -150,6 +150,29 @@ describe('tenant hooks', () => {
   });
 });
 
+describe('tenant hooks after a reload', () => {
+  it('reach the live sessions of the tenant from their next turn, and go when the policy drops them', async () => {
+    const key = newKey('h');
+    const f = await keysFile([{ key, tenant: 'acme', scopes: ['write'] }]);
+    cleanups.push(f.remove);
+    const t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file });
+    servers.push(t);
+    const c = clientFor(t.url, key);
+    const s = (await c.post('/v1/sessions', { tools: ['Write'], permission_mode: 'acceptEdits' })).body;
+    const write = async (name: string) =>
+      (await c.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: name, content: 'x' } }] })).body.results[0];
+    expect((await write('a.txt')).is_error).toBe(false);
+    const hooks = { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'echo "frozen by the tenant" >&2; exit 2' }] }] };
+    await f.write([{ key, tenant: 'acme', scopes: ['write'], policy: { hooks } }]);
+    expect((await t.server.reloadKeys()).ok).toBe(true);
+    expect((await c.get(`/v1/sessions/${s.id}`)).body.policy.hook_events).toEqual(['PreToolUse']);
+    expect(text(await write('b.txt'))).toBe('Blocked by PreToolUse hook: frozen by the tenant');
+    await f.write([{ key, tenant: 'acme', scopes: ['write'] }]);
+    expect((await t.server.reloadKeys()).ok).toBe(true);
+    expect((await write('c.txt')).is_error).toBe(false);
+  });
+});
+
 describe('max_sessions and max_running_turns', () => {
   it('counts the tenant\'s active sessions, concurrent creations included; closing one makes room', async () => {
     const key = newKey('s');
