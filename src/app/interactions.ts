@@ -7,8 +7,8 @@ import { permissionKind, questionKind } from '../interaction/kinds.js';
 import { parseRules } from '../permission/rules.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
-import { clampMode, modeWithin } from '../contract/tenant.js';
-import { policyForbids } from './sessions.js';
+import { clampMode } from '../contract/tenant.js';
+import { requireModeWithin } from './sessions.js';
 
 export class InteractionUseCases {
   constructor(private readonly parts: Parts) {}
@@ -34,12 +34,9 @@ export class InteractionUseCases {
         // before plan mode — never one the model named itself. The call's effect switches to it.
         const input = (response.updated_input ?? request.input) as { next_mode?: PermissionMode };
         const before = rt?.settings.session.mode_before_plan ?? null;
-        const max = this.parts.deps.tenants.policyOf(session.tenant)?.maxMode;
-        if (response.mode !== undefined && !modeWithin(response.mode, max)) {
-          throw policyForbids(session.tenant, `mode "${response.mode}" is looser than the tenant's max_permission_mode "${max}"`);
-        }
+        requireModeWithin(this.parts, session.tenant, response.mode, 'mode');
         // The mode before plan mode may be looser than a policy tightened since: then the maximum.
-        const next = response.mode ?? clampMode(before ?? 'default', max);
+        const next = response.mode ?? clampMode(before ?? 'default', this.parts.deps.tenants.policyOf(session.tenant)?.maxMode);
         answer = { ...response, updated_input: { ...(input as object), next_mode: next } };
       } else if (response.mode !== undefined) {
         throw new DomainError('invalid', `mode: only an approval of ExitPlanMode switches the mode; this request is about ${request.tool}`);

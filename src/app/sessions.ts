@@ -2,7 +2,7 @@
 // rules and mode, list tools, close.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Session, SessionCreate, SessionPatch } from '../contract/schemas.js';
+import type { PermissionMode, Session, SessionCreate, SessionPatch } from '../contract/schemas.js';
 import { DomainError } from '../errors.js';
 import { parseRules } from '../permission/rules.js';
 import { buildRuntime } from '../session/build.js';
@@ -24,12 +24,9 @@ export class SessionUseCases {
 
   async create(scope: Scope, body: SessionCreate): Promise<Session> {
     const tenant = tenantOf(scope);
-    const policy = this.parts.deps.tenants.policyOf(tenant);
-    if (body.permission_mode !== undefined && !modeWithin(body.permission_mode, policy?.maxMode)) {
-      throw policyForbids(tenant, `permission_mode "${body.permission_mode}" is looser than the tenant's max_permission_mode "${policy!.maxMode}"`);
-    }
+    requireModeWithin(this.parts, tenant, body.permission_mode, 'permission_mode');
     // Counted with the creations under way, so concurrent requests cannot pass the limit together.
-    const release = this.reserveSession(tenant, policy?.source.max_sessions);
+    const release = this.reserveSession(tenant, this.parts.deps.tenants.policyOf(tenant)?.source.max_sessions);
     try {
       return await this.createNow(tenant, body);
     } finally {
@@ -146,10 +143,7 @@ export class SessionUseCases {
     const record = this.parts.records.get(id, scope.tenant);
     if (record.session.status !== 'active') throw new DomainError('conflict', `session ${id} is closed`);
     const rt = this.parts.runtimes.require(id);
-    const policy = this.parts.deps.tenants.policyOf(record.session.tenant);
-    if (body.permission_mode !== undefined && !modeWithin(body.permission_mode, policy?.maxMode)) {
-      throw policyForbids(record.session.tenant, `permission_mode "${body.permission_mode}" is looser than the tenant's max_permission_mode "${policy!.maxMode}"`);
-    }
+    requireModeWithin(this.parts, record.session.tenant, body.permission_mode, 'permission_mode');
     const problems = [
       ...parseRules('allowed_tools', body.allowed_tools ?? []).problems,
       ...parseRules('disallowed_tools', body.disallowed_tools ?? []).problems,
@@ -249,7 +243,10 @@ export class SessionUseCases {
   }
 }
 
-/** A request the tenant's policy does not allow (403, naming the policy). */
-export function policyForbids(tenant: string, what: string): DomainError {
-  return new DomainError('forbidden', `the policy of tenant ${tenant} does not allow this: ${what}`);
+/** 403, naming the policy, when `mode` (as the request's `field`) is looser than the tenant's max_permission_mode. */
+export function requireModeWithin(parts: Parts, tenant: string, mode: PermissionMode | undefined, field: string): void {
+  if (mode === undefined) return;
+  const max = parts.deps.tenants.policyOf(tenant)?.maxMode;
+  if (modeWithin(mode, max)) return;
+  throw new DomainError('forbidden', `the policy of tenant ${tenant} does not allow this: ${field} "${mode}" is looser than the tenant's max_permission_mode "${max}"`);
 }

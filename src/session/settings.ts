@@ -57,7 +57,8 @@ export class SessionSettings {
    */
   permission(): PermissionContext {
     const policy = this.policy();
-    if (this.governed?.policy !== policy || this.governed === undefined) {
+    // Made again only when the policy object changed (a reload) or the session's rules did (adopt).
+    if (this.governed === undefined || this.governed.policy !== policy) {
       const context = policy
         ? { ...this.parsed, mode: clampMode(this.parsed.mode, policy.maxMode), policyDeny: policy.deny }
         : this.parsed;
