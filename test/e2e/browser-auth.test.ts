@@ -8,24 +8,19 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { clientFor, keysFile, newKey, type KeySpec } from '../helpers/tenants.js';
+import { clientFor, newKey, startWithKeys, type KeyedServer, type KeySpec } from '../helpers/tenants.js';
 
 let servers: TestServer[] = [];
 let streams: SseStream[] = [];
-let cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
   for (const t of servers) await t.close();
   servers = [];
-  for (const c of cleanups) await c();
-  cleanups = [];
 });
 
-async function boot(specs: KeySpec[], env: Record<string, string> = {}, options: Parameters<typeof startServer>[1] = {}): Promise<TestServer> {
-  const f = await keysFile(specs);
-  cleanups.push(f.remove);
-  const t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file, ...env }, options);
+async function boot(specs: KeySpec[], env: Record<string, string> = {}, options: Parameters<typeof startServer>[1] = {}): Promise<KeyedServer> {
+  const t = await startWithKeys(specs, env, options);
   servers.push(t);
   return t;
 }
@@ -106,16 +101,13 @@ describe('event tickets', () => {
 
   it('a ticket of a key removed since is refused', async () => {
     const [w, r] = [newKey('w'), newKey('r')];
-    const f = await keysFile([
+    const t = await boot([
       { key: w, tenant: 'acme', scopes: ['write'] },
       { key: r, tenant: 'acme', scopes: ['read'], name: 'dashboard' },
     ]);
-    cleanups.push(f.remove);
-    const t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file });
-    servers.push(t);
     const s = (await clientFor(t.url, w).post('/v1/sessions', {})).body;
     const ticket = (await clientFor(t.url, r).post(`/v1/sessions/${s.id}/events/tickets`)).body.ticket;
-    await f.write([{ key: w, tenant: 'acme', scopes: ['write'] }]);
+    await t.keys.write([{ key: w, tenant: 'acme', scopes: ['write'] }]);
     expect((await t.server.reloadKeys()).ok).toBe(true);
     const res = await rawStatus(`${t.url}/v1/sessions/${s.id}/events?ticket=${ticket}`);
     expect(res.status).toBe(401);
@@ -126,17 +118,15 @@ describe('event tickets', () => {
   it('an open stream ends with stream.end "revoked" when its key is removed, or expires while it runs', async () => {
     const [w, r, soon] = [newKey('w'), newKey('r'), newKey('soon')];
     let offset = 0;
-    const f = await keysFile([
-      { key: w, tenant: 'acme', scopes: ['write'] },
-      { key: r, tenant: 'acme', scopes: ['read'] },
-      { key: soon, tenant: 'acme', scopes: ['read'], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
-    ]);
-    cleanups.push(f.remove);
-    const t = await startServer(
-      { NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file },
+    const t = await boot(
+      [
+        { key: w, tenant: 'acme', scopes: ['write'] },
+        { key: r, tenant: 'acme', scopes: ['read'] },
+        { key: soon, tenant: 'acme', scopes: ['read'], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      ],
+      {},
       { clock: () => new Date(Date.now() + offset), configure: (c) => (c.sseHeartbeatMs = 100) },
     );
-    servers.push(t);
     const s = (await clientFor(t.url, w).post('/v1/sessions', {})).body;
     const byTicket = await sse(`${t.url}/v1/sessions/${s.id}/events?ticket=${(await clientFor(t.url, r).post(`/v1/sessions/${s.id}/events/tickets`)).body.ticket}`);
     const byHeader = await sse(`${t.url}/v1/sessions/${s.id}/events`, { token: r });
@@ -144,7 +134,7 @@ describe('event tickets', () => {
     const writer = await sse(`${t.url}/v1/sessions/${s.id}/events`, { token: w });
     for (const x of [byTicket, byHeader, expiring, writer]) await x.waitFor((m) => m.event === 'session.created');
     // The read key is removed: both of its streams end at once; the others go on.
-    await f.write([
+    await t.keys.write([
       { key: w, tenant: 'acme', scopes: ['write'] },
       { key: soon, tenant: 'acme', scopes: ['read'], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
     ]);
@@ -194,13 +184,10 @@ describe('event tickets', () => {
   });
 
   it('one taken while the server had no key is refused once a reload added keys', async () => {
-    const f = await keysFile([]);
-    cleanups.push(f.remove);
-    const t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file });
-    servers.push(t);
+    const t = await boot([]);
     const s = (await t.api.post('/v1/sessions', {})).body;
     const ticket = (await t.api.post(`/v1/sessions/${s.id}/events/tickets`)).body.ticket;
-    await f.write([{ key: newKey('k'), tenant: 'acme', scopes: ['admin'] }]);
+    await t.keys.write([{ key: newKey('k'), tenant: 'acme', scopes: ['admin'] }]);
     expect((await t.server.reloadKeys()).ok).toBe(true);
     const res = await rawStatus(`${t.url}/v1/sessions/${s.id}/events?ticket=${ticket}`);
     expect(res.status).toBe(401);

@@ -7,17 +7,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { keysFile, newKey } from '../helpers/tenants.js';
+import { newKey, startWithKeys, type KeyedServer } from '../helpers/tenants.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
 let browser: Browser;
-let t: TestServer;
+let t: KeyedServer;
 let page: http.Server;
 let pageOrigin: string;
-let removeKeys: () => Promise<void>;
 const key = newKey('web');
 
 /** The page: plain browser APIs only (fetch, EventSource), as a front-end would use them. */
@@ -66,9 +64,7 @@ beforeAll(async () => {
   page = http.createServer();
   await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
   pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-  const f = await keysFile([{ key, tenant: 'web', scopes: ['write'] }]);
-  removeKeys = f.remove;
-  t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file, NORMA_CORS_ORIGINS: pageOrigin, NORMA_ALLOWED_HOSTS: 'norma.test' });
+  t = await startWithKeys([{ key, tenant: 'web', scopes: ['write'] }], { NORMA_CORS_ORIGINS: pageOrigin, NORMA_ALLOWED_HOSTS: 'norma.test' });
   page.on('request', (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html(t.url)));
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, '--host-resolver-rules=MAP norma.test 127.0.0.1'] });
 }, 60_000);
@@ -77,7 +73,6 @@ afterAll(async () => {
   await browser?.close();
   await t?.close();
   await new Promise((r) => page?.close(r));
-  await removeKeys?.();
 });
 
 describe('a web front-end on another origin', () => {

@@ -6,8 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDoc, type ContractClient } from '../helpers/contract.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { clientFor, keysFile, newKey } from '../helpers/tenants.js';
+import { clientFor, newKey, startWithKeys, type KeyedServer } from '../helpers/tenants.js';
 
 const SCOPES = ['read', 'approve', 'write', 'admin'] as const;
 type Scope = (typeof SCOPES)[number];
@@ -19,8 +18,7 @@ const keys = {
   gamma: { write: newKey('gamma_write') },
 };
 
-let t: TestServer;
-let removeKeys: () => Promise<void>;
+let t: KeyedServer;
 const api = {} as { acme: Record<Scope, ContractClient>; beta: ContractClient; betaRead: ContractClient; gamma: ContractClient };
 
 /** What a tenant's side of the table works on: sessions for reads, permissions, questions. */
@@ -170,14 +168,12 @@ async function call(c: ContractClient, method: string, p: string, body?: unknown
 }
 
 beforeAll(async () => {
-  const file = await keysFile([
+  t = await startWithKeys([
     ...SCOPES.map((s) => ({ key: keys.acme[s], tenant: 'acme', scopes: [s], name: `acme-${s}` })),
     { key: keys.beta.write, tenant: 'beta', scopes: ['write'] },
     { key: keys.beta.read, tenant: 'beta', scopes: ['read'] },
     { key: keys.gamma.write, tenant: 'gamma', scopes: ['write', 'approve'] },
   ]);
-  removeKeys = file.remove;
-  t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: file.file });
   api.acme = Object.fromEntries(SCOPES.map((s) => [s, clientFor(t.url, keys.acme[s])])) as Record<Scope, ContractClient>;
   api.beta = clientFor(t.url, keys.beta.write);
   api.betaRead = clientFor(t.url, keys.beta.read);
@@ -188,7 +184,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  await removeKeys?.();
 });
 
 describe('the access table', () => {

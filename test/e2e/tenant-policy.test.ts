@@ -6,22 +6,16 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContractClient } from '../helpers/contract.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { clientFor, keysFile, newKey, type KeySpec } from '../helpers/tenants.js';
+import { clientFor, newKey, startWithKeys, type KeyedServer, type KeySpec } from '../helpers/tenants.js';
 
-let servers: TestServer[] = [];
-let cleanups: (() => Promise<void>)[] = [];
+let servers: KeyedServer[] = [];
 afterEach(async () => {
   for (const t of servers) await t.close();
   servers = [];
-  for (const c of cleanups) await c();
-  cleanups = [];
 });
 
-async function boot(specs: KeySpec[], env: Record<string, string> = {}): Promise<TestServer> {
-  const f = await keysFile(specs);
-  cleanups.push(f.remove);
-  const t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file, ...env });
+async function boot(specs: KeySpec[], env: Record<string, string> = {}): Promise<KeyedServer> {
+  const t = await startWithKeys(specs, env);
   servers.push(t);
   return t;
 }
@@ -107,16 +101,13 @@ describe('disallowed_tools', () => {
 
   it('a reload that adds a deny rule decides a request waiting for a person at once', async () => {
     const key = newKey('r');
-    const f = await keysFile([{ key, tenant: 'acme', scopes: ['write'] }]);
-    cleanups.push(f.remove);
-    const t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file });
-    servers.push(t);
+    const t = await boot([{ key, tenant: 'acme', scopes: ['write'] }]);
     const c = clientFor(t.url, key);
     const s = (await c.post('/v1/sessions', { tools: ['Write'] })).body;
     expect(s.policy).toBeNull();
     const turn = (await c.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'a.txt', content: 'x' } }] })).body;
     expect(turn.status).toBe('awaiting_permission');
-    await f.write([{ key, tenant: 'acme', scopes: ['write'], policy: { disallowed_tools: ['Write'] } }]);
+    await t.keys.write([{ key, tenant: 'acme', scopes: ['write'], policy: { disallowed_tools: ['Write'] } }]);
     expect(await t.server.reloadKeys()).toMatchObject({ ok: true, changedPolicies: ['acme'] });
     const done = await untilSettled(c, s.id, turn.id);
     expect(done.results[0].is_error).toBe(true);
@@ -153,21 +144,18 @@ describe('tenant hooks', () => {
 describe('tenant hooks after a reload', () => {
   it('reach the live sessions of the tenant from their next turn, and go when the policy drops them', async () => {
     const key = newKey('h');
-    const f = await keysFile([{ key, tenant: 'acme', scopes: ['write'] }]);
-    cleanups.push(f.remove);
-    const t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file });
-    servers.push(t);
+    const t = await boot([{ key, tenant: 'acme', scopes: ['write'] }]);
     const c = clientFor(t.url, key);
     const s = (await c.post('/v1/sessions', { tools: ['Write'], permission_mode: 'acceptEdits' })).body;
     const write = async (name: string) =>
       (await c.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: name, content: 'x' } }] })).body.results[0];
     expect((await write('a.txt')).is_error).toBe(false);
     const hooks = { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'echo "frozen by the tenant" >&2; exit 2' }] }] };
-    await f.write([{ key, tenant: 'acme', scopes: ['write'], policy: { hooks } }]);
+    await t.keys.write([{ key, tenant: 'acme', scopes: ['write'], policy: { hooks } }]);
     expect((await t.server.reloadKeys()).ok).toBe(true);
     expect((await c.get(`/v1/sessions/${s.id}`)).body.policy.hook_events).toEqual(['PreToolUse']);
     expect(text(await write('b.txt'))).toBe('Blocked by PreToolUse hook: frozen by the tenant');
-    await f.write([{ key, tenant: 'acme', scopes: ['write'] }]);
+    await t.keys.write([{ key, tenant: 'acme', scopes: ['write'] }]);
     expect((await t.server.reloadKeys()).ok).toBe(true);
     expect((await write('c.txt')).is_error).toBe(false);
   });

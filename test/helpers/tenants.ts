@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ContractClient } from './contract.js';
+import { startServer, type TestServer } from './server.js';
 
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -40,4 +41,29 @@ export async function keysFile(specs: KeySpec[] | string): Promise<{ file: strin
 /** A contract-checked client that sends this key. */
 export function clientFor(url: string, key: string): ContractClient {
   return new ContractClient(url, key);
+}
+
+export type KeyedServer = TestServer & { keys: { file: string; write(specs: KeySpec[] | string): Promise<void> } };
+
+/**
+ * A server with a keys file of these keys (NORMA_SANDBOX=off unless `env` says otherwise);
+ * `keys.write` changes the file (then `server.reloadKeys()`), and `close` removes it too.
+ */
+export async function startWithKeys(specs: KeySpec[] | string, env: Record<string, string> = {}, options: Parameters<typeof startServer>[1] = {}): Promise<KeyedServer> {
+  const f = await keysFile(specs);
+  let t: TestServer;
+  try {
+    t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file, ...env }, options);
+  } catch (err) {
+    await f.remove();
+    throw err;
+  }
+  return {
+    ...t,
+    keys: { file: f.file, write: f.write },
+    close: async () => {
+      await t.close();
+      await f.remove();
+    },
+  };
 }

@@ -9,7 +9,7 @@ import { DomainError } from '../../src/errors.js';
 import { clampMode, expandScopes, modeWithin, MODE_ORDER } from '../../src/contract/tenant.js';
 import { PERMISSION_MODES } from '../../src/contract/permission.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { keysFile, keysJson, newKey, sha256 } from '../helpers/tenants.js';
+import { keysFile, keysJson, newKey, sha256, startWithKeys } from '../helpers/tenants.js';
 
 const noHooks: HookCheck = async () => [];
 
@@ -189,9 +189,9 @@ describe('start-up and reload', () => {
     await expect(startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: bad.file })).rejects.toThrow(/NORMA_API_KEYS_FILE .*\/0\/policy\/max_session: Unexpected property/);
 
     const k = newKey('k');
-    const f = await keysFile([{ key: k, tenant: 'acme', scopes: ['read'] }]);
-    removals.push(f.remove);
-    t = await startServer({ NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file });
+    const keyed = await startWithKeys([{ key: k, tenant: 'acme', scopes: ['read'] }]);
+    t = keyed;
+    const f = keyed.keys;
     const get = (key: string) => fetch(`${t!.url}/v1/sessions`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
     expect(await get(k)).toBe(200);
     await f.write('[{"key_sha256": "nope"}]');
