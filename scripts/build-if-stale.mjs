@@ -1,0 +1,53 @@
+// Runs before `npm start`: builds dist/ only when the sources changed since the last build.
+// The build's inputs (src/, routes/, the tsconfig files, package.json and the lock file) are
+// hashed by content; the hash of the last good build is kept in dist/.build-hash. A missing
+// dist, a missing entry point or a different hash rebuilds; the same hash starts at once.
+// `--always` builds whatever the hash (`npm run build`) and records it.
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const stampFile = path.join(root, 'dist', '.build-hash');
+const entry = path.join(root, 'dist', 'src', 'main.js');
+const INPUTS = ['src', 'routes', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+
+function* files(p) {
+  let st;
+  try {
+    st = fs.statSync(p);
+  } catch {
+    return; // an absent input (no lock file yet) hashes as absent
+  }
+  if (st.isDirectory()) {
+    for (const name of fs.readdirSync(p).sort()) yield* files(path.join(p, name));
+  } else if (st.isFile()) {
+    yield p;
+  }
+}
+
+function inputsHash() {
+  const h = createHash('sha256');
+  for (const input of INPUTS) {
+    for (const f of files(path.join(root, input))) {
+      h.update(path.relative(root, f)).update('\0').update(fs.readFileSync(f)).update('\0');
+    }
+  }
+  return h.digest('hex');
+}
+
+const hash = inputsHash();
+const always = process.argv.includes('--always');
+const built = !always && fs.existsSync(entry) && fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8').trim() === hash;
+if (!built) {
+  if (!always) console.error('building dist/ (sources changed since the last build)');
+  // A failed build leaves no stamp: the next start tries again.
+  fs.rmSync(stampFile, { force: true });
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
+    stdio: 'inherit',
+    cwd: root,
+  });
+  fs.writeFileSync(stampFile, `${hash}\n`);
+}
