@@ -217,6 +217,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
 
   // JSON only: anything else is a clear 415, not a confusing schema error.
   app.removeContentTypeParser('text/plain');
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await registerOpenApi(app);
 
   const gate = requestGate(config.allowedHosts, config.host, config.corsOrigins);

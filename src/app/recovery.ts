@@ -46,8 +46,10 @@ export class RecoveryUseCases {
     const out = { sessions: 0, resumed: 0, interrupted: 0 };
     const { store, logger } = parts.deps;
     if (!store.durable) return out;
-    const sandbox = await parts.deps.sandboxStatus();
     const records = store.activeSessions().map((stored) => parts.records.normalized(stored));
+    // Nothing to recover: start-up does not wait for the sandbox's self-test.
+    if (records.length === 0) return out;
+    const sandbox = await parts.deps.sandboxStatus();
     // Runtimes are built a few at a time (a session's MCP servers take a moment to start); what
     // follows — warnings, resumed turns, SessionStart — goes one session after another, in order.
     const builds = buildAll(records, (record) => buildRuntime(record, sandbox, parts.build), RECOVERY_BUILDS_AT_ONCE);
