@@ -17,8 +17,10 @@ export class DomainError extends Error {
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
-    /** Each problem, for `invalid` errors that found several. */
+    /** Each problem, for `invalid` errors that found several; each starts with the field it is about (`tools[2]: …`). */
     readonly problems: string[] = [],
+    /** Where the offending values are: the request body unless said otherwise. */
+    readonly location: 'body' | 'query' | 'params' = 'body',
   ) {
     super(message);
     this.name = 'DomainError';

@@ -16,7 +16,8 @@ import { KeysFileError, loadKeysFile, type HookCheck, type LoadedKeys } from './
 import { TicketBook } from './tenants/tickets.js';
 import { isLoopbackHost } from './config.js';
 import { redactTicket } from './http/log.js';
-import { registerOpenApi } from './http/docs.js';
+import { registerOpenApi, SHARED_SCHEMAS } from './http/docs.js';
+import { RequestValidators, ValidationExplainer } from './http/validation.js';
 import { requestGate } from './http/host-check.js';
 import { useDepthCheckedJson } from './http/json-body.js';
 import { installProblemHandling, sendProblem } from './http/problem.js';
@@ -82,6 +83,8 @@ export interface NormaServer {
    * force; a bad one changes nothing and is reported (the old keys stay).
    */
   reloadKeys(): Promise<{ ok: true; keys: number; tenants: number; changedPolicies: string[] } | { ok: false; problems: string[] }>;
+  /** Compiles every request validator not compiled yet, now (they are otherwise compiled on first use or just after listening); returns how many routes' validators exist. */
+  compileValidators(): number;
 }
 
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
@@ -206,10 +209,12 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     loggerInstance: logger.child({}, { serializers: { req: reqSerializer } }) as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId('req'),
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Requests are validated by src/http/validation.ts (bodies as sent, query strings converted,
+  // each validator compiled on first use or right after listening).
+  const validators = new RequestValidators(SHARED_SCHEMAS);
+  app.setValidatorCompiler(validators.compiler);
+  app.addHook('onListen', async () => validators.warm());
   listening = () => {
     const a = app.server.address();
     return a !== null && typeof a === 'object' ? [{ address: a.address, port: a.port }] : [];
@@ -268,7 +273,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   });
 
   useDepthCheckedJson(app);
-  installProblemHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
+  installProblemHandling(app, { bodyLimitBytes: config.bodyLimitBytes, explainer: new ValidationExplainer(SHARED_SCHEMAS) });
 
   await app.register(healthRoutes, { ctx });
   await app.register(sessionRoutes, { ctx });
@@ -338,5 +343,5 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       return { ok: false, problems: err instanceof KeysFileError ? [err.message] : [(err as Error).message] };
     }
   };
-  return { app, ctx, close, reloadKeys };
+  return { app, ctx, close, reloadKeys, compileValidators: () => validators.compileAll() };
 }

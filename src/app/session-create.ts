@@ -53,9 +53,9 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
       processes: config.sandbox === 'off' ? { usable: true, detail: 'off' } : sandbox,
     }),
   );
-  for (const p of deferred) {
-    if (namePattern(p) === null) problems.push(`deferred_tools: ${JSON.stringify(p)} is not a tool name or * pattern`);
-    else if (DEFERRED_TOOLS.some((t) => namePattern(p)!(t))) problems.push(`deferred_tools: ${JSON.stringify(p)} would defer ${DEFERRED_TOOLS.join(' or ')}, which find and run the deferred tools`);
+  for (const [i, p] of deferred.entries()) {
+    if (namePattern(p) === null) problems.push(`deferred_tools[${i}]: ${JSON.stringify(p)} is not a tool name or * pattern`);
+    else if (DEFERRED_TOOLS.some((t) => namePattern(p)!(t))) problems.push(`deferred_tools[${i}]: ${JSON.stringify(p)} would defer ${DEFERRED_TOOLS.join(' or ')}, which find and run the deferred tools`);
   }
   if (!selection.ok) problems.push(...selection.problems);
   problems.push(...parseRules('allowed_tools', body.allowed_tools ?? []).problems);

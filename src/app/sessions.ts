@@ -129,7 +129,7 @@ export class SessionUseCases {
         if (typeof parsed.c !== 'string' || typeof parsed.i !== 'string') throw new Error('shape');
         after = { created_at: parsed.c, id: parsed.i };
       } catch {
-        throw new DomainError('invalid', 'cursor is not a cursor this server returned (pass next_cursor unchanged)');
+        throw new DomainError('invalid', 'cursor: not a cursor this server returned (pass next_cursor unchanged)', [], 'query');
       }
     }
     const page = this.parts.deps.store.listSessions({ limit: take + 1, ...(after ? { after } : {}), ...(scope.tenant !== null ? { tenant: scope.tenant } : {}) });
@@ -152,7 +152,7 @@ export class SessionUseCases {
       ...parseRules('remove_rules', body.remove_rules ?? []).problems,
     ];
     const known = new Set(rt.settings.session.rules.map((r) => r.rule));
-    for (const r of body.remove_rules ?? []) if (!known.has(r)) problems.push(`remove_rules: ${JSON.stringify(r)} is not a session rule`);
+    for (const [i, r] of (body.remove_rules ?? []).entries()) if (!known.has(r)) problems.push(`remove_rules[${i}]: ${JSON.stringify(r)} is not a session rule`);
     if (problems.length > 0) throw new DomainError('invalid', `the change has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
 
     const now = this.parts.deps.clock().toISOString();

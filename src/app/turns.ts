@@ -13,11 +13,14 @@ export class TurnUseCases {
     const { parts } = this;
     const { session } = parts.records.get(sessionId, scope.tenant); // 404 for an unknown session (or another tenant's)
     const rt = parts.runtimes.require(sessionId);
-    if (body.prompt !== undefined && body.tool_uses !== undefined) {
+    // The HTTP schema already holds a turn to exactly one kind; callers inside the server are held here.
+    const prompt = 'prompt' in body ? body.prompt : undefined;
+    const direct = 'tool_uses' in body ? body.tool_uses : undefined;
+    if (prompt !== undefined && direct !== undefined) {
       throw new DomainError('invalid', 'a turn has either `tool_uses` (direct) or `prompt`, not both');
     }
-    if (body.prompt === undefined && body.tool_uses === undefined) throw new DomainError('invalid', 'a turn needs `tool_uses` (direct) or `prompt`');
-    if (body.prompt !== undefined && !rt.model) {
+    if (prompt === undefined && direct === undefined) throw new DomainError('invalid', 'a turn needs `tool_uses` (direct) or `prompt`');
+    if (prompt !== undefined && !rt.model) {
       throw new DomainError(
         'invalid',
         'this session has no model, so it cannot run prompt turns: give `model` when creating the session, or configure NORMA_MODEL_PROVIDER on the server; direct turns (`tool_uses`) work without one',
@@ -35,9 +38,9 @@ export class TurnUseCases {
       }
     }
     const seen = new Set<string>();
-    const toolUses = (body.tool_uses ?? []).map((tu, i) => {
+    const toolUses = (direct ?? []).map((tu, i) => {
       const id = tu.id ?? parts.deps.newId('toolu');
-      if (seen.has(id)) throw new DomainError('invalid', `tool_uses[${i}].id ${JSON.stringify(id)} repeats an earlier id in this turn`);
+      if (seen.has(id)) throw new DomainError('invalid', `tool_uses[${i}].id: ${JSON.stringify(id)} repeats an earlier id in this turn`);
       seen.add(id);
       return { type: 'tool_use' as const, id, name: tu.name, input: tu.input ?? {} };
     });
@@ -45,14 +48,14 @@ export class TurnUseCases {
     const turn: Turn = {
       id: parts.deps.newId('turn'),
       session_id: sessionId,
-      kind: body.prompt !== undefined ? 'prompt' : 'direct',
+      kind: prompt !== undefined ? 'prompt' : 'direct',
       status: 'running',
       tool_uses: toolUses,
       results: [],
       pending: [],
-      ...(body.prompt !== undefined
+      ...(prompt !== undefined
         ? {
-            prompt: typeof body.prompt === 'string' ? [{ type: 'text' as const, text: body.prompt }] : body.prompt,
+            prompt: typeof prompt === 'string' ? [{ type: 'text' as const, text: prompt }] : prompt,
             messages: [],
             model_calls: 0,
             usage: { input_tokens: 0, output_tokens: 0 },

@@ -1,12 +1,44 @@
 // Pieces every resource of the HTTP contract uses: `$ref`s to registered schemas, ids, the
 // problem+json body, and the text block.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Kind, Type, TypeRegistry, type SchemaOptions, type Static, type TSchema, type TUnion } from '@sinclair/typebox';
 import './formats.js';
 
 /** A `$ref` to a registered schema that keeps the referenced schema's static type. */
 export function ref<T extends TSchema>(schema: T, description?: string) {
   if (schema.$id === undefined) throw new Error('ref() needs a schema with an $id');
   return Type.Unsafe<Static<T>>({ $ref: `${schema.$id}#`, ...(description ? { description } : {}) });
+}
+
+/** A closed set of strings, published as `{"type": "string", "enum": [...]}`. */
+export interface TStringEnum<T extends string = string> extends TSchema {
+  [Kind]: 'StringEnum';
+  static: T;
+  type: 'string';
+  enum: T[];
+}
+
+// TypeBox's own checks (Value.Check, used on operator files) know the kind too.
+if (!TypeRegistry.Has('StringEnum')) {
+  TypeRegistry.Set<TStringEnum>('StringEnum', (schema, value) => typeof value === 'string' && schema.enum.includes(value));
+}
+
+/**
+ * A closed set of strings. TypeBox's union of literals becomes `anyOf` of `const`s, which
+ * generators type loosely and which validates into one "must be equal to constant" per value;
+ * an `enum` is typed as a union and its violation names the allowed values once.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TStringEnum<T[number]> {
+  return { ...options, [Kind]: 'StringEnum', type: 'string', enum: [...values] } as unknown as TStringEnum<T[number]>;
+}
+
+/**
+ * Exactly one of the schemas (`oneOf`). With `discriminator`, every alternative has that
+ * property as a constant: validation picks the alternative by it (one error set, not one per
+ * alternative) and generators type the union as discriminated.
+ */
+export function OneOf<T extends TSchema[]>(schemas: [...T], options: SchemaOptions & { discriminator?: string } = {}) {
+  const { discriminator, ...rest } = options;
+  return Type.Unsafe<Static<TUnion<T>>>({ ...rest, oneOf: schemas, ...(discriminator ? { type: 'object', discriminator: { propertyName: discriminator } } : {}) });
 }
 
 export const ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
@@ -41,13 +73,14 @@ export type TextBlock = Static<typeof TextBlockSchema>;
 
 /** Image types a tool result may carry (the ones model APIs take). */
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
 
 export const ImageBlockSchema = Type.Object(
   {
     type: Type.Literal('image'),
     source: Type.Object({
       type: Type.Literal('base64'),
-      media_type: Type.Union(IMAGE_MEDIA_TYPES.map((t) => Type.Literal(t))),
+      media_type: StringEnum(IMAGE_MEDIA_TYPES),
       data: Type.String({ description: 'Base64 of the image bytes' }),
     }),
   },

@@ -1,7 +1,7 @@
 // The permission decision record: what decided about one tool call, why, and about which exact
 // input.
 import { Type, type Static } from '@sinclair/typebox';
-import { ref } from './common.js';
+import { ref, StringEnum } from './common.js';
 import { Timestamp } from './fields.js';
 import { PermissionModeSchema } from './permission.js';
 
@@ -15,8 +15,8 @@ export const DecisionSchema = Type.Object(
     turn_id: Type.String(),
     tool_use_id: Type.String(),
     tool: Type.String(),
-    behavior: Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')]),
-    decided_by: Type.Union(DECIDERS.map((d) => Type.Literal(d)), {
+    behavior: StringEnum(['allow', 'deny', 'ask']),
+    decided_by: StringEnum(DECIDERS, {
       description:
         '`rule`, `mode`, `tool` (its own check), `read_only`, `protected_path`: the evaluation; `person`: a client answered; ' +
         '`timeout`, `cancel`: an ask ended without an answer; `hook`: a PreToolUse hook blocked the call; ' +
@@ -26,7 +26,7 @@ export const DecisionSchema = Type.Object(
     mode: ref(PermissionModeSchema),
     reason: Type.String(),
     input_digest: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the canonical JSON of the input this decision is about' }),
-    input_source: Type.Union(INPUT_SOURCES.map((d) => Type.Literal(d)), {
+    input_source: StringEnum(INPUT_SOURCES, {
       description: 'Where that input came from: the call itself, or a rewrite by the tool\'s check, an approval\'s updated_input, or a PreToolUse hook',
     }),
     permission_id: Type.Optional(Type.String({ description: 'The permission request this decision opened or resolved' })),

@@ -1,5 +1,6 @@
 // SSE event payloads (API.md "Events"). Each type is a named OpenAPI component; `Event` is their union.
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { StringEnum } from './common.js';
 import {
   DecisionSchema,
   MessageSchema,
@@ -14,6 +15,7 @@ import {
   ToolUseSchema,
   TurnSchema,
   ref,
+  OneOf,
 } from './schemas.js';
 
 function eventSchema<T extends string, P extends TProperties>(type: T, id: string, description: string, props: P) {
@@ -96,7 +98,7 @@ export const EVENT_SCHEMAS = [
   }),
   eventSchema('task.completed', 'EventTaskCompleted', 'A background task ended (exited, was stopped, or the session closed)', {
     task_id: Type.String(),
-    status: Type.Union([Type.Literal('exited'), Type.Literal('stopped'), Type.Literal('failed')]),
+    status: StringEnum(['exited', 'stopped', 'failed']),
     exit_code: Type.Union([Type.Integer(), Type.Null()]),
     signal: Type.Union([Type.String(), Type.Null()]),
     output_bytes: Type.Integer({ minimum: 0 }),
@@ -122,23 +124,23 @@ export const EVENT_SCHEMAS = [
   }),
   eventSchema('hook.completed', 'EventHookCompleted', 'A hook ran (its decision and rewrite, if any); part of the audit trail', {
     hook: Type.String({ description: 'The hook: its place in the session\'s `hooks` (e.g. `hooks.PreToolUse[0].hooks[0]`) or an operator hook\'s name' }),
-    kind: Type.Union([Type.Literal('in-process'), Type.Literal('command'), Type.Literal('http')]),
+    kind: StringEnum(['in-process', 'command', 'http']),
     event: Type.String({ description: 'The hook event' }),
     turn_id: Type.Optional(Type.String()),
     tool_use_id: Type.Optional(Type.String()),
     duration_ms: Type.Integer({ minimum: 0 }),
-    outcome: Type.Union([Type.Literal('ok'), Type.Literal('blocked')]),
-    decision: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')])),
+    outcome: StringEnum(['ok', 'blocked']),
+    decision: Type.Optional(StringEnum(['allow', 'deny', 'ask'])),
     rewrite_digest: Type.Optional(Type.String({ description: 'SHA-256 of the input the hook asked to run with' })),
   }),
   eventSchema('hook.failed', 'EventHookFailed', 'A hook timed out, crashed, exited with an error status or printed invalid output', {
     hook: Type.String(),
-    kind: Type.Union([Type.Literal('in-process'), Type.Literal('command'), Type.Literal('http')]),
+    kind: StringEnum(['in-process', 'command', 'http']),
     event: Type.String(),
     turn_id: Type.Optional(Type.String()),
     tool_use_id: Type.Optional(Type.String()),
     duration_ms: Type.Integer({ minimum: 0 }),
-    outcome: Type.Union([Type.Literal('error'), Type.Literal('failed')], {
+    outcome: StringEnum(['error', 'failed'], {
       description: '`error`: reported, the chain went on; `failed` (timeout, crash): in PreToolUse the call was blocked (fail-closed)',
     }),
     error: Type.String(),
@@ -192,7 +194,7 @@ export const EVENT_SCHEMAS = [
     code: Type.Union([Type.Integer(), Type.Null()]),
     signal: Type.Union([Type.String(), Type.Null()]),
     reason: Type.String({ description: 'Why, in words (crashed, a protocol error, closed with the session, …)' }),
-    next: Type.Union([Type.Literal('restart'), Type.Literal('none')], { description: '`restart`: it is started again after `restart_in_ms`' }),
+    next: StringEnum(['restart', 'none'], { description: '`restart`: it is started again after `restart_in_ms`' }),
     restart_in_ms: Type.Optional(Type.Integer({ minimum: 0 })),
   }),
   eventSchema('tools.changed', 'EventToolsChanged', 'The session\'s tools changed (an MCP server\'s list changed, or it started again with other tools)', {
@@ -211,7 +213,7 @@ export const EVENT_SCHEMAS = [
     response_bytes: Type.Integer({ minimum: 0 }),
     request_sha256: Type.String({ description: 'SHA-256 (hex) of the request message as sent' }),
     response_sha256: Type.Union([Type.String(), Type.Null()], { description: 'SHA-256 (hex) of the response message; null when none came' }),
-    outcome: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('no_response')], {
+    outcome: StringEnum(['ok', 'error', 'no_response'], {
       description: '`error`: a JSON-RPC error answer; `no_response`: it timed out, was cancelled or the server went away',
     }),
     error: Type.Optional(Type.String()),
@@ -224,20 +226,20 @@ export const EVENT_SCHEMAS = [
       'opened with was removed or expired); not stored. Reconnect with Last-Event-ID (or ?after=) set to `resume_after` ' +
       'to continue without a gap (after `revoked`: with a valid key).',
     {
-      reason: Type.Union([Type.Literal('shutdown'), Type.Literal('overflow'), Type.Literal('revoked')]),
+      reason: StringEnum(['shutdown', 'overflow', 'revoked']),
       resume_after: Type.Integer({ minimum: 0, description: 'The last event id this stream delivered' }),
     },
   ),
 ] as const;
 
-export const EventSchema = Type.Union(
+export const EventSchema = OneOf(
   EVENT_SCHEMAS.map((s) => ref(s)),
-  { $id: 'Event', description: 'Any SSE event; `type` tells which' },
+  { $id: 'Event', discriminator: 'type', description: 'Any SSE event; `type` tells which' },
 );
 
 export const HookRunListSchema = Type.Object(
   {
-    items: Type.Array(Type.Union([ref(EVENT_SCHEMAS.find((s) => s.$id === 'EventHookCompleted')!), ref(EVENT_SCHEMAS.find((s) => s.$id === 'EventHookFailed')!)])),
+    items: Type.Array(OneOf([ref(EVENT_SCHEMAS.find((s) => s.$id === 'EventHookCompleted')!), ref(EVENT_SCHEMAS.find((s) => s.$id === 'EventHookFailed')!)], { discriminator: 'type' })),
     next_after: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null at the end' }),
   },
   { $id: 'HookRunList', description: 'Every hook run of a session (its hook.completed and hook.failed events)' },

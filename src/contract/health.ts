@@ -1,10 +1,11 @@
 // Liveness and readiness reports.
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from './common.js';
 
 export const HealthSchema = Type.Object({ status: Type.Literal('ok') }, { $id: 'Health' });
 export const ReadinessSchema = Type.Object(
   {
-    status: Type.Union([Type.Literal('ready'), Type.Literal('unready')]),
+    status: StringEnum(['ready', 'unready']),
     checks: Type.Array(
       Type.Object({
         name: Type.String(),

@@ -1,6 +1,7 @@
 // Per-session hooks (SPEC §5): the events a hook can run on and the command or HTTP hooks
 // configured for each.
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from './common.js';
 import { RuleString } from './fields.js';
 
 const HookCommand = Type.Object(
@@ -9,7 +10,7 @@ const HookCommand = Type.Object(
     command: Type.String({ minLength: 1, maxLength: 8192 }),
     timeout_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })),
     on_failure: Type.Optional(
-      Type.Union([Type.Literal('block'), Type.Literal('continue')], {
+      StringEnum(['block', 'continue'], {
         description: 'PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on',
       }),
     ),
@@ -23,7 +24,7 @@ const HookHttp = Type.Object(
     timeout_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })),
     secret: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, writeOnly: true })),
     on_failure: Type.Optional(
-      Type.Union([Type.Literal('block'), Type.Literal('continue')], {
+      StringEnum(['block', 'continue'], {
         description: 'PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on',
       }),
     ),

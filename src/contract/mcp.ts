@@ -2,7 +2,7 @@
 // reports them. A server's `env` values and `headers` are secrets of its own: stored apart from the
 // session document and never echoed (the session shows their names only).
 import { Type, type Static } from '@sinclair/typebox';
-import { ref } from './common.js';
+import { ref, StringEnum } from './common.js';
 import { Timestamp } from './fields.js';
 
 /** A server's name; its tools join as `mcp__<server>__<tool>`. */
@@ -78,8 +78,8 @@ export type McpServers = Record<string, McpServerConfig>;
 /** A server as the session resource shows it: no env values, no header values. */
 export const McpServerPublicSchema = Type.Object(
   {
-    transport: Type.Union([Type.Literal('stdio'), Type.Literal('http')]),
-    source: Type.Union([Type.Literal('session'), Type.Literal('operator')]),
+    transport: StringEnum(['stdio', 'http']),
+    source: StringEnum(['session', 'operator']),
     command: Type.Optional(Type.String()),
     args: Type.Optional(Type.Array(Type.String())),
     env_keys: Type.Optional(Type.Array(Type.String(), { description: 'Names of the variables given (values are never shown)' })),
@@ -93,8 +93,8 @@ export const McpServerPublicSchema = Type.Object(
 );
 export type McpServerPublic = Static<typeof McpServerPublicSchema>;
 
-export const McpServerStatusSchema = Type.Union(
-  [Type.Literal('starting'), Type.Literal('running'), Type.Literal('restarting'), Type.Literal('failed'), Type.Literal('closed')],
+export const McpServerStatusSchema = StringEnum(
+  ['starting', 'running', 'restarting', 'failed', 'closed'],
   { description: '`restarting`: it exited and starts again after a pause; `failed`: it could not be (re)started and is not retried' },
 );
 

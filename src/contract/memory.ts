@@ -1,7 +1,7 @@
 // A session's memory store (the Memory tool), its instruction files and its skills (API.md
 // "Memory and instructions", "Skills").
 import { Type, type Static } from '@sinclair/typebox';
-import { ref } from './common.js';
+import { ref, StringEnum } from './common.js';
 
 export const MemoryFileSchema = Type.Object(
   {
@@ -37,7 +37,7 @@ export const SkillSchema = Type.Object(
     name: Type.String(),
     description: Type.String(),
     allowed_tools: Type.Array(Type.String(), { description: 'Deferred tools invoking the skill unlocks' }),
-    source: Type.Union([Type.Literal('operator'), Type.Literal('workspace')], { description: '`operator`: NORMA_SKILLS_DIR; `workspace`: `.norma/skills/`' }),
+    source: StringEnum(['operator', 'workspace'], { description: '`operator`: NORMA_SKILLS_DIR; `workspace`: `.norma/skills/`' }),
     sha256: Type.String({ description: 'SHA-256 of its SKILL.md when the session was made' }),
     used: Type.Boolean({ description: 'Invoked in this session (its folder is readable by the file tools)' }),
   },

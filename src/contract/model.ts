@@ -1,7 +1,7 @@
 // A session's model: the configuration a client sends, the one the server reports back, and the
 // replies of the scripted provider.
 import { Type, type Static } from '@sinclair/typebox';
-import { ref } from './common.js';
+import { ref, StringEnum } from './common.js';
 
 const ScriptBlockSchema = Type.Union([
   Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: false }),
@@ -34,7 +34,7 @@ export const ScriptReplySchema = Type.Union(
 
 export const ModelConfigInputSchema = Type.Object(
   {
-    provider: Type.Union([Type.Literal('anthropic'), Type.Literal('openai'), Type.Literal('scripted')]),
+    provider: StringEnum(['anthropic', 'openai', 'scripted']),
     model: Type.String({ minLength: 1, maxLength: 256 }),
     base_url: Type.Optional(
       Type.String({
@@ -73,7 +73,7 @@ export const ModelConfigSchema = Type.Object(
     has_api_key: Type.Boolean({ description: 'Whether a key is configured; the key itself is never echoed' }),
     max_tokens: Type.Integer(),
     max_turns: Type.Integer(),
-    source: Type.Union([Type.Literal('session'), Type.Literal('server')], {
+    source: StringEnum(['session', 'server'], {
       description: '`session`: given at creation; `server`: the server default (NORMA_MODEL_*)',
     }),
     script_replies: Type.Optional(Type.Integer({ description: 'scripted: how many replies the script has' })),

@@ -1,6 +1,6 @@
 // Spill files: the full text of a capped tool_result block, with its provenance.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, ref } from './common.js';
+import { Id, ref, StringEnum } from './common.js';
 import { Timestamp } from './fields.js';
 
 export const OutputSchema = Type.Object(
@@ -14,7 +14,7 @@ export const OutputSchema = Type.Object(
     bytes: Type.Integer({ minimum: 0, description: 'Size of the full output in UTF-8 bytes' }),
     chars: Type.Integer({ minimum: 0, description: 'Length of the full output in Unicode code points' }),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of the full output, computed while it was written' }),
-    status: Type.Union([Type.Literal('available'), Type.Literal('expired')], {
+    status: StringEnum(['available', 'expired'], {
       description: '`expired`: removed by retention (age or the per-session byte budget); the record stays as evidence',
     }),
     created_at: Timestamp('When the output was written'),

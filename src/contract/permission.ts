@@ -1,11 +1,10 @@
 // Permission modes, the requests a person is asked to answer, and their answers.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, ref } from './common.js';
+import { Id, OneOf, ref, StringEnum } from './common.js';
 import { RuleString, Timestamp } from './fields.js';
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk', 'auto'] as const;
-export const PermissionModeSchema = Type.Union(
-  PERMISSION_MODES.map((m) => Type.Literal(m)),
+export const PermissionModeSchema = StringEnum(PERMISSION_MODES,
   { $id: 'PermissionMode', description: 'SPEC §4 permission modes' },
 );
 export type PermissionMode = Static<typeof PermissionModeSchema>;
@@ -23,10 +22,10 @@ export const PermissionRequestSchema = Type.Object(
     input: Type.Unknown({ description: 'The input the call would run with if allowed' }),
     reason: Type.String({ description: 'Why a person is asked' }),
     suggestions: Type.Array(Type.String(), { description: 'Rule strings a client can offer as "always allow"' }),
-    status: Type.Union(PERMISSION_STATUSES.map((s) => Type.Literal(s))),
+    status: StringEnum(PERMISSION_STATUSES),
     resolved_by: Type.Optional(
-      Type.Union(
-        [Type.Literal('client'), Type.Literal('timeout'), Type.Literal('cancel'), Type.Literal('session_closed'), Type.Literal('rule')],
+      StringEnum(
+        ['client', 'timeout', 'cancel', 'session_closed', 'rule'],
         { description: 'Who or what resolved the request; `rule`: a rule added later (remember, PATCH), a mode change or a reloaded tenant policy decided it' },
       ),
     ),
@@ -49,31 +48,31 @@ export const PermissionListSchema = Type.Object(
   { $id: 'PermissionList' },
 );
 
-export const PermissionResponseSchema = Type.Union(
-  [
-    Type.Object(
-      {
-        behavior: Type.Literal('allow'),
-        updated_input: Type.Optional(Type.Unknown({ description: 'Run with this input instead (validated again)' })),
-        remember: Type.Optional(Type.Array(RuleString, { maxItems: 64, description: 'Allow rules to add to the session' })),
-        mode: Type.Optional(
-          Type.Union(
-            PERMISSION_MODES.filter((m) => m !== 'plan').map((m) => Type.Literal(m)),
-            { description: 'ExitPlanMode only: the mode to switch to; default the mode before plan mode' },
-          ),
-        ),
-      },
-      { additionalProperties: false },
+export const PermissionAllowSchema = Type.Object(
+  {
+    behavior: Type.Literal('allow'),
+    updated_input: Type.Optional(Type.Unknown({ description: 'Run with this input instead (validated again)' })),
+    remember: Type.Optional(Type.Array(RuleString, { maxItems: 64, description: 'Allow rules to add to the session' })),
+    mode: Type.Optional(
+      StringEnum(
+        PERMISSION_MODES.filter((m) => m !== 'plan'),
+        { description: 'ExitPlanMode only: the mode to switch to; default the mode before plan mode' },
+      ),
     ),
-    Type.Object(
-      {
-        behavior: Type.Literal('deny'),
-        message: Type.Optional(Type.String({ maxLength: 10_000 })),
-        interrupt: Type.Optional(Type.Boolean({ description: 'Also stop the rest of the turn' })),
-      },
-      { additionalProperties: false },
-    ),
-  ],
-  { $id: 'PermissionResponse' },
+  },
+  { $id: 'PermissionAllow', additionalProperties: false, description: 'Run the call (with `updated_input` if given), optionally remembering allow rules' },
 );
+export const PermissionDenySchema = Type.Object(
+  {
+    behavior: Type.Literal('deny'),
+    message: Type.Optional(Type.String({ maxLength: 10_000, description: 'Why, for the model (its is_error tool_result says it)' })),
+    interrupt: Type.Optional(Type.Boolean({ description: 'Also stop the rest of the turn' })),
+  },
+  { $id: 'PermissionDeny', additionalProperties: false, description: 'Refuse the call' },
+);
+export const PermissionResponseSchema = OneOf([ref(PermissionAllowSchema), ref(PermissionDenySchema)], {
+  $id: 'PermissionResponse',
+  discriminator: 'behavior',
+  description: 'Allow (`behavior: "allow"`) or deny (`behavior: "deny"`) the call',
+});
 export type PermissionResponse = Static<typeof PermissionResponseSchema>;

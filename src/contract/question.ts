@@ -1,7 +1,7 @@
 // Questions a call asks a person (the AskUser tool, API.md "Questions"): what is asked, and how
 // a person answers or dismisses it.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, ref } from './common.js';
+import { Id, OneOf, ref, StringEnum } from './common.js';
 import { Timestamp } from './fields.js';
 
 const QuestionOption = Type.Object(
@@ -35,7 +35,7 @@ export const QuestionSchema = Type.Object(
     turn_id: Type.String(),
     tool_use_id: Type.String(),
     questions: Type.Array(ref(QuestionItemSchema)),
-    status: Type.Union(QUESTION_STATUSES.map((s) => Type.Literal(s))),
+    status: StringEnum(QUESTION_STATUSES),
     answers: Type.Optional(
       Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), {
         description: 'Answered: for each question text, the chosen label (or labels, multiSelect) or a free-text answer',
@@ -44,7 +44,7 @@ export const QuestionSchema = Type.Object(
     response: Type.Optional(Type.String({ description: 'Free text the person added to the answers' })),
     message: Type.Optional(Type.String({ description: 'Dismissed, timed out or cancelled: why, as the model is told' })),
     resolved_by: Type.Optional(
-      Type.Union([Type.Literal('client'), Type.Literal('timeout'), Type.Literal('cancel'), Type.Literal('session_closed')], {
+      StringEnum(['client', 'timeout', 'cancel', 'session_closed'], {
         description: 'Who or what resolved the question',
       }),
     ),
@@ -58,7 +58,7 @@ export type Question = Static<typeof QuestionSchema>;
 
 export const QuestionListSchema = Type.Object({ items: Type.Array(ref(QuestionSchema)) }, { $id: 'QuestionList' });
 
-export const QuestionResponseSchema = Type.Union(
+export const QuestionResponseSchema = OneOf(
   [
     Type.Object(
       {
@@ -82,6 +82,6 @@ export const QuestionResponseSchema = Type.Union(
       { additionalProperties: false },
     ),
   ],
-  { $id: 'QuestionResponse' },
+  { $id: 'QuestionResponse', description: 'Answers (`answers`, optional `response`), or a dismissal (`dismiss: true`)' },
 );
 export type QuestionResponse = Static<typeof QuestionResponseSchema>;

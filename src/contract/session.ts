@@ -2,7 +2,7 @@
 // its session rules.
 import { LimitValuesSchema } from './limits.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, ref } from './common.js';
+import { Id, ref, StringEnum } from './common.js';
 import { RuleString, Timestamp } from './fields.js';
 import { SessionHooksSchema } from './hooks.js';
 import { ModelConfigInputSchema, ModelConfigSchema } from './model.js';
@@ -20,8 +20,8 @@ export const MEMORY_STORE_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 export const SessionRuleSchema = Type.Object(
   {
     rule: RuleString,
-    behavior: Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')]),
-    source: Type.Union([Type.Literal('remember'), Type.Literal('patch'), Type.Literal('tool')], {
+    behavior: StringEnum(['allow', 'deny', 'ask']),
+    source: StringEnum(['remember', 'patch', 'tool'], {
       description: '`remember`: added by an approval; `patch`: added by PATCH; `tool`: added by a tool call\'s result (its effects)',
     }),
     added_at: Timestamp('When the rule was added'),
@@ -110,7 +110,7 @@ export const SessionPatchSchema = Type.Object(
     add_rules: Type.Optional(
       Type.Array(
         Type.Object(
-          { rule: RuleString, behavior: Type.Union([Type.Literal('allow'), Type.Literal('deny'), Type.Literal('ask')]) },
+          { rule: RuleString, behavior: StringEnum(['allow', 'deny', 'ask']) },
           { additionalProperties: false },
         ),
         { maxItems: 256, description: 'Session rules to add' },
@@ -125,7 +125,7 @@ export type SessionPatch = Static<typeof SessionPatchSchema>;
 export const SessionLimitsSchema = Type.Composite(
   [
     Type.Object({
-      enforcement: Type.Union([Type.Literal('cgroup2'), Type.Literal('cgroup1'), Type.Literal('rlimit'), Type.Literal('none')], {
+      enforcement: StringEnum(['cgroup2', 'cgroup1', 'rlimit', 'none'], {
         description:
           'How the limits are enforced: a cgroup (v2 or v1) per session, per-process rlimits where the host delegates no cgroup, or none (NORMA_SANDBOX=off)',
       }),
@@ -139,7 +139,7 @@ export type SessionLimits = Static<typeof SessionLimitsSchema>;
 export const SessionSchema = Type.Object(
   {
     id: Id('Server-made session id (`ses_…`)'),
-    status: Type.Union([Type.Literal('active'), Type.Literal('closed')]),
+    status: StringEnum(['active', 'closed']),
     tenant: Type.String({ description: 'The tenant the session belongs to (the key that created it); other tenants\' keys do not see it' }),
     policy: Type.Union([ref(PolicyPublicSchema), Type.Null()], {
       description: 'The tenant\'s policy as it is now: limits the session cannot loosen (null: none)',
@@ -154,7 +154,7 @@ export const SessionSchema = Type.Object(
     tools: Type.Array(Type.String(), { description: 'Installed tool names (the lookup set)' }),
     output_cap_chars: Type.Integer(),
     permission_timeout_s: Type.Union([Type.Number(), Type.Null()]),
-    sandbox: Type.Union([Type.Literal('bwrap'), Type.Literal('off')], {
+    sandbox: StringEnum(['bwrap', 'off'], {
       description: 'The process sandbox mode for this session\'s shell tools and command hooks',
     }),
     hook_events: Type.Array(Type.String(), { description: 'Events with per-session hooks configured' }),

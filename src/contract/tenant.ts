@@ -2,7 +2,7 @@
 // the policy a tenant's sessions cannot loosen, the policy as a session shows it, and event
 // tickets.
 import { Type, type Static } from '@sinclair/typebox';
-import { ID_PATTERN, ref } from './common.js';
+import { ID_PATTERN, ref, StringEnum } from './common.js';
 import { RuleString, Timestamp } from './fields.js';
 import { SessionHooksSchema } from './hooks.js';
 import { PERMISSION_MODES, PermissionModeSchema, type PermissionMode } from './permission.js';
@@ -65,7 +65,7 @@ export const ApiKeyEntrySchema = Type.Object(
   {
     key_sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the key, hex; the key itself is never stored' }),
     tenant: Type.String({ pattern: ID_PATTERN }),
-    scopes: Type.Array(Type.Union(KEY_SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: 4, uniqueItems: true }),
+    scopes: Type.Array(StringEnum(KEY_SCOPES), { minItems: 1, maxItems: 4, uniqueItems: true }),
     name: Type.Optional(Type.String({ pattern: ID_PATTERN, description: 'How logs and audit records name the key (default: key_ and the first 12 hex digits of its hash)' })),
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'The key is refused from then on' })),
     policy: Type.Optional(TenantPolicySchema),

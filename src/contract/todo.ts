@@ -1,10 +1,10 @@
 // A session's todo list (the TodoWrite tool, API.md "Todos").
 import { Type, type Static } from '@sinclair/typebox';
-import { ref } from './common.js';
+import { ref, StringEnum } from './common.js';
 
 const todoItemProperties = {
   content: Type.String({ minLength: 1, maxLength: 2000, description: 'What is to be done, imperative ("Run the tests")' }),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed')]),
+  status: StringEnum(['pending', 'in_progress', 'completed']),
   activeForm: Type.String({ minLength: 1, maxLength: 2000, description: 'The same in the present continuous, shown while it is in progress ("Running the tests")' }),
 };
 

@@ -1,7 +1,7 @@
 // Tools and their calls: definitions, tool_use blocks, and the tool_results with their
 // truncation metadata.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, ImageBlockSchema, TextBlockSchema, ref } from './common.js';
+import { Id, ImageBlockSchema, OneOf, TextBlockSchema, ref } from './common.js';
 
 export const ToolDefinitionSchema = Type.Object(
   {
@@ -24,7 +24,15 @@ export const ToolUseInputSchema = Type.Object(
   { additionalProperties: false },
 );
 export const ToolUseSchema = Type.Object(
-  { type: Type.Literal('tool_use'), id: Type.String(), name: Type.String(), input: Type.Unknown() },
+  {
+    type: Type.Literal('tool_use'),
+    id: Type.String(),
+    name: Type.String(),
+    input: Type.Unknown(),
+    input_error: Type.Optional(
+      Type.String({ description: 'Prompt turns: the model sent input that is not a JSON object (`input` is then `{}`); the call gets an is_error result naming this' }),
+    ),
+  },
   { $id: 'ToolUse' },
 );
 export type ToolUse = Static<typeof ToolUseSchema>;
@@ -46,7 +54,7 @@ export const ToolResultSchema = Type.Object(
     type: Type.Literal('tool_result'),
     tool_use_id: Type.String(),
     is_error: Type.Boolean(),
-    content: Type.Array(Type.Union([ref(TextBlockSchema), ref(ImageBlockSchema)])),
+    content: Type.Array(OneOf([ref(TextBlockSchema), ref(ImageBlockSchema)], { discriminator: 'type' })),
     truncation: Type.Optional(ref(TruncationSchema)),
     truncations: Type.Optional(
       Type.Array(ref(TruncationSchema), { description: 'Every capped block, when more than one was capped' }),
@@ -55,3 +63,9 @@ export const ToolResultSchema = Type.Object(
   { $id: 'ToolResult' },
 );
 export type ToolResult = Static<typeof ToolResultSchema>;
+
+export const ContentBlockSchema = OneOf([ref(TextBlockSchema), ref(ToolUseSchema), ref(ToolResultSchema)], {
+  $id: 'ContentBlock',
+  discriminator: 'type',
+  description: 'A block of a model message: text, a tool_use (assistant) or a tool_result (user)',
+});

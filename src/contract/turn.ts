@@ -1,9 +1,9 @@
 // Turns: what a client posts (direct tool_uses or a prompt) and the turn the server reports,
 // with its messages, usage and error.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, ref } from './common.js';
+import { Id, OneOf, ref, StringEnum } from './common.js';
 import { Timestamp } from './fields.js';
-import { ToolResultSchema, ToolUseInputSchema, ToolUseSchema } from './tool.js';
+import { ContentBlockSchema, ToolResultSchema, ToolUseInputSchema, ToolUseSchema } from './tool.js';
 
 export const TURN_STATUSES = ['running', 'awaiting_permission', 'awaiting_input', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
@@ -17,19 +17,33 @@ export const PromptTextBlockSchema = Type.Object(
   { $id: 'PromptTextBlock', additionalProperties: false },
 );
 
-export const TurnCreateSchema = Type.Object(
+export const DirectTurnCreateSchema = Type.Object(
   {
-    tool_uses: Type.Optional(Type.Array(ToolUseInputSchema, { minItems: 1, maxItems: 256 })),
-    prompt: Type.Optional(
-      // The array comes first: with the server's array coercion a string would otherwise be
-      // taken apart by the first branch before the second one sees it.
-      Type.Union([Type.Array(ref(PromptTextBlockSchema), { minItems: 1, maxItems: 256 }), Type.String({ minLength: 1, maxLength: 1_000_000 })], {
-        description: 'A prompt turn: the server runs the model loop with the session\'s model',
-      }),
-    ),
+    tool_uses: Type.Array(ToolUseInputSchema, {
+      minItems: 1,
+      maxItems: 256,
+      description: 'The calls to run, in order (read-only ones may run together); each gets exactly one tool_result',
+    }),
+    // Spelled out (additionalProperties already refuses it) so that generated types refuse a
+    // body with both kinds too.
+    prompt: Type.Optional(Type.Never({ description: 'Not in a direct turn' })),
   },
-  { $id: 'TurnCreate', additionalProperties: false, description: 'Exactly one of `tool_uses` (direct) or `prompt`' },
+  { $id: 'DirectTurnCreate', additionalProperties: false, description: 'A direct turn: the client names the tool calls' },
 );
+export const PromptTurnCreateSchema = Type.Object(
+  {
+    prompt: OneOf(
+      [Type.Array(ref(PromptTextBlockSchema), { minItems: 1, maxItems: 256 }), Type.String({ minLength: 1, maxLength: 1_000_000 })],
+      { description: 'The user message: text, or text blocks' },
+    ),
+    tool_uses: Type.Optional(Type.Never({ description: 'Not in a prompt turn' })),
+  },
+  { $id: 'PromptTurnCreate', additionalProperties: false, description: 'A prompt turn: the server runs the model loop with the session\'s model' },
+);
+export const TurnCreateSchema = OneOf([ref(DirectTurnCreateSchema), ref(PromptTurnCreateSchema)], {
+  $id: 'TurnCreate',
+  description: 'A direct turn (`tool_uses`) or a prompt turn (`prompt`): exactly one of the two',
+});
 export type TurnCreate = Static<typeof TurnCreateSchema>;
 
 export const TurnErrorSchema = Type.Object(
@@ -43,10 +57,8 @@ export const UsageSchema = Type.Object(
 );
 export const MessageSchema = Type.Object(
   {
-    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
-    content: Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), {
-      description: 'Anthropic-style blocks: `text`, `tool_use` (`id`, `name`, `input`, `input_error`?), `tool_result` (`tool_use_id`, `content`, `is_error`)',
-    }),
+    role: StringEnum(['user', 'assistant']),
+    content: Type.Array(ref(ContentBlockSchema), { description: 'Anthropic-style blocks: `text` and `tool_use` (assistant), `text` and `tool_result` (user)' }),
   },
   { $id: 'Message' },
 );
@@ -55,8 +67,8 @@ export const TurnSchema = Type.Object(
   {
     id: Id('Server-made turn id (`turn_…`)'),
     session_id: Type.String(),
-    kind: Type.Union([Type.Literal('direct'), Type.Literal('prompt')]),
-    status: Type.Union(TURN_STATUSES.map((s) => Type.Literal(s)), {
+    kind: StringEnum(['direct', 'prompt']),
+    status: StringEnum(TURN_STATUSES, {
       description: '`awaiting_permission` while a permission request is pending; `awaiting_input` while only questions are',
     }),
     tool_uses: Type.Array(ref(ToolUseSchema)),

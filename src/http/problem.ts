@@ -6,6 +6,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Problem } from '../contract/schemas.js';
 import { DomainError, type DomainErrorKind } from '../errors.js';
 import { PROBLEM_CONTENT_TYPE } from '../../routes/common.js';
+import type { ErrorObject } from 'ajv';
+import type { ValidationExplainer } from './validation.js';
 
 export const STATUS_OF: Record<DomainErrorKind, number> = {
   invalid: 400,
@@ -63,54 +65,50 @@ export function sendProblem(reply: FastifyReply, req: FastifyRequest, status: nu
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 
-interface ValidationIssue {
-  instancePath: string;
-  message?: string;
-  keyword: string;
-  params: Record<string, unknown>;
-}
-
-/** One schema violation in words a client can act on. */
-export function describeValidation(v: ValidationIssue): string {
-  switch (v.keyword) {
-    case 'additionalProperties':
-      return `unknown property "${String(v.params.additionalProperty)}" is not allowed`;
-    case 'required':
-      return `missing required property "${String(v.params.missingProperty)}"`;
-    case 'enum':
-      return `must be one of ${(v.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
-    default:
-      return v.message ?? v.keyword;
-  }
-}
-
 export interface ProblemOptions {
   /** The configured body limit, named in the 413 detail. */
   bodyLimitBytes: number;
+  /** Turns the validator's errors into issues that point at the offending value. */
+  explainer: ValidationExplainer;
+}
+
+/**
+ * Where a domain problem is: its text starts with the field it is about, in the server's
+ * notation (`tools[2]: …`, `mcp_servers.github: …`, `answers["Which?"]: …`), which becomes a
+ * JSON pointer (`/tools/2`, `/mcp_servers/github`, `/answers/Which?`). A problem about the
+ * request as a whole has the root, "".
+ */
+export function problemPointer(problem: string): string {
+  const head = /^([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*): /.exec(problem);
+  if (!head) return '';
+  const segments = [head[1]!];
+  const rest = head[2]!;
+  const re = /\.([A-Za-z0-9_-]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;
+  for (let m = re.exec(rest); m !== null; m = re.exec(rest)) {
+    segments.push(m[1] ?? m[2] ?? (JSON.parse(m[3]!) as string));
+  }
+  return segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 /** Sets the app's not-found and error handlers: every failure becomes a Problem. */
-export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes }: ProblemOptions): void {
+export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes, explainer }: ProblemOptions): void {
   app.setNotFoundHandler((req, reply) => sendProblem(reply, req, 404, `no route ${req.method} ${req.url.split('?')[0]}`));
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof DomainError) {
       const status = STATUS_OF[err.kind];
+      const problems = err.problems.length > 0 ? err.problems : status === 400 ? [err.message] : [];
       return sendProblem(
         reply,
         req,
         status,
         err.message,
-        err.problems.map((p) => ({ location: 'body', path: '', message: p })),
+        problems.map((p) => ({ location: err.location, path: problemPointer(p), message: p })),
       );
     }
     if (err.validation) {
       const location = err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'body');
-      const errors = err.validation.map((v) => ({
-        location,
-        path: v.instancePath || '',
-        message: describeValidation(v as unknown as ValidationIssue),
-      }));
+      const errors = explainer.explain(err.validation as unknown as ErrorObject[]).map((i) => ({ location, ...i }));
       const detail = `invalid ${location}: ${errors.map((e) => `${e.path || '(root)'} ${e.message}`).join('; ')}`;
       return sendProblem(reply, req, 400, detail, errors);
     }

@@ -2,6 +2,7 @@
 // into one assistant message, streaming its text through `onText` while it arrives. Providers speak
 // their real wire formats (anthropic.ts, openai.ts) or play a script (scripted.ts); the prompt loop
 // (src/session/prompt-loop.ts) only ever sees these types.
+import type { ImageMediaType } from '../contract/common.js';
 
 export interface TextBlock {
   type: 'text';
@@ -21,7 +22,7 @@ export interface ToolUseBlock {
 /** An image in a tool result (an MCP tool's image content). */
 export interface ImageContent {
   type: 'image';
-  source: { type: 'base64'; media_type: string; data: string };
+  source: { type: 'base64'; media_type: ImageMediaType; data: string };
 }
 
 export interface ToolResultBlock {

@@ -164,10 +164,10 @@ function parseDomain(spec: string): { host: string; subdomains: boolean } | stri
 export function parseRules(field: string, texts: readonly string[]): { rules: ParsedRule[]; problems: string[] } {
   const rules: ParsedRule[] = [];
   const problems: string[] = [];
-  for (const text of texts) {
+  for (const [i, text] of texts.entries()) {
     const r = parseRule(text);
     if (r.ok) rules.push(r.rule);
-    else problems.push(`${field}: invalid rule ${JSON.stringify(text)}: ${r.error}`);
+    else problems.push(`${field}[${i}]: invalid rule ${JSON.stringify(text)}: ${r.error}`);
   }
   return { rules, problems };
 }

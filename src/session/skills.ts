@@ -32,13 +32,13 @@ export async function sessionSkills(config: Pick<Config, 'skillsDir'>, workspace
   const wanted = new Set(names);
   const errors: string[] = [];
   const seen = new Set<string>();
-  for (const name of names) {
-    if (seen.has(name)) errors.push(`skills: "${name}" is listed twice`);
+  for (const [i, name] of names.entries()) {
+    if (seen.has(name)) errors.push(`skills[${i}]: "${name}" is listed twice`);
     seen.add(name);
     if (skills.some((s) => s.name === name)) continue;
     const own = problems.filter((p) => p.name === name);
-    if (own.length > 0) errors.push(...own.map((p) => `skills: ${describe(p)}`));
-    else errors.push(`skills: no skill named "${name}" (found: ${skills.map((s) => s.name).join(', ') || 'none'})`);
+    if (own.length > 0) errors.push(...own.map((p) => `skills[${i}]: ${describe(p)}`));
+    else errors.push(`skills[${i}]: no skill named "${name}" (found: ${skills.map((s) => s.name).join(', ') || 'none'})`);
   }
   return {
     skills: skills.filter((s) => wanted.has(s.name)),

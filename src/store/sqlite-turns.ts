@@ -103,7 +103,8 @@ type StoredMessage = NonNullable<Turn['messages']>[number];
 // them without it (the turn_results rows have it) and reading puts it back.
 function withoutResultContent(m: StoredMessage): StoredMessage {
   if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result')) return m;
-  return { ...m, content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, content: undefined, content_from_result: true } : b)) };
+  // The stored form only: its tool_result blocks hold a marker instead of their content.
+  return { ...m, content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, content: undefined, content_from_result: true } : b)) } as unknown as StoredMessage;
 }
 
 function withResultContent(m: StoredMessage, results: Map<string, ToolResult>): StoredMessage {
@@ -112,7 +113,7 @@ function withResultContent(m: StoredMessage, results: Map<string, ToolResult>): 
   return {
     role: m.role,
     content: blocks.map((b) =>
-      b.content_from_result === true ? transcriptResult(String(b.tool_use_id), results.get(String(b.tool_use_id))) : (b as { type: string }),
+      b.content_from_result === true ? transcriptResult(String(b.tool_use_id), results.get(String(b.tool_use_id))) : (b as unknown as StoredMessage['content'][number]),
     ),
   };
 }

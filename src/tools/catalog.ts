@@ -163,20 +163,20 @@ export class ToolCatalog {
     const warnings: string[] = [];
     const chosen: string[] = [];
     const seen = new Set<string>();
-    for (const name of wanted) {
+    for (const [i, name] of wanted.entries()) {
       if (seen.has(name)) {
-        problems.push(`tools: "${name}" is listed twice`);
+        problems.push(`tools[${i}]: "${name}" is listed twice`);
         continue;
       }
       seen.add(name);
       const e = BY_NAME.get(name);
       if (!e) {
-        problems.push(`tools: unknown tool "${name}" (known: ${CATALOG.map((c) => c.name).join(', ')})`);
+        problems.push(`tools[${i}]: unknown tool "${name}" (known: ${CATALOG.map((c) => c.name).join(', ')})`);
       } else if (name === 'WebSearch' && env.webSearch && !env.webSearch.usable) {
-        problems.push(`tools: "WebSearch" cannot be installed: ${env.webSearch.detail}`);
+        problems.push(`tools[${i}]: "WebSearch" cannot be installed: ${env.webSearch.detail}`);
       } else if (NEEDS_PROCESS_SANDBOX.has(e.group) && !env.processSandbox.usable) {
         const why = `"${name}" cannot be installed: the process sandbox is unusable (${env.processSandbox.detail})`;
-        if (explicit) problems.push(`tools: ${why}`);
+        if (explicit) problems.push(`tools[${i}]: ${why}`);
         else warnings.push(`${why}; it was left out of the default tools`);
       } else {
         chosen.push(name);

@@ -73,8 +73,8 @@ describe('sessions', () => {
       expect.arrayContaining([
         expect.stringContaining('unknown tool "Frobnicate"'),
         expect.stringContaining('"WebSearch" cannot be installed'),
-        expect.stringContaining('allowed_tools: invalid rule "Read("'),
-        expect.stringContaining('disallowed_tools: invalid rule "bad name"'),
+        expect.stringContaining('allowed_tools[0]: invalid rule "Read("'),
+        expect.stringContaining('disallowed_tools[0]: invalid rule "bad name"'),
         expect.stringContaining('hooks.PreToolUse[0].matcher: invalid regular expression "Bash("'),
         expect.stringContaining('hooks.PreToolUse[0].hooks[0].command: command not found: no-such-program'),
       ]),
@@ -122,7 +122,7 @@ describe('sessions', () => {
     expect(res.body).toMatchObject({ permission_mode: 'acceptEdits', disallowed_tools: ['LS'], rules: [{ rule: 'Read', behavior: 'ask', source: 'patch' }] });
     const removed = await t.api.patch(`/v1/sessions/${s.id}`, { remove_rules: ['Read'] });
     expect(removed.body.rules).toEqual([]);
-    expectProblem(await t.api.patch(`/v1/sessions/${s.id}`, { ask_rules: ['Write)'] }), 400, /ask_rules: invalid rule "Write\)"/);
+    expectProblem(await t.api.patch(`/v1/sessions/${s.id}`, { ask_rules: ['Write)'] }), 400, /ask_rules\[0\]: invalid rule "Write\)"/);
     expectProblem(await t.api.patch(`/v1/sessions/${s.id}`, { remove_rules: ['Nope'] }), 400, /not a session rule/);
     expectProblem(await t.api.patch(`/v1/sessions/${s.id}`, {}), 400);
     expectProblem(await t.api.patch(`/v1/sessions/${s.id}`, { permission_mode: 'yolo' }), 400);
@@ -244,8 +244,12 @@ describe('turns', () => {
   it('rejects malformed turn bodies with precise problems', async () => {
     const s = await session();
     const url = `/v1/sessions/${s.id}/turns`;
-    expectProblem(await t.api.post(url, {}), 400, /needs `tool_uses`/);
-    expectProblem(await t.api.post(url, { prompt: 'hi', tool_uses: [{ name: 'LS', input: {} }] }), 400, /not both/);
+    // Neither kind, or both: the problem names the two shapes a turn can have.
+    const kinds = /must be one of: DirectTurnCreate with `tool_uses`, nothing else; or PromptTurnCreate with `prompt`, nothing else/;
+    const neither = await t.api.post(url, {});
+    expectProblem(neither, 400, kinds);
+    expect(neither.body.errors).toEqual([{ location: 'body', path: '', message: expect.stringMatching(kinds) }]);
+    expectProblem(await t.api.post(url, { prompt: 'hi', tool_uses: [{ name: 'LS', input: {} }] }), 400, kinds);
     expectProblem(await t.api.post(url, { prompt: 'hi' }), 400, /this session has no model/);
     expectProblem(await t.api.post(url, { prompt: '' }), 400, /\/prompt/);
     expectProblem(await t.api.post(url, { prompt: [{ type: 'image', source: {} }] }), 400, /\/prompt/);
@@ -253,7 +257,12 @@ describe('turns', () => {
     expectProblem(await t.api.post(url, { tool_uses: [{ id: 'x', name: 'LS', input: {} }, { id: 'x', name: 'LS', input: {} }] }), 400, /repeats an earlier id/);
     expectProblem(await t.api.post(url, { tool_uses: [{ id: 'bad id!', name: 'LS', input: {} }] }), 400, /\/tool_uses\/0\/id/);
     expectProblem(await t.api.post(`${url}?wait=301`, { tool_uses: [{ name: 'LS', input: {} }] }), 400, /query/);
-    expectProblem(await t.api.post(url, { tool_uses: [{ name: 'LS', input: {}, extra: 1 }] }), 400, /unknown property "extra"/);
+    const extra = await t.api.post(url, { tool_uses: [{ name: 'LS', input: {}, extra: 1 }] });
+    expectProblem(extra, 400, /\/tool_uses\/0\/extra is not a known property/);
+    expect(extra.body.errors).toEqual([{ location: 'body', path: '/tool_uses/0/extra', message: 'is not a known property here' }]);
+    // A value of the wrong type is refused as sent, never converted (a number is not a tool name).
+    const typedName = await t.api.post(url, { tool_uses: [{ name: 5, input: {} }] });
+    expect(typedName.body.errors).toEqual([{ location: 'body', path: '/tool_uses/0/name', message: 'must be a string' }]);
     expectProblem(await t.api.get(`${url}/turn_missing`), 404, /turn turn_missing does not exist/);
     expectProblem(await t.api.post(`${url}/turn_missing/cancel`), 404);
   });
@@ -272,7 +281,7 @@ describe('bad input', () => {
     const typed = await t.api.post('/v1/sessions', { permission_mode: 'yolo', tools: 'Read' });
     expectProblem(typed, 400);
     expect(typed.body.errors.every((e: { location: string }) => e.location === 'body')).toBe(true);
-    expectProblem(await t.api.post('/v1/sessions', { surprise: true }), 400, /unknown property "surprise"/);
+    expectProblem(await t.api.post('/v1/sessions', { surprise: true }), 400, /\/surprise is not a known property/);
     expectProblem(await t.api.get('/v1/sessions/ses%24bad'), 400, /params/);
     expectProblem(await t.api.get(`/v1/sessions/${'a'.repeat(65)}`), 400, /params/);
     expectProblem(await t.api.get('/v1/sessions/ses_unknown'), 404, /session ses_unknown does not exist/);

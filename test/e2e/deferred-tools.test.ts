@@ -653,7 +653,8 @@ describe('deferred_tools at creation', () => {
       expect(res.status, JSON.stringify(deferred)).toBe(400);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       const text = problems(res);
-      expect(text).toContain(`deferred_tools: ${named} would defer`);
+      expect(text).toContain(`deferred_tools[${deferred.length - 1}]: ${named} would defer`);
+      expect(res.body.errors[0].path).toBe(`/deferred_tools/${deferred.length - 1}`);
       expect(text).toContain('SearchExtraTools or ExecuteExtraTool');
     }
     expect(await count()).toBe(before);

@@ -165,10 +165,10 @@ describe('rule validation at configuration time', () => {
     expect(res.status).toBe(400);
     const errors: string[] = res.body.errors.map((e: { message?: string; detail?: string } | string) => (typeof e === 'string' ? e : e.message ?? e.detail ?? ''));
     const all = JSON.stringify(res.body);
-    expect(all).toContain('allowed_tools: invalid rule \\"Read(~/x)\\"');
-    expect(all).toContain('disallowed_tools: invalid rule \\"WebFetch(example.com)\\"');
-    expect(all).toContain('ask_rules: invalid rule \\"TaskStop(task_1)\\"');
-    expect(all).toContain('ask_rules: invalid rule \\"Foo*\\"');
+    expect(all).toContain('allowed_tools[1]: invalid rule \\"Read(~/x)\\"');
+    expect(all).toContain('disallowed_tools[0]: invalid rule \\"WebFetch(example.com)\\"');
+    expect(all).toContain('ask_rules[0]: invalid rule \\"TaskStop(task_1)\\"');
+    expect(all).toContain('ask_rules[1]: invalid rule \\"Foo*\\"');
     expect(errors.length).toBe(4);
     expect((await t!.api.get('/v1/sessions')).body.items).toEqual([]);
   });
@@ -178,7 +178,8 @@ describe('rule validation at configuration time', () => {
     const s = await session({ allowed_tools: ['Read'] });
     const res = await t!.api.patch(`/v1/sessions/${s.id}`, { allowed_tools: ['Edit'], add_rules: [{ rule: 'Bash(FOO=1)', behavior: 'allow' }] });
     expect(res.status).toBe(400);
-    expect(res.body.detail).toContain('add_rules: invalid rule "Bash(FOO=1)"');
+    expect(res.body.detail).toContain('add_rules[0]: invalid rule "Bash(FOO=1)"');
+    expect(res.body.errors).toEqual([expect.objectContaining({ location: 'body', path: '/add_rules/0' })]);
     expect((await t!.api.get(`/v1/sessions/${s.id}`)).body).toMatchObject({ allowed_tools: ['Read'], rules: [] });
   });
 });

@@ -93,7 +93,7 @@ describe('parseRules', () => {
     expect(problems).toHaveLength(bad.length);
     bad.forEach((text, i) => {
       const p = problems[i]!;
-      expect(p.startsWith('disallowed_tools: invalid rule ')).toBe(true);
+      expect(p.startsWith(`disallowed_tools[${i + 1}]: invalid rule `)).toBe(true);
       expect(p).toContain(JSON.stringify(text));
     });
   });
