@@ -2,17 +2,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../src/app-context.js';
 import { HealthSchema, ReadinessSchema, ref } from '../src/contract/schemas.js';
+import { problems } from './common.js';
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
     '/healthz',
     {
       schema: {
-        operationId: 'health',
+        operationId: 'getHealth',
         tags: ['health'],
         summary: 'The process is up',
+        description: 'Liveness: answers 200 while the process serves HTTP, whatever its dependencies. No key needed.',
         security: [],
-        response: { 200: ref(HealthSchema, 'Up') },
+        response: { 200: ref(HealthSchema, 'Up'), 403: problems[403], 421: problems[421] },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -22,11 +24,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/readyz',
     {
       schema: {
-        operationId: 'readiness',
+        operationId: 'getReadiness',
         tags: ['health'],
         summary: 'Store, workspace root and sandbox usable, with details',
+        description:
+          'Readiness: each dependency checked now (store, workspace root, sandbox, search, web search, sandbox limits and network), ' +
+          'whether it is required, and a detail saying what to install or fix. 503 when a required one fails. No key needed.',
         security: [],
-        response: { 200: ref(ReadinessSchema, 'Ready'), 503: ref(ReadinessSchema, 'Not ready: a required check failed') },
+        response: { 200: ref(ReadinessSchema, 'Ready'), 503: ref(ReadinessSchema, 'Not ready: a required check failed'), 403: problems[403], 421: problems[421] },
       },
     },
     async (_req, reply) => {

@@ -12,10 +12,14 @@ const OutputParams = Type.Object(
   { additionalProperties: false },
 );
 
-const text = (description: string) => ({
+const text = (description: string, headers: Record<string, { type: 'string'; description?: string }>) => ({
   description,
+  headers,
   content: { 'text/plain': { schema: Type.String() } },
 });
+const str = { type: 'string' as const };
+/** What every download carries: the whole output's validators. */
+const validators = { ETag: str, 'Repr-Digest': str, 'Accept-Ranges': { type: 'string' as const, description: '`bytes`' }, 'Cache-Control': str };
 
 /** A single `bytes=` range, resolved against the size; null: serve the whole file. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
@@ -44,6 +48,7 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         operationId: 'listOutputs',
         tags: ['outputs'],
         summary: 'List the session\'s spill files, oldest first',
+        description: 'Each spill file of the session with its id, the call it belongs to, size, SHA-256 and status (`expired` once retention removed the file; the record stays).',
         params: SessionParams,
         response: { 200: ref(OutputListSchema, 'The outputs with digest and provenance'), ...commonProblems, 404: problems[404] },
       },
@@ -70,13 +75,13 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           'if-range': Type.Optional(Type.String({ maxLength: 1024 })),
         }),
         response: {
-          200: text('The whole output'),
-          206: text('The requested byte range'),
-          304: Type.Null({ description: 'Not modified (the ETag matched)' }),
+          200: text('The whole output', validators),
+          206: text('The requested byte range', { ...validators, 'Content-Range': str }),
+          304: { ...Type.Null({ description: 'Not modified (the ETag matched)' }), headers: validators },
           ...commonProblems,
           404: problems[404],
           410: problems[410],
-          416: problems[416],
+          416: { ...problems[416], headers: { 'Content-Range': str } },
         },
       },
     },

@@ -24,6 +24,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         operationId: 'listPermissions',
         tags: ['permissions'],
         summary: 'List permission requests, oldest first',
+        description: 'Every permission request of the session, or only those with the given `status` (`?status=pending` lists what waits for an answer).',
         params: SessionParams,
         querystring: Type.Object(
           { status: Type.Optional(Type.Union(PERMISSION_STATUSES.map((s) => Type.Literal(s)))) },

@@ -16,6 +16,7 @@ export const questionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         operationId: 'listQuestions',
         tags: ['questions'],
         summary: 'List questions asked by AskUser calls, oldest first',
+        description: 'Every question of the session, or only those with the given `status` (`?status=pending` lists what waits for an answer).',
         params: SessionParams,
         querystring: Type.Object({ status: Type.Optional(Type.Union(QUESTION_STATUSES.map((s) => Type.Literal(s)))) }, { additionalProperties: false }),
         response: { 200: ref(QuestionListSchema, 'The questions'), ...commonProblems, 404: problems[404] },

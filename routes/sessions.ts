@@ -25,7 +25,12 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         summary: 'Create a session',
         description: 'Misconfiguration (unknown tool, bad rule, unusable option) → 400 naming each problem; nothing is created.',
         body: ref(SessionCreateSchema),
-        response: { 201: ref(SessionSchema, 'The created session'), ...bodyProblems },
+        // Every field is optional: no body creates a session with the defaults.
+        'x-norma-optional-body': true,
+        response: {
+          201: { ...ref(SessionSchema, 'The created session'), headers: { Location: { type: 'string', description: 'The session\'s URL' } } },
+          ...bodyProblems,
+        },
       },
       // Every field is optional, so a POST without a body creates a default session.
       preValidation: async (req) => {
@@ -46,6 +51,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         operationId: 'listSessions',
         tags: ['sessions'],
         summary: 'List sessions, newest first',
+        description: 'The caller\'s tenant\'s sessions, a page at a time: pass `next_cursor` as `cursor` for the next page.',
         querystring: Type.Object(
           {
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
@@ -67,6 +73,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         operationId: 'getSession',
         tags: ['sessions'],
         summary: 'Get a session',
+        description: 'The session with its mode, rules, tools, hooks, model (without keys), MCP servers, limits and warnings. Another tenant\'s session is a 404, like a missing one.',
         params: SessionParams,
         response: { 200: ref(SessionSchema, 'The session'), ...commonProblems, 404: problems[404] },
       },
@@ -82,6 +89,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         operationId: 'updateSession',
         tags: ['sessions'],
         summary: 'Change the permission mode and rules',
+        description: 'Changes apply to the next permission check, including requests that wait now (a rule may decide them). A mode above the tenant\'s policy is a 403.',
         params: SessionParams,
         body: ref(SessionPatchSchema),
         response: { 200: ref(SessionSchema, 'The updated session'), ...bodyProblems, 404: problems[404], 409: problems[409] },

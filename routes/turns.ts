@@ -26,8 +26,8 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         ),
         body: ref(TurnCreateSchema),
         response: {
-          200: ref(TurnSchema, 'With `?wait`: the turn once finished or paused, or when the wait ran out'),
-          202: ref(TurnSchema, 'The turn, running'),
+          200: { ...ref(TurnSchema, 'With `?wait`: the turn once finished or paused, or when the wait ran out'), headers: { Location: { type: 'string', description: 'The turn\'s URL' } } },
+          202: { ...ref(TurnSchema, 'The turn, running'), headers: { Location: { type: 'string', description: 'The turn\'s URL' } } },
           ...bodyProblems,
           404: problems[404],
           409: problems[409],
@@ -51,6 +51,7 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         operationId: 'listTurns',
         tags: ['turns'],
         summary: 'List the session\'s turns, oldest first',
+        description: 'Every turn of the session with its tool_uses, results and status.',
         params: SessionParams,
         response: { 200: ref(TurnListSchema, 'The turns'), ...commonProblems, 404: problems[404] },
       },
@@ -66,6 +67,7 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         operationId: 'getTurn',
         tags: ['turns'],
         summary: 'Get a turn',
+        description: 'The turn with its tool_uses, results (one per finished call, in order), pending requests and, for prompt turns, its messages and usage. `?wait=<s>` holds the answer until the turn ends or pauses.',
         params: TurnParams,
         querystring: Type.Object(
           { wait: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_WAIT_S, description: 'Hold until finished or paused, at most this long' })) },

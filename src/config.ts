@@ -125,6 +125,9 @@ export function isLoopbackHost(hostName: string): boolean {
   return false;
 }
 
+/** The port `npm start` listens on without PORT. */
+export const DEFAULT_PORT = 7070;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const problems: string[] = [];
   const get = (name: string): string | undefined => {
@@ -132,7 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
 
-  let port = 7070;
+  let port = DEFAULT_PORT;
   const rawPort = get('PORT');
   if (rawPort !== undefined) {
     if (!/^\d+$/.test(rawPort) || Number(rawPort) > 65535) {

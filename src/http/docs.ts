@@ -3,11 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { finishDocument } from './openapi-document.js';
+import { DEFAULT_PORT } from '../config.js';
 import { EgressListSchema, EVENT_SCHEMAS, EventSchema, HookRunListSchema, McpRequestListSchema, SessionExportSchema } from '../contract/events.js';
 import * as schemas from '../contract/schemas.js';
 import { McpHttpServerSchema, McpServerConfigSchema, McpServerListSchema, McpServerPublicSchema, McpServerStateSchema, McpStdioServerSchema } from '../contract/mcp.js';
 
-const SHARED_SCHEMAS = [
+export const SHARED_SCHEMAS = [
   schemas.ProblemSchema,
   schemas.PermissionModeSchema,
   schemas.SessionRuleSchema,
@@ -36,7 +38,10 @@ const SHARED_SCHEMAS = [
   schemas.ImageBlockSchema,
   schemas.TruncationSchema,
   schemas.ToolResultSchema,
+  schemas.ContentBlockSchema,
   schemas.PromptTextBlockSchema,
+  schemas.DirectTurnCreateSchema,
+  schemas.PromptTurnCreateSchema,
   schemas.TurnCreateSchema,
   schemas.TurnErrorSchema,
   schemas.UsageSchema,
@@ -47,6 +52,8 @@ const SHARED_SCHEMAS = [
   schemas.PermissionListSchema,
   schemas.DecisionSchema,
   schemas.DecisionListSchema,
+  schemas.PermissionAllowSchema,
+  schemas.PermissionDenySchema,
   schemas.PermissionResponseSchema,
   schemas.QuestionItemSchema,
   schemas.QuestionSchema,
@@ -87,17 +94,21 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
       tags: [
-        { name: 'sessions' },
-        { name: 'turns' },
-        { name: 'permissions' },
-        { name: 'questions' },
+        { name: 'sessions', description: 'A session: its workspace, tools, permission mode and rules, hooks, model and MCP servers; its audit trails' },
+        { name: 'turns', description: 'Tool calls to run (direct turns) or a prompt for the server\'s model loop (prompt turns), each call answered by exactly one tool_result' },
+        { name: 'permissions', description: 'The requests a person is asked to approve or deny, and the decisions of the permission pipeline' },
+        { name: 'questions', description: 'Questions the model asks a person (AskUser), and their answers' },
         { name: 'state', description: 'What a session keeps besides its resource: todo list, memory files, skills' },
         { name: 'events', description: 'The event stream (Server-Sent Events) and the tickets a browser opens it with' },
-        { name: 'outputs' },
-        { name: 'health' },
+        { name: 'outputs', description: 'Spill files: the full text of tool results the output cap shortened' },
+        { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators (no key needed)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      return finishDocument(documentObject.openapiObject as Record<string, unknown>, { serverUrl: `http://127.0.0.1:${DEFAULT_PORT}` }) as typeof documentObject.openapiObject;
+    },
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

@@ -1,0 +1,183 @@
+// The last step of the OpenAPI document: what the route schemas do not say by themselves, added
+// in one place so that linters (Redocly's recommended rules, Spectral's spectral:oas) find
+// nothing to report and generators (openapi-typescript with default flags) produce types that
+// fit the requests a client really sends.
+//
+// - `servers`, `contact`, `license`: where the API is and under what terms.
+// - Request bodies a route marks optional (`x-norma-optional-body`) are `required: false`.
+// - Components only requests use keep their defaults in words, not as `default`: generators
+//   read `default` as "always present" and would make every defaulted field of a request required.
+// - A `oneOf` with a `discriminator` gets the `mapping` (tag value → component).
+// - Every response declares `X-Request-Id`; /v1 responses the rate-limit headers; 429s `Retry-After`.
+
+type Json = Record<string, unknown>;
+
+export const OPTIONAL_BODY = 'x-norma-optional-body';
+
+export interface DocumentInfo {
+  /** The server URL the document names (the default listen address). */
+  serverUrl: string;
+}
+
+export const RESPONSE_HEADERS: Json = {
+  XRequestId: {
+    description: 'The request\'s id: the client\'s own `X-Request-Id` when it sent a valid one (`[A-Za-z0-9._:-]`, at most 64), else one the server made; quoted in logs and 500 details',
+    schema: { type: 'string', maxLength: 64 },
+  },
+  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
+  RateLimitLimit: { description: 'With a tenant policy of `requests_per_minute`: requests allowed per minute', schema: { type: 'integer', minimum: 0 } },
+  RateLimitRemaining: { description: 'With a tenant policy of `requests_per_minute`: requests left in the current minute', schema: { type: 'integer', minimum: 0 } },
+  RateLimitReset: { description: 'With a tenant policy of `requests_per_minute`: seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
+  Location: { description: 'The URL of the created resource', schema: { type: 'string' } },
+  ETag: { description: 'Strong validator of the representation', schema: { type: 'string' } },
+  ReprDigest: { description: 'RFC 9530 digest of the whole representation: `sha-256=:<base64>:`', schema: { type: 'string' } },
+  ContentRange: { description: 'The part sent (`bytes <start>-<end>/<size>`), or the size when the range cannot be served (`bytes */<size>`)', schema: { type: 'string' } },
+};
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const NAMED_HEADERS: Record<string, string> = { Location: 'Location', ETag: 'ETag', 'Repr-Digest': 'ReprDigest', 'Content-Range': 'ContentRange', 'Retry-After': 'RetryAfter' };
+
+export function finishDocument(doc: Json, info: DocumentInfo): Json {
+  const infoObj = doc.info as Json;
+  infoObj.contact = { name: 'Norma Server maintainers' };
+  // No open-source license is granted: an SPDX reference to the proprietary terms.
+  infoObj.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
+  doc.servers = [{ url: info.serverUrl, description: 'The default listen address (`npm start`); use your deployment\'s URL' }];
+  const components = doc.components as Json;
+  components.headers = { ...((components.headers as Json | undefined) ?? {}), ...RESPONSE_HEADERS };
+  const schemas = components.schemas as Record<string, Json>;
+
+  const paths = doc.paths as Record<string, Record<string, Json>>;
+  for (const [p, ops] of Object.entries(paths)) {
+    for (const op of Object.values(ops)) {
+      if (op[OPTIONAL_BODY]) {
+        if (op.requestBody) (op.requestBody as Json).required = false;
+        delete op[OPTIONAL_BODY];
+      }
+      for (const [status, response] of Object.entries((op.responses as Record<string, Json> | undefined) ?? {})) {
+        const headers = ((response.headers as Json | undefined) ?? {}) as Json;
+        headers['X-Request-Id'] = headerRef('XRequestId');
+        if (p.startsWith('/v1/')) {
+          headers['X-RateLimit-Limit'] = headerRef('RateLimitLimit');
+          headers['X-RateLimit-Remaining'] = headerRef('RateLimitRemaining');
+          headers['X-RateLimit-Reset'] = headerRef('RateLimitReset');
+        }
+        if (status === '429') headers['Retry-After'] = headerRef('RetryAfter');
+        // A header a route declares by its name is the shared component of that name.
+        for (const [name, component] of Object.entries(NAMED_HEADERS)) if (headers[name]) headers[name] = headerRef(component);
+        response.headers = headers;
+      }
+    }
+  }
+
+  // Which components requests use and which responses use (following $refs).
+  const requestOnly = reachable(doc, 'request');
+  for (const name of reachable(doc, 'response')) requestOnly.delete(name);
+  for (const name of requestOnly) {
+    const s = schemas[name];
+    if (s) defaultsIntoWords(s);
+  }
+
+  for (const s of Object.values(schemas)) addMappings(s, schemas);
+  for (const s of Object.values(schemas)) neverAsFalse(s);
+  // Only the header components some response uses.
+  const used = new Set(JSON.stringify(doc.paths).match(/#\/components\/headers\/[A-Za-z]+/g) ?? []);
+  const headerComponents = components.headers as Json;
+  for (const name of Object.keys(headerComponents)) if (!used.has(`#/components/headers/${name}`)) delete headerComponents[name];
+  return doc;
+}
+
+/** Component names reachable from the request bodies and parameters, or from the responses. */
+function reachable(doc: Json, side: 'request' | 'response'): Set<string> {
+  const schemas = (doc.components as Json).schemas as Record<string, Json>;
+  const found = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const ref = (node as Json).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+      const name = ref.slice('#/components/schemas/'.length);
+      if (!found.has(name)) {
+        found.add(name);
+        visit(schemas[name]);
+      }
+    }
+    for (const v of Object.values(node)) visit(v);
+  };
+  for (const ops of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(ops)) {
+      if (side === 'request') {
+        visit(op.requestBody);
+        visit(op.parameters);
+      } else {
+        visit(op.responses);
+      }
+    }
+  }
+  return found;
+}
+
+/** Moves every `default` of a request-only schema into its description (not into `$ref`s). */
+function defaultsIntoWords(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) defaultsIntoWords(n);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const o = node as Json;
+  if ('default' in o && (typeof o.type === 'string' || Array.isArray(o.type) || o.enum !== undefined)) {
+    const words = `Default: \`${JSON.stringify(o.default)}\`.`;
+    o.description = typeof o.description === 'string' && o.description !== '' ? `${o.description.replace(/\.?$/, '.')} ${words}` : words;
+    delete o.default;
+  }
+  for (const [k, v] of Object.entries(o)) if (k !== 'default') defaultsIntoWords(v);
+}
+
+/**
+ * A property that may never appear (`{"not": {}}`) is written as the equivalent `false`, which
+ * generators type as `never` (so `{prompt, tool_uses}` is not a valid turn body in TypeScript either).
+ */
+function neverAsFalse(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) neverAsFalse(n);
+    return;
+  }
+  const o = node as Json;
+  const props = o.properties as Json | undefined;
+  if (props && typeof props === 'object') {
+    for (const [k, v] of Object.entries(props)) {
+      const s = v as Json;
+      if (s && typeof s === 'object' && s.not && typeof s.not === 'object' && Object.keys(s.not as object).length === 0) props[k] = false;
+    }
+  }
+  for (const v of Object.values(o)) neverAsFalse(v);
+}
+
+/** Adds `mapping` to every discriminated `oneOf` of `$ref`s. */
+function addMappings(node: unknown, schemas: Record<string, Json>): void {
+  if (Array.isArray(node)) {
+    for (const n of node) addMappings(n, schemas);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const o = node as Json;
+  const d = o.discriminator as Json | undefined;
+  if (d && typeof d.propertyName === 'string' && Array.isArray(o.oneOf) && !d.mapping) {
+    const mapping: Record<string, string> = {};
+    for (const alt of o.oneOf as Json[]) {
+      const ref = alt.$ref;
+      if (typeof ref !== 'string') continue;
+      const target = schemas[ref.slice('#/components/schemas/'.length)];
+      // The tag is a constant (written as a one-value enum in the document).
+      const prop = (target?.properties as Json | undefined)?.[d.propertyName] as Json | undefined;
+      const tag = prop?.const ?? (Array.isArray(prop?.enum) && prop.enum.length === 1 ? prop.enum[0] : undefined);
+      if (typeof tag === 'string') mapping[tag] = ref;
+    }
+    if (Object.keys(mapping).length === (o.oneOf as unknown[]).length) d.mapping = mapping;
+  }
+  for (const v of Object.values(o)) addMappings(v, schemas);
+}
