@@ -16,9 +16,12 @@ export const openApiDoc = JSON.parse(fs.readFileSync(docPath, 'utf8')) as {
   components: { schemas: Record<string, unknown> };
 };
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true });
 addFormats(ajv);
-ajv.addSchema(openApiDoc as object, 'openapi');
+// Ajv picks a discriminated alternative by its tag (fast for the event union) but takes no
+// `mapping`: the validator gets a copy of the document without it (the tags are in the schemas).
+const withoutMappings = JSON.parse(JSON.stringify(openApiDoc), (k, v) => (k === 'mapping' ? undefined : v)) as object;
+ajv.addSchema(withoutMappings, 'openapi');
 const compiled = new Map<string, ValidateFunction>();
 
 /** A schema from the document: a component by name, or a JSON pointer into it. */
@@ -38,12 +41,66 @@ export function assertComponent(name: string, value: unknown): void {
   }
 }
 
-function findOperation(method: string, urlPath: string): { template: string; op: (typeof openApiDoc.paths)[string][string] } {
+type Operation = (typeof openApiDoc.paths)[string][string];
+type DeclaredResponse = Operation['responses'][string] & { headers?: Record<string, { $ref?: string; schema?: unknown }> };
+
+function findOperation(method: string, urlPath: string): { template: string; op: Operation } {
   for (const [template, ops] of Object.entries(openApiDoc.paths)) {
     const re = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     if (re.test(urlPath) && ops[method.toLowerCase()]) return { template, op: ops[method.toLowerCase()]! };
   }
   throw new Error(`no operation ${method} ${urlPath} in openapi.json`);
+}
+
+/** Response headers the contract speaks about: when one is sent, the response must declare it. */
+const CONTRACT_HEADERS = ['etag', 'repr-digest', 'content-range', 'retry-after', 'location', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+export interface ObservedResponse {
+  method: string;
+  /** The concrete path, or the route template (`{param}` or `:param`). */
+  path: string;
+  status: number;
+  contentType: string;
+  /** The parsed JSON body, the text, or undefined when the body is a stream (not checked). */
+  body: unknown;
+  headers: Record<string, string | undefined>;
+}
+
+/** Checks one response against openapi.json: operation, status, content type, body and headers. */
+export function checkResponse(r: ObservedResponse): void {
+  const templated = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+  const method = r.method === 'HEAD' ? 'GET' : r.method;
+  const { template, op } = openApiDoc.paths[templated]?.[method.toLowerCase()]
+    ? { template: templated, op: openApiDoc.paths[templated]![method.toLowerCase()]! }
+    : findOperation(method, r.path);
+  const declared = op.responses[String(r.status)] as DeclaredResponse | undefined;
+  if (!declared) throw new Error(`${method} ${template} answered ${r.status}, which openapi.json does not declare`);
+  const declaredHeaders = Object.fromEntries(Object.entries(declared.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  for (const name of CONTRACT_HEADERS) {
+    const value = r.headers[name];
+    if (value === undefined) continue;
+    const h = declaredHeaders[name];
+    if (!h) throw new Error(`${method} ${template} ${r.status} sent the ${name} header, which openapi.json does not declare for it`);
+    const pointer = h.$ref ? h.$ref.slice(1) + '/schema' : undefined;
+    const fn = pointer ? contractValidator(pointer) : undefined;
+    const schema = (fn?.schema ?? {}) as { type?: string };
+    const typed = schema.type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
+    if (fn && !fn(typed)) throw new Error(`${method} ${template} ${r.status} header ${name}: ${JSON.stringify(value)} violates openapi.json: ${ajv.errorsText(fn.errors)}`);
+  }
+  if (!declared.content) {
+    if (r.body !== '' && r.body !== undefined) throw new Error(`${method} ${template} ${r.status} declares no body but sent ${JSON.stringify(r.body).slice(0, 200)}`);
+    return;
+  }
+  if (r.method === 'HEAD' || r.body === undefined) return;
+  const mediaType = r.contentType.split(';')[0]!.trim();
+  const media = declared.content[mediaType] ?? declared.content[r.contentType.replace(/;\s*charset=[^;]+/i, '').trim()];
+  if (!media) throw new Error(`${method} ${template} ${r.status} sent ${mediaType}; declared: ${Object.keys(declared.content).join(', ')}`);
+  const declaredType = declared.content[mediaType] ? mediaType : r.contentType.replace(/;\s*charset=[^;]+/i, '').trim();
+  const pointer = `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${r.status}/content/${declaredType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
+  const fn = contractValidator(pointer);
+  if (!fn(r.body)) {
+    throw new Error(`${method} ${template} ${r.status} body violates openapi.json: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(r.body).slice(0, 2000)}`);
+  }
 }
 
 export interface ApiResponse<T = any> {
@@ -75,26 +132,14 @@ export class ContractClient {
     const text = await res.text();
     const type = res.headers.get('content-type') ?? '';
     const parsed = type.includes('json') && text !== '' ? JSON.parse(text) : text;
-    if (!init.skipContract) this.check(method, urlPath.split('?')[0]!, res.status, type, parsed);
+    if (!init.skipContract) this.check(method, urlPath.split('?')[0]!, res, type, parsed);
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
 
-  private check(method: string, urlPath: string, status: number, contentType: string, body: unknown): void {
-    const { template, op } = findOperation(method, urlPath);
-    const declared = op.responses[String(status)];
-    if (!declared) throw new Error(`${method} ${template} answered ${status}, which openapi.json does not declare`);
-    if (!declared.content) {
-      if (body !== '') throw new Error(`${method} ${template} ${status} declares no body but sent ${JSON.stringify(body)}`);
-      return;
-    }
-    const mediaType = contentType.split(';')[0]!.trim();
-    const media = declared.content[mediaType];
-    if (!media) throw new Error(`${method} ${template} ${status} sent ${mediaType}; declared: ${Object.keys(declared.content).join(', ')}`);
-    const pointer = `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${mediaType.replace(/\//g, '~1')}/schema`;
-    const fn = contractValidator(pointer);
-    if (!fn(body)) {
-      throw new Error(`${method} ${template} ${status} body violates openapi.json: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
-    }
+  private check(method: string, urlPath: string, res: Response, contentType: string, body: unknown): void {
+    const headers: Record<string, string | undefined> = {};
+    res.headers.forEach((v, k) => (headers[k] = v));
+    checkResponse({ method, path: urlPath, status: res.status, contentType, body, headers });
   }
 
   get = <T = any>(p: string, init?: Parameters<ContractClient['request']>[3]) => this.request<T>('GET', p, undefined, init);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildServer, type NormaServer, type ServerOptions } from '../../src/server.js';
-import { ContractClient } from './contract.js';
+import { ContractClient, checkResponse } from './contract.js';
 import { testSandboxHost } from './sandbox.js';
 
 export interface TestServer {
@@ -13,6 +13,8 @@ export interface TestServer {
   config: Config;
   dataDir: string;
   api: ContractClient;
+  /** Responses the server sent that the OpenAPI document does not allow (close() fails on any). */
+  violations: string[];
   close(): Promise<void>;
 }
 
@@ -38,6 +40,32 @@ export async function startServer(
     if (ownsDir) await fs.rm(dataDir, { recursive: true, force: true });
     throw err;
   }
+  // Every response the server sends to a route is checked against the committed OpenAPI document
+  // (status, content type, body, contract headers), whoever made the request: a test client, a
+  // browser, raw fetch. Closing the server fails when any was off-contract.
+  const violations: string[] = [];
+  server.app.addHook('onSend', async (req, reply, payload) => {
+    const template = req.routeOptions.url;
+    // Unmatched paths (404, 405) and the documents themselves have no operation.
+    if (template === undefined || !template.startsWith('/v1/') && template !== '/healthz' && template !== '/readyz') return payload;
+    try {
+      const contentType = String(reply.getHeader('content-type') ?? '');
+      let body: unknown;
+      // Fastify writes no body with 204 and 304, whatever the handler passed.
+      if (reply.statusCode === 204 || reply.statusCode === 304) body = '';
+      else if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
+        const text = payload.toString();
+        body = contentType.includes('json') && text !== '' ? JSON.parse(text) : text;
+      } else if (payload === null || payload === undefined) body = '';
+      else body = undefined; // a stream: not read here
+      const headers: Record<string, string | undefined> = {};
+      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k.toLowerCase()] = String(v);
+      checkResponse({ method: req.method, path: template, status: reply.statusCode, contentType, body, headers });
+    } catch (err) {
+      violations.push((err as Error).message);
+    }
+    return payload;
+  });
   const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
   const api = new ContractClient(address, env.NORMA_TOKEN);
   return {
@@ -46,9 +74,11 @@ export async function startServer(
     config,
     dataDir,
     api,
+    violations,
     close: async () => {
       await server.close();
       if (ownsDir) await fs.rm(dataDir, { recursive: true, force: true });
+      if (violations.length > 0) throw new Error(`the server sent ${violations.length} response(s) off the OpenAPI contract:\n${violations.slice(0, 10).join('\n')}`);
     },
   };
 }

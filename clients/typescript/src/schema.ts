@@ -1,0 +1,6518 @@
+// Generated from openapi/openapi.json by openapi-typescript (default options): `npm run client:write`. Do not edit.
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The process is up
+         * @description Liveness: answers 200 while the process serves HTTP, whatever its dependencies. No key needed.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store, workspace root and sandbox usable, with details
+         * @description Readiness: each dependency checked now (store, workspace root, sandbox, search, web search, sandbox limits and network), whether it is required, and a detail saying what to install or fix. 503 when a required one fails. No key needed.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions, newest first
+         * @description The caller's tenant's sessions, a page at a time: pass `next_cursor` as `cursor` for the next page.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        /**
+         * Create a session
+         * @description Misconfiguration (unknown tool, bad rule, unusable option) → 400 naming each problem; nothing is created.
+         */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session
+         * @description The session with its mode, rules, tools, hooks, model (without keys), MCP servers, limits and warnings. Another tenant's session is a 404, like a missing one.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Close a session (idempotent)
+         * @description Running turns are cancelled, SessionEnd hooks run, and `session.closed` is the final event.
+         */
+        delete: operations["closeSession"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the permission mode and rules
+         * @description Changes apply to the next permission check, including requests that wait now (a rule may decide them). A mode above the tenant's policy is a 403.
+         */
+        patch: operations["updateSession"];
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tool list exactly as exposed to a model
+         * @description With `?include=deferred`, every tool of the session, each with `deferred` and `unlocked` flags.
+         */
+        get: operations["listSessionTools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole session as one JSON document, for audit
+         * @description Session, turns (tool_uses with their paired results), permission requests, permission decisions, spill-file records and every durable event in order. Streamed: the size is bounded by the session, not by server memory.
+         */
+        get: operations["exportSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the session's turns, oldest first
+         * @description Every turn of the session with its tool_uses, results and status.
+         */
+        get: operations["listTurns"];
+        put?: never;
+        /**
+         * Post a turn
+         * @description 202 with the running turn. With `?wait=S` the response is held until the turn finishes or pauses for a permission, or S seconds pass, and is 200 with the turn as it then is. One turn runs at a time (409).
+         */
+        post: operations["createTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/turns/{turn_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a turn
+         * @description The turn with its tool_uses, results (one per finished call, in order), pending requests and, for prompt turns, its messages and usage. `?wait=<s>` holds the answer until the turn ends or pauses.
+         */
+        get: operations["getTurn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/turns/{turn_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a turn
+         * @description Running tools are stopped; every unfinished tool_use still gets its tool_result (is_error, "cancelled").
+         */
+        post: operations["cancelTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List permission requests, oldest first
+         * @description Every permission request of the session, or only those with the given `status` (`?status=pending` lists what waits for an answer).
+         */
+        get: operations["listPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/permissions/{permission_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Allow or deny a pending request
+         * @description Allow (optionally with `updated_input`, validated and evaluated again, and `remember` rules) or deny (optionally with a `message` for the model and `interrupt` to stop the turn). Already resolved → 409.
+         */
+        post: operations["answerPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail of permission decisions, oldest first
+         * @description Every permission decision about every tool call of the session: what decided it (a rule and its text, the mode, the tool's own check, the read-only judgement, a protected path, a person, a timeout, a cancellation, a hook), why, and the SHA-256 of the exact input it was about. A call whose input was rewritten has one decision per input. Page with `after` (the `seq` of the last decision seen).
+         */
+        get: operations["listDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/hook-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail of hook runs, oldest first
+         * @description Every hook run of the session — operator and session hooks — with the hook, its kind, the event, the call, the duration, the outcome, its decision and the digest of any rewrite it asked for, or the error. These are the session's `hook.completed` and `hook.failed` events. Page with `after` (the `seq` of the last one seen).
+         */
+        get: operations["listHookRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/egress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The evidence of outbound requests, oldest first
+         * @description Every outbound request a tool (WebFetch, WebSearch) or an http hook of the session made, one record per redirect hop: time, call, hook, method, URL, the address connected to, status, bytes and SHA-256 of the body received — or the egress rule that refused it. These are the session's `egress.request` events. Page with `after` (the `seq` of the last one seen).
+         */
+        get: operations["listEgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/mcp/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The evidence of requests to MCP servers, oldest first
+         * @description Every request the session made to its MCP servers (initialize, tool and resource listings, tool calls, resource reads): time, call, server, method, tool, sizes and SHA-256 of request and response, outcome and duration. These are the session's `mcp.request` events. Page with `after` (the `seq` of the last one seen).
+         */
+        get: operations["listMcpRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List questions asked by AskUser calls, oldest first
+         * @description Every question of the session, or only those with the given `status` (`?status=pending` lists what waits for an answer).
+         */
+        get: operations["listQuestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/questions/{question_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer or dismiss pending questions
+         * @description `answers` maps each question text to the label chosen (a list of labels for multiSelect questions) or to the person's own words (a single string that is not a label); `response` adds free text. `{"dismiss": true, "message"?}` declines to answer. The AskUser call's tool_result states the answers or the dismissal. Answers naming a question not asked, a label not offered (in a list), several labels for a single-choice question, or leaving a question unanswered without a `response` → 400. Already resolved → 409.
+         */
+        post: operations["answerQuestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/todos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's todo list, as TodoWrite last replaced it
+         * @description The list and when it was last replaced (`updated_at`, null before the first TodoWrite). Durable: it survives restarts.
+         */
+        get: operations["getTodos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/memory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The files of the session's memory store (`/memories` of the Memory tool)
+         * @description Every regular file, with its size and SHA-256. A named store (`memory_store`) is shared by the sessions that name it.
+         */
+        get: operations["listMemory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's MCP servers: status, tools, resources, restarts and what went wrong
+         * @description Configuration is shown without env or header values. A closed session lists its servers as `closed`.
+         */
+        get: operations["listMcpServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The skills the session may use, and which it has used
+         * @description Each skill with its source (operator or workspace), description and allowed tools; `used` marks those a Skill call loaded.
+         */
+        get: operations["listSkills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the session's events (Server-Sent Events)
+         * @description Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events (`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s; `retry:` tells an EventSource how long to wait before reconnecting. The stream ends after `session.closed`; a closed session with nothing left to replay answers 204, which stops an EventSource. A browser authenticates with `?ticket=` (POST …/events/tickets) instead of the Authorization header it cannot send.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/events/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a ticket for the event stream (browsers)
+         * @description An EventSource cannot send the Authorization header, and a long-lived key never belongs in a URL. The ticket opens this session's event stream once (`GET …/events?ticket=…`) within 60 s, for the key that took it. A spent, expired or foreign ticket is refused with 401; take a new one for every (re)connection.
+         */
+        post: operations["createEventTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the session's spill files, oldest first
+         * @description Each spill file of the session with its id, the call it belongs to, size, SHA-256 and status (`expired` once retention removed the file; the record stays).
+         */
+        get: operations["listOutputs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/outputs/{output_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a spill file
+         * @description The full output as `text/plain; charset=utf-8`, with `ETag` (the SHA-256), `Repr-Digest: sha-256=:<base64>:` (of the whole output, also on partial responses), single `Range: bytes=` requests (206), `If-None-Match` (304) and `If-Range`. An output removed by retention answers 410; its record stays in the list.
+         */
+        get: operations["getOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description RFC 9457 problem details (application/problem+json) */
+        Problem: {
+            /** @description URI reference identifying the problem type */
+            type: string;
+            title: string;
+            status: number;
+            /** @description What went wrong, precisely enough to fix the request */
+            detail: string;
+            instance?: string;
+            errors?: {
+                /** @description body, query, params or headers */
+                location?: string;
+                /** @description JSON pointer to the offending value */
+                path: string;
+                message: string;
+            }[];
+        };
+        /**
+         * @description SPEC §4 permission modes
+         * @enum {string}
+         */
+        PermissionMode: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk" | "auto";
+        SessionRule: {
+            /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+            rule: string;
+            /** @enum {string} */
+            behavior: "allow" | "deny" | "ask";
+            /**
+             * @description `remember`: added by an approval; `patch`: added by PATCH; `tool`: added by a tool call's result (its effects)
+             * @enum {string}
+             */
+            source: "remember" | "patch" | "tool";
+            /**
+             * Format: date-time
+             * @description When the rule was added
+             */
+            added_at: string;
+        };
+        /** @description Per-session hooks, by event (SPEC §5) */
+        SessionHooks: {
+            PreToolUse?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            PostToolUse?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            PostToolUseFailure?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            UserPromptSubmit?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            SessionStart?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            SessionEnd?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            Stop?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            SubagentStart?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+        };
+        /** @description One reply of the scripted provider: assistant content blocks, or a provider error */
+        ScriptReply: {
+            content: ({
+                /** @enum {string} */
+                type: "text";
+                text: string;
+            } | {
+                /** @enum {string} */
+                type: "tool_use";
+                id?: string;
+                name: string;
+                input?: unknown;
+                /** @description Raw input text as a model would stream it (may be invalid JSON, to exercise the error path) */
+                input_json?: string;
+            })[];
+            stop_reason?: string;
+        } | {
+            error: string;
+        };
+        ModelConfigInput: {
+            /** @enum {string} */
+            provider: "anthropic" | "openai" | "scripted";
+            model: string;
+            /**
+             * Format: uri
+             * @description anthropic: the API root (default https://api.anthropic.com); openai: the root including the version path (default https://api.openai.com/v1, e.g. http://127.0.0.1:11434/v1 for Ollama). A session-supplied URL passes the egress guard.
+             */
+            base_url?: string;
+            api_key?: string;
+            /** @description Largest response per model call. Default: `8192`. */
+            max_tokens?: number;
+            /** @description Most model calls in one prompt turn; beyond it the turn fails with `max_turns`. Default: `50`. */
+            max_turns?: number;
+            /** @description scripted only: reply N answers the N-th model call of the conversation (counted by assistant messages) */
+            script?: components["schemas"]["ScriptReply"][];
+            /** @description scripted only: the replies of subagent conversations (the Agent tool), counted the same way within each */
+            subagent_script?: components["schemas"]["ScriptReply"][];
+        };
+        ModelConfig: {
+            provider: string;
+            model: string;
+            base_url?: string;
+            /** @description Whether a key is configured; the key itself is never echoed */
+            has_api_key: boolean;
+            max_tokens: number;
+            max_turns: number;
+            /**
+             * @description `session`: given at creation; `server`: the server default (NORMA_MODEL_*)
+             * @enum {string}
+             */
+            source: "session" | "server";
+            /** @description scripted: how many replies the script has */
+            script_replies?: number;
+        };
+        InstructionFile: {
+            /** @description The file name at the workspace root (`AGENTS.md`, `NORMA.md`, `CLAUDE.md`) */
+            file: string;
+            bytes: number;
+            /** @description SHA-256 (hex) of the text that joined the system prompt */
+            sha256: string;
+        };
+        McpStdioServer: {
+            /** @description The program, run in the session's process sandbox (found on the sandbox's PATH, or an absolute path) */
+            command: string;
+            args?: string[];
+            /** @description The only variables the server gets besides a minimal base (PATH, HOME, TMPDIR, LANG); never echoed back */
+            env?: {
+                [key: string]: string;
+            };
+            /** @description Absolute host paths the server may read besides the system directories and the workspace (its install directory). For a session's own servers each must lie under NORMA_MCP_READ_ONLY_ROOTS */
+            read_only_paths?: string[];
+            /** @description HTTP(S) out through the session's egress proxy and guard (default: no network) */
+            network?: boolean;
+            /** @description Start, initialize and list the tools within this long (default 30) */
+            startup_timeout_s?: number;
+            /** @description Each request (a tool call, a resource read) within this long (default 120) */
+            request_timeout_s?: number;
+            /** @description Take the server's `readOnlyHint` annotation as true: such tools are read-only (allowed without asking, concurrent, allowed in plan mode). Default false: a hint from the server is not trusted, and every tool of it is mutating and approval-required unless rules say otherwise */
+            trust_read_only_hint?: boolean;
+        };
+        McpHttpServer: {
+            /** @description A Streamable HTTP endpoint, reached through the egress guard */
+            url: string;
+            /** @description Sent with every request; never echoed back */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Start, initialize and list the tools within this long (default 30) */
+            startup_timeout_s?: number;
+            /** @description Each request (a tool call, a resource read) within this long (default 120) */
+            request_timeout_s?: number;
+            /** @description Take the server's `readOnlyHint` annotation as true: such tools are read-only (allowed without asking, concurrent, allowed in plan mode). Default false: a hint from the server is not trusted, and every tool of it is mutating and approval-required unless rules say otherwise */
+            trust_read_only_hint?: boolean;
+        };
+        McpServerConfig: components["schemas"]["McpStdioServer"] | components["schemas"]["McpHttpServer"];
+        McpServerPublic: {
+            /** @enum {string} */
+            transport: "stdio" | "http";
+            /** @enum {string} */
+            source: "session" | "operator";
+            command?: string;
+            args?: string[];
+            /** @description Names of the variables given (values are never shown) */
+            env_keys?: string[];
+            read_only_paths?: string[];
+            network?: boolean;
+            url?: string;
+            header_names?: string[];
+            trust_read_only_hint: boolean;
+        };
+        McpServerState: {
+            name: string;
+            /**
+             * @description `restarting`: it exited and starts again after a pause; `failed`: it could not be (re)started and is not retried
+             * @enum {string}
+             */
+            status: "starting" | "running" | "restarting" | "failed" | "closed";
+            config: components["schemas"]["McpServerPublic"];
+            server_info: {
+                name: string;
+                version: string;
+            } | null;
+            protocol_version: string | null;
+            tools: {
+                /** @description The full name, `mcp__<server>__<tool>` */
+                name: string;
+                /** @description The name the server gave it */
+                tool: string;
+                description: string;
+                /** @description Judged read-only (only with trust_read_only_hint and the server's readOnlyHint) */
+                read_only: boolean;
+            }[];
+            resources: {
+                uri: string;
+                name: string;
+                mime_type?: string;
+            }[];
+            /** @description Tools left out (bad names, schemas that do not compile) and other trouble, in words */
+            problems: string[];
+            /** @description How many times it was started again after exiting */
+            restarts: number;
+            last_exit: {
+                code: number | null;
+                signal: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it exited
+                 */
+                at: string;
+                reason: string;
+            } | null;
+            /** @description The last few KiB the server wrote to stderr (secrets redacted) */
+            stderr_tail: string;
+            started_at: string | null;
+        };
+        McpServerList: {
+            servers: components["schemas"]["McpServerState"][];
+        };
+        /** @description The limits the session's tenant sets, which the session cannot loosen */
+        TenantPolicyPublic: {
+            max_permission_mode: components["schemas"]["PermissionMode"] | null;
+            /** @description Deny rules in force for every session of the tenant (decisions name them with `decided_by: "policy"`) */
+            disallowed_tools: string[];
+            /** @description Events with hooks the tenant's sessions always run */
+            hook_events: string[];
+            max_sessions: number | null;
+            max_running_turns: number | null;
+            requests_per_minute: number | null;
+        };
+        EventTicket: {
+            /** @description Pass as `?ticket=` to GET …/events once, within 60 s (EventSource cannot send headers) */
+            ticket: string;
+            /**
+             * Format: date-time
+             * @description The ticket is refused from then on
+             */
+            expires_at: string;
+        };
+        SessionCreate: {
+            /** @description An existing directory under NORMA_WORKSPACE_ROOT; default: a fresh directory made by the server */
+            workspace?: string;
+            permission_mode?: components["schemas"]["PermissionMode"];
+            allowed_tools?: string[];
+            disallowed_tools?: string[];
+            ask_rules?: string[];
+            /** @description Tool names to install; default: the default set */
+            tools?: string[];
+            hooks?: components["schemas"]["SessionHooks"];
+            /** @description Default: `30000`. */
+            output_cap_chars?: number;
+            /** @description Deny a pending ask after this long */
+            permission_timeout_s?: number;
+            /** @description Dismiss a pending AskUser question after this long (the call is told it timed out) */
+            question_timeout_s?: number;
+            /** @description A named memory store for the Memory tool, shared by the sessions that name it; default: a store private to this session */
+            memory_store?: string;
+            /** @description Skills the session may use (from NORMA_SKILLS_DIR and the workspace's `.norma/skills/`); default: every valid one found */
+            skills?: string[];
+            model?: components["schemas"]["ModelConfigInput"];
+            system_prompt?: string;
+            /** @description Give shell commands HTTP and HTTPS access through the session's egress proxy (off by default): the egress guard applies (private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server's own addresses always), and every connection is an egress.request event. No other protocol leaves the sandbox. Needs socat on the server. With NORMA_SANDBOX=off commands always have the host's network. Default: `false`. */
+            sandbox_network?: boolean;
+            /** @description MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard) */
+            mcp_servers?: {
+                [key: string]: components["schemas"]["McpServerConfig"];
+            };
+            /** @description Tools kept out of the schemas a model sees (names or `*` patterns: `mcp__*`, `mcp__github__*`, `WebFetch`): found with SearchExtraTools, run by name or with ExecuteExtraTool once unlocked. Installs SearchExtraTools and ExecuteExtraTool */
+            deferred_tools?: string[];
+            /** @description Lower resource limits for this session's processes than the operator's (NORMA_SANDBOX_*); a higher value is refused */
+            limits?: {
+                /** @description Memory of the session's processes together (cgroups), or of each process (rlimit) */
+                memory_bytes?: number;
+                /** @description Processes and threads of the session at once (cgroups); per server user with rlimits */
+                processes?: number;
+                /** @description CPU share relative to other work (cgroup cpu.weight: 100 is an ordinary process) */
+                cpu_weight?: number;
+                /** @description Largest file one process may write */
+                file_size_bytes?: number;
+                /** @description Open descriptors per process */
+                open_files?: number;
+                /** @description Disk used by the workspace and the sandbox's home and /tmp together */
+                disk_bytes?: number;
+            };
+        };
+        /** @description The resource limits of the session's sandboxed processes */
+        SessionLimits: {
+            /**
+             * @description How the limits are enforced: a cgroup (v2 or v1) per session, per-process rlimits where the host delegates no cgroup, or none (NORMA_SANDBOX=off)
+             * @enum {string}
+             */
+            enforcement: "cgroup2" | "cgroup1" | "rlimit" | "none";
+            /** @description Memory of the session's processes together (cgroups), or of each process (rlimit) */
+            memory_bytes: number;
+            /** @description Processes and threads of the session at once (cgroups); per server user with rlimits */
+            processes: number;
+            /** @description CPU share relative to other work (cgroup cpu.weight: 100 is an ordinary process) */
+            cpu_weight: number;
+            /** @description Largest file one process may write */
+            file_size_bytes: number;
+            /** @description Open descriptors per process */
+            open_files: number;
+            /** @description Disk used by the workspace and the sandbox's home and /tmp together */
+            disk_bytes: number;
+        };
+        SessionPatch: {
+            permission_mode?: components["schemas"]["PermissionMode"];
+            allowed_tools?: string[];
+            disallowed_tools?: string[];
+            ask_rules?: string[];
+            /** @description Session rules to add */
+            add_rules?: {
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                rule: string;
+                /** @enum {string} */
+                behavior: "allow" | "deny" | "ask";
+            }[];
+            /** @description Session rules to remove */
+            remove_rules?: string[];
+        };
+        Session: {
+            /** @description Server-made session id (`ses_…`) */
+            id: string;
+            /** @enum {string} */
+            status: "active" | "closed";
+            /** @description The tenant the session belongs to (the key that created it); other tenants' keys do not see it */
+            tenant: string;
+            /** @description The tenant's policy as it is now: limits the session cannot loosen (null: none) */
+            policy: components["schemas"]["TenantPolicyPublic"] | null;
+            /** @description Absolute path of the session workspace (the file tools' boundary) */
+            workspace: string;
+            /** @description Whether the server made the workspace */
+            workspace_owned: boolean;
+            permission_mode: components["schemas"]["PermissionMode"];
+            allowed_tools: string[];
+            disallowed_tools: string[];
+            ask_rules: string[];
+            /** @description Session rules added by approvals (`remember`) or PATCH */
+            rules: components["schemas"]["SessionRule"][];
+            /** @description Installed tool names (the lookup set) */
+            tools: string[];
+            output_cap_chars: number;
+            permission_timeout_s: number | null;
+            /**
+             * @description The process sandbox mode for this session's shell tools and command hooks
+             * @enum {string}
+             */
+            sandbox: "bwrap" | "off";
+            /** @description Events with per-session hooks configured */
+            hook_events: string[];
+            question_timeout_s: number | null;
+            /** @description In plan mode: the mode ExitPlanMode returns to when the approval names none */
+            mode_before_plan: components["schemas"]["PermissionMode"] | null;
+            /** @description The named memory store; null: the session's private one */
+            memory_store: string | null;
+            /** @description Skills the session may use (see GET …/skills) */
+            skills: string[];
+            /** @description Skills invoked so far: their folders are readable by Read, Glob and Grep */
+            used_skills: string[];
+            /** @description Deferred tools unlocked so far (by a skill's allowed-tools or SearchExtraTools); durable */
+            unlocked_tools: string[];
+            /** @description Names and patterns of the session's deferred tools */
+            deferred_tools: string[];
+            /** @description The session's MCP servers (its own and the operator's), without env or header values; their state: GET …/mcp */
+            mcp_servers: {
+                [key: string]: components["schemas"]["McpServerPublic"];
+            };
+            /** @description Instruction files at the workspace root that join the system prompt of prompt turns (as last loaded) */
+            instructions: components["schemas"]["InstructionFile"][];
+            model: components["schemas"]["ModelConfig"] | null;
+            system_prompt: string | null;
+            /** @description Whether shell commands have HTTP(S) access through the session's egress proxy */
+            sandbox_network: boolean;
+            limits: components["schemas"]["SessionLimits"];
+            active_turn_id: string | null;
+            warnings: string[];
+            /**
+             * Format: date-time
+             * @description Creation time
+             */
+            created_at: string;
+            closed_at: string | null;
+        };
+        SessionList: {
+            items: components["schemas"]["Session"][];
+            /** @description Pass as `cursor` for the next page */
+            next_cursor: string | null;
+        };
+        ToolDefinition: {
+            name: string;
+            description: string;
+            /** @description JSON Schema of the tool input */
+            input_schema: unknown;
+            /** @description With ?include=deferred: kept out of the model's list (found with SearchExtraTools) */
+            deferred?: boolean;
+            /** @description With ?include=deferred, for a deferred tool: it may run now */
+            unlocked?: boolean;
+        };
+        ToolList: components["schemas"]["ToolDefinition"][];
+        ToolUse: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_use";
+            id: string;
+            name: string;
+            input: unknown;
+            /** @description Prompt turns: the model sent input that is not a JSON object (`input` is then `{}`); the call gets an is_error result naming this */
+            input_error?: string;
+        };
+        TextBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "text";
+            text: string;
+        };
+        /** @description An image a tool returned (an MCP tool's image content); never capped, at most 5 MiB of base64 */
+        ImageBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            source: {
+                /** @enum {string} */
+                type: "base64";
+                /** @enum {string} */
+                media_type: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                /** @description Base64 of the image bytes */
+                data: string;
+            };
+        };
+        /** @description Structured metadata of a capped block; never inferred from text */
+        Truncation: {
+            /** @description Spill file id (`out_…`) holding the full text */
+            output_id?: string;
+            /** @description Which content block was capped */
+            block_index: number;
+            total_chars: number;
+            shown_chars: number;
+            /** @description SHA-256 (hex) of the full UTF-8 text */
+            sha256: string;
+        };
+        ToolResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_result";
+            tool_use_id: string;
+            is_error: boolean;
+            content: (components["schemas"]["TextBlock"] | components["schemas"]["ImageBlock"])[];
+            truncation?: components["schemas"]["Truncation"];
+            /** @description Every capped block, when more than one was capped */
+            truncations?: components["schemas"]["Truncation"][];
+        };
+        /** @description A block of a model message: text, a tool_use (assistant) or a tool_result (user) */
+        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUse"] | components["schemas"]["ToolResult"];
+        PromptTextBlock: {
+            /** @enum {string} */
+            type: "text";
+            text: string;
+        };
+        /** @description A direct turn: the client names the tool calls */
+        DirectTurnCreate: {
+            /** @description The calls to run, in order (read-only ones may run together); each gets exactly one tool_result */
+            tool_uses: {
+                /** @description Client id for the call; generated (`toolu_…`) when absent */
+                id?: string;
+                name: string;
+                /** @description The tool input; validated against the tool schema inside the turn */
+                input: unknown;
+            }[];
+            prompt?: never;
+        };
+        /** @description A prompt turn: the server runs the model loop with the session's model */
+        PromptTurnCreate: {
+            /** @description The user message: text, or text blocks */
+            prompt: components["schemas"]["PromptTextBlock"][] | string;
+            tool_uses?: never;
+        };
+        /** @description A direct turn (`tool_uses`) or a prompt turn (`prompt`): exactly one of the two */
+        TurnCreate: components["schemas"]["DirectTurnCreate"] | components["schemas"]["PromptTurnCreate"];
+        TurnError: {
+            code: string;
+            message: string;
+        };
+        /** @description Tokens as the provider counted them (summed over model calls) */
+        Usage: {
+            input_tokens: number;
+            output_tokens: number;
+        };
+        Message: {
+            /** @enum {string} */
+            role: "user" | "assistant";
+            /** @description Anthropic-style blocks: `text` and `tool_use` (assistant), `text` and `tool_result` (user) */
+            content: components["schemas"]["ContentBlock"][];
+        };
+        Turn: {
+            /** @description Server-made turn id (`turn_…`) */
+            id: string;
+            session_id: string;
+            /** @enum {string} */
+            kind: "direct" | "prompt";
+            /**
+             * @description `awaiting_permission` while a permission request is pending; `awaiting_input` while only questions are
+             * @enum {string}
+             */
+            status: "running" | "awaiting_permission" | "awaiting_input" | "completed" | "failed" | "cancelled" | "interrupted";
+            tool_uses: components["schemas"]["ToolUse"][];
+            /** @description One per finished tool_use, in the order of `tool_uses` */
+            results: components["schemas"]["ToolResult"][];
+            /** @description Ids of the pending permission requests (`perm_…`) and questions (`q_…`) the turn waits on */
+            pending: string[];
+            error?: components["schemas"]["TurnError"];
+            /** @description Prompt turns: the prompt as posted */
+            prompt?: components["schemas"]["PromptTextBlock"][];
+            /** @description Prompt turns: this turn's conversation — the user message (prompt plus hook context), then each assistant message and the user message pairing its tool_uses with their tool_results */
+            messages?: components["schemas"]["Message"][];
+            /** @description Prompt turns: why the loop ended (`end_turn`, `max_tokens`, `stop_hook`, … — the model's last stop reason otherwise) */
+            stop_reason?: string;
+            usage?: components["schemas"]["Usage"];
+            /** @description Prompt turns: model calls made */
+            model_calls?: number;
+            /**
+             * Format: date-time
+             * @description Creation time
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the turn reached a final status
+             */
+            ended_at?: string;
+        };
+        TurnList: {
+            items: components["schemas"]["Turn"][];
+        };
+        PermissionRequest: {
+            /** @description Server-made permission id (`perm_…`) */
+            id: string;
+            session_id: string;
+            turn_id: string;
+            tool_use_id: string;
+            tool: string;
+            /** @description The input the call would run with if allowed */
+            input: unknown;
+            /** @description Why a person is asked */
+            reason: string;
+            /** @description Rule strings a client can offer as "always allow" */
+            suggestions: string[];
+            /** @enum {string} */
+            status: "pending" | "allowed" | "denied" | "cancelled";
+            /**
+             * @description Who or what resolved the request; `rule`: a rule added later (remember, PATCH), a mode change or a reloaded tenant policy decided it
+             * @enum {string}
+             */
+            resolved_by?: "client" | "timeout" | "cancel" | "session_closed" | "rule";
+            /** @description With resolved_by `rule`: the rule(s) that decided */
+            rules?: string[];
+            /** @description With resolved_by `client`: the name of the API key that answered (absent without keys) */
+            answered_by?: string;
+            /** @description Denial message given to the model */
+            message?: string;
+            updated_input?: unknown;
+            remember?: string[];
+            /** @description ExitPlanMode: the mode the approval chose to switch to */
+            mode?: string;
+            interrupt?: boolean;
+            /**
+             * Format: date-time
+             * @description Creation time
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Resolution time
+             */
+            resolved_at?: string;
+        };
+        PermissionList: {
+            items: components["schemas"]["PermissionRequest"][];
+        };
+        /** @description One permission decision about one tool call: what decided, why, and about which exact input */
+        Decision: {
+            /** @description Per-session order of decisions */
+            seq: number;
+            session_id: string;
+            turn_id: string;
+            tool_use_id: string;
+            tool: string;
+            /** @enum {string} */
+            behavior: "allow" | "deny" | "ask";
+            /**
+             * @description `rule`, `mode`, `tool` (its own check), `read_only`, `protected_path`: the evaluation; `person`: a client answered; `timeout`, `cancel`: an ask ended without an answer; `hook`: a PreToolUse hook blocked the call; `policy`: a deny rule of the tenant's policy (`disallowed_tools` in NORMA_API_KEYS_FILE)
+             * @enum {string}
+             */
+            decided_by: "rule" | "mode" | "tool" | "read_only" | "protected_path" | "person" | "timeout" | "cancel" | "hook" | "policy";
+            /** @description The rule text(s) that decided, if any */
+            rules: string[];
+            mode: components["schemas"]["PermissionMode"];
+            reason: string;
+            /** @description SHA-256 of the canonical JSON of the input this decision is about */
+            input_digest: string;
+            /**
+             * @description Where that input came from: the call itself, or a rewrite by the tool's check, an approval's updated_input, or a PreToolUse hook
+             * @enum {string}
+             */
+            input_source: "call" | "tool" | "approval" | "hook";
+            /** @description The permission request this decision opened or resolved */
+            permission_id?: string;
+            /**
+             * Format: date-time
+             * @description When it was decided
+             */
+            created_at: string;
+        };
+        DecisionList: {
+            items: components["schemas"]["Decision"][];
+            /** @description Pass as `after` for the next page; null at the end */
+            next_after: number | null;
+        };
+        /** @description Run the call (with `updated_input` if given), optionally remembering allow rules */
+        PermissionAllow: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            behavior: "allow";
+            /** @description Run with this input instead (validated again) */
+            updated_input?: unknown;
+            /** @description Allow rules to add to the session */
+            remember?: string[];
+            /**
+             * @description ExitPlanMode only: the mode to switch to; default the mode before plan mode
+             * @enum {string}
+             */
+            mode?: "default" | "acceptEdits" | "bypassPermissions" | "dontAsk" | "auto";
+        };
+        /** @description Refuse the call */
+        PermissionDeny: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            behavior: "deny";
+            /** @description Why, for the model (its is_error tool_result says it) */
+            message?: string;
+            /** @description Also stop the rest of the turn */
+            interrupt?: boolean;
+        };
+        /** @description Allow (`behavior: "allow"`) or deny (`behavior: "deny"`) the call */
+        PermissionResponse: components["schemas"]["PermissionAllow"] | components["schemas"]["PermissionDeny"];
+        QuestionItem: {
+            /** @description The question, ending with a question mark; unique within the call */
+            question: string;
+            /** @description A very short label shown as a chip or tag (e.g. "Auth method") */
+            header?: string;
+            /** @description 2–4 choices; a person may also answer in free text */
+            options: {
+                /** @description What the person picks (and what the answer names) */
+                label: string;
+                /** @description What choosing it means */
+                description?: string;
+            }[];
+            /**
+             * @description Several options may be chosen
+             * @default false
+             */
+            multiSelect: boolean;
+        };
+        Question: {
+            /** @description Server-made question id (`q_…`) */
+            id: string;
+            session_id: string;
+            turn_id: string;
+            tool_use_id: string;
+            questions: components["schemas"]["QuestionItem"][];
+            /** @enum {string} */
+            status: "pending" | "answered" | "dismissed" | "timed_out" | "cancelled";
+            /** @description Answered: for each question text, the chosen label (or labels, multiSelect) or a free-text answer */
+            answers?: {
+                [key: string]: string | string[];
+            };
+            /** @description Free text the person added to the answers */
+            response?: string;
+            /** @description Dismissed, timed out or cancelled: why, as the model is told */
+            message?: string;
+            /**
+             * @description Who or what resolved the question
+             * @enum {string}
+             */
+            resolved_by?: "client" | "timeout" | "cancel" | "session_closed";
+            /** @description With resolved_by `client`: the name of the API key that answered (absent without keys) */
+            answered_by?: string;
+            /**
+             * Format: date-time
+             * @description Creation time
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Resolution time
+             */
+            resolved_at?: string;
+        };
+        QuestionList: {
+            items: components["schemas"]["Question"][];
+        };
+        /** @description Answers (`answers`, optional `response`), or a dismissal (`dismiss: true`) */
+        QuestionResponse: {
+            /** @description For each question text: the label of an offered option, several labels (multiSelect), or free text. Every question needs an answer unless `response` says it all. */
+            answers: {
+                [key: string]: string | string[];
+            };
+            /** @description Free text for the model besides (or instead of) the choices */
+            response?: string;
+        } | {
+            /** @enum {boolean} */
+            dismiss: true;
+            /** @description Why, for the model */
+            message?: string;
+        };
+        TodoItem: {
+            /** @description What is to be done, imperative ("Run the tests") */
+            content: string;
+            /** @enum {string} */
+            status: "pending" | "in_progress" | "completed";
+            /** @description The same in the present continuous, shown while it is in progress ("Running the tests") */
+            activeForm: string;
+        };
+        TodoList: {
+            items: components["schemas"]["TodoItem"][];
+            /** @description When TodoWrite last replaced the list; null: never */
+            updated_at: string | null;
+        };
+        MemoryFile: {
+            /** @description As the Memory tool names it: `/memories/…` */
+            path: string;
+            bytes: number;
+            sha256: string;
+            /** Format: date-time */
+            modified_at: string;
+        };
+        MemoryListing: {
+            /** @description The named store (`memory_store`), or `session` for the session's private one */
+            store: string;
+            items: components["schemas"]["MemoryFile"][];
+        };
+        Skill: {
+            name: string;
+            description: string;
+            /** @description Deferred tools invoking the skill unlocks */
+            allowed_tools: string[];
+            /**
+             * @description `operator`: NORMA_SKILLS_DIR; `workspace`: `.norma/skills/`
+             * @enum {string}
+             */
+            source: "operator" | "workspace";
+            /** @description SHA-256 of its SKILL.md when the session was made */
+            sha256: string;
+            /** @description Invoked in this session (its folder is readable by the file tools) */
+            used: boolean;
+        };
+        SkillList: {
+            items: components["schemas"]["Skill"][];
+        };
+        /** @description A spill file: the full text of a capped tool_result block, with its provenance */
+        Output: {
+            /** @description Server-made output id (`out_…`) */
+            id: string;
+            session_id: string;
+            turn_id: string;
+            tool_use_id: string;
+            tool: string;
+            /** @description The capped block of the tool_result this output completes */
+            block_index: number;
+            /** @description Size of the full output in UTF-8 bytes */
+            bytes: number;
+            /** @description Length of the full output in Unicode code points */
+            chars: number;
+            /** @description SHA-256 (hex) of the full output, computed while it was written */
+            sha256: string;
+            /**
+             * @description `expired`: removed by retention (age or the per-session byte budget); the record stays as evidence
+             * @enum {string}
+             */
+            status: "available" | "expired";
+            /**
+             * Format: date-time
+             * @description When the output was written
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When retention removed the file
+             */
+            expired_at?: string;
+        };
+        OutputList: components["schemas"]["Output"][];
+        Health: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "unready";
+            checks: {
+                name: string;
+                ok: boolean;
+                /** @description Whether readiness depends on this check */
+                required: boolean;
+                detail: string;
+            }[];
+        };
+        /** @description The session was created */
+        EventSessionCreated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.created";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            session: components["schemas"]["Session"];
+        };
+        /** @description Mode, rules, unlocks or used skills changed (PATCH, `remember`, a tool's result, ExitPlanMode's approval) */
+        EventSessionUpdated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.updated";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            session: components["schemas"]["Session"];
+        };
+        /** @description The session was closed; the final event of a session */
+        EventSessionClosed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.closed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            reason: string;
+        };
+        /** @description A turn began */
+        EventTurnStarted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.started";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            kind: string;
+            /** @description Direct turns: the calls; prompt turns: empty (calls arrive with `message.completed`) */
+            tool_uses: components["schemas"]["ToolUse"][];
+            prompt?: {
+                /** @enum {string} */
+                type: "text";
+                text: string;
+            }[];
+        };
+        /** @description A tool call passed validation, permission and hooks and is running */
+        EventToolStarted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.started";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
+            parent_tool_use_id?: string;
+            tool_use_id: string;
+            tool: string;
+            input: unknown;
+        };
+        /** @description Live output of a running call (live-only: not replayed) */
+        EventToolProgress: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.progress";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
+            parent_tool_use_id?: string;
+            tool_use_id: string;
+            chunk: string;
+        };
+        /** @description A call waits for a person's decision */
+        EventPermissionRequested: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "permission.requested";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            permission: components["schemas"]["PermissionRequest"];
+        };
+        /** @description A permission request was answered, timed out or cancelled */
+        EventPermissionResolved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "permission.resolved";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            permission: components["schemas"]["PermissionRequest"];
+        };
+        /** @description A call (AskUser) waits for a person to answer questions */
+        EventQuestionAsked: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "question.asked";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            question: components["schemas"]["Question"];
+        };
+        /** @description A question was answered, dismissed, timed out or cancelled (its `status` says which) */
+        EventQuestionAnswered: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "question.answered";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            question: components["schemas"]["Question"];
+        };
+        /** @description TodoWrite replaced the session's todo list */
+        EventTodoUpdated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "todo.updated";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            tool_use_id: string;
+            items: components["schemas"]["TodoItem"][];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A call ended; carries its paired tool_result */
+        EventToolCompleted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.completed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
+            parent_tool_use_id?: string;
+            tool_use_id: string;
+            tool: string;
+            result: components["schemas"]["ToolResult"];
+        };
+        /** @description A background task (Bash run_in_background) started */
+        EventTaskStarted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task.started";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            task_id: string;
+            command: string;
+            turn_id: string;
+            tool_use_id: string;
+        };
+        /** @description A background task ended (exited, was stopped, or the session closed) */
+        EventTaskCompleted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task.completed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            task_id: string;
+            /** @enum {string} */
+            status: "exited" | "stopped" | "failed";
+            exit_code: number | null;
+            signal: string | null;
+            output_bytes: number;
+        };
+        /** @description Every tool_use of the turn has its tool_result */
+        EventTurnCompleted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.completed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn: components["schemas"]["Turn"];
+        };
+        /** @description The turn failed; unfinished calls got error results */
+        EventTurnFailed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.failed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn: components["schemas"]["Turn"];
+        };
+        /** @description The turn was cancelled or interrupted by a denial */
+        EventTurnCancelled: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.cancelled";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn: components["schemas"]["Turn"];
+        };
+        /** @description The server stopped under the turn (shutdown, crash): calls that were running or had not started got error results */
+        EventTurnInterrupted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.interrupted";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn: components["schemas"]["Turn"];
+        };
+        /** @description After a restart, a turn paused on permission requests or questions is live again; they can be answered */
+        EventTurnResumed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn.resumed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            /** @description The permission requests and questions it waits for */
+            pending: string[];
+        };
+        /** @description A hook ran (its decision and rewrite, if any); part of the audit trail */
+        EventHookCompleted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hook.completed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @description The hook: its place in the session's `hooks` (e.g. `hooks.PreToolUse[0].hooks[0]`) or an operator hook's name */
+            hook: string;
+            /** @enum {string} */
+            kind: "in-process" | "command" | "http";
+            /** @description The hook event */
+            event: string;
+            turn_id?: string;
+            tool_use_id?: string;
+            duration_ms: number;
+            /** @enum {string} */
+            outcome: "ok" | "blocked";
+            /** @enum {string} */
+            decision?: "allow" | "deny" | "ask";
+            /** @description SHA-256 of the input the hook asked to run with */
+            rewrite_digest?: string;
+        };
+        /** @description A hook timed out, crashed, exited with an error status or printed invalid output */
+        EventHookFailed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hook.failed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            hook: string;
+            /** @enum {string} */
+            kind: "in-process" | "command" | "http";
+            event: string;
+            turn_id?: string;
+            tool_use_id?: string;
+            duration_ms: number;
+            /**
+             * @description `error`: reported, the chain went on; `failed` (timeout, crash): in PreToolUse the call was blocked (fail-closed)
+             * @enum {string}
+             */
+            outcome: "error" | "failed";
+            error: string;
+        };
+        /** @description Assistant text as the model streams it (prompt turns; live-only: not replayed) */
+        EventMessageDelta: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.delta";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
+            parent_tool_use_id?: string;
+            /** @description Position of the assistant message in the turn's `messages` */
+            message_index: number;
+            /** @description Position of the text block in that message */
+            block_index: number;
+            text: string;
+            /** @description The model call is being retried: drop the text streamed so far for this message */
+            reset?: boolean;
+        };
+        /** @description A model call finished: the whole assistant message (prompt turns) */
+        EventMessageCompleted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.completed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
+            parent_tool_use_id?: string;
+            message_index: number;
+            message: components["schemas"]["Message"];
+            stop_reason: string;
+            usage: components["schemas"]["Usage"];
+        };
+        /** @description One outbound request a tool, an http hook or a sandboxed process made (one per redirect hop; one per tunnel), as evidence; part of the audit trail */
+        EventEgressRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "egress.request";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id?: string;
+            /** @description The call that made the request (a tool's), or the call a hook ran for */
+            tool_use_id?: string;
+            parent_tool_use_id?: string;
+            /** @description The tool that made the request, or the tool of the call a hook ran for */
+            tool?: string;
+            /** @description Set when an http hook made the request: the hook (e.g. `hooks.PreToolUse[0].hooks[0]`) */
+            hook?: string;
+            /**
+             * @description Set when a sandboxed process made the request through the session's egress proxy (`sandbox_network`): a CONNECT tunnel (https) or a plain http request
+             * @enum {string}
+             */
+            via?: "sandbox_proxy";
+            method: string;
+            /** @description The URL of this hop */
+            url: string;
+            /** @description The address connected to (the proxy resolves names itself when NORMA_EGRESS_PROXY is set); empty when refused before connecting */
+            address: string;
+            /** @description HTTP status; null when no answer came */
+            status: number | null;
+            /** @description Response body bytes received */
+            bytes: number;
+            /** @description SHA-256 (hex) of the body bytes received */
+            sha256: string | null;
+            duration_ms: number;
+            /** @description Why the request was refused or failed (e.g. the egress rule) */
+            error?: string;
+        };
+        /** @description An MCP server of the session started, initialized and listed its tools (at creation, after a restart of the service, or after it exited) */
+        EventMcpServerStarted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "mcp.server.started";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            server: string;
+            /** @description How many times it was started again after exiting */
+            restarts: number;
+            /** @description Full names of its tools now */
+            tools: string[];
+            /** @description From starting the process to the tool list */
+            duration_ms: number;
+        };
+        /** @description An MCP server of the session exited or was stopped; `next` says what follows */
+        EventMcpServerExited: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "mcp.server.exited";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            server: string;
+            code: number | null;
+            signal: string | null;
+            /** @description Why, in words (crashed, a protocol error, closed with the session, …) */
+            reason: string;
+            /**
+             * @description `restart`: it is started again after `restart_in_ms`
+             * @enum {string}
+             */
+            next: "restart" | "none";
+            restart_in_ms?: number;
+        };
+        /** @description The session's tools changed (an MCP server's list changed, or it started again with other tools) */
+        EventToolsChanged: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tools.changed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            server: string;
+            added: string[];
+            removed: string[];
+            /** @description Tools whose description, schema or hints changed */
+            changed: string[];
+        };
+        /** @description One request to an MCP server and its answer, as evidence (like egress.request); part of the audit trail */
+        EventMcpRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "mcp.request";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id?: string;
+            tool_use_id?: string;
+            server: string;
+            /** @description The JSON-RPC method (`tools/call`, `resources/read`, …) */
+            method: string;
+            /** @description With tools/call: the server's name of the tool called */
+            tool?: string;
+            request_bytes: number;
+            response_bytes: number;
+            /** @description SHA-256 (hex) of the request message as sent */
+            request_sha256: string;
+            /** @description SHA-256 (hex) of the response message; null when none came */
+            response_sha256: string | null;
+            /**
+             * @description `error`: a JSON-RPC error answer; `no_response`: it timed out, was cancelled or the server went away
+             * @enum {string}
+             */
+            outcome: "ok" | "error" | "no_response";
+            error?: string;
+            duration_ms: number;
+        };
+        /** @description Sent by the server just before it ends this SSE stream (shutdown, the client read too slowly, or the key it was opened with was removed or expired); not stored. Reconnect with Last-Event-ID (or ?after=) set to `resume_after` to continue without a gap (after `revoked`: with a valid key). */
+        EventStreamEnd: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "stream.end";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            reason: "shutdown" | "overflow" | "revoked";
+            /** @description The last event id this stream delivered */
+            resume_after: number;
+        };
+        /** @description Any SSE event; `type` tells which */
+        Event: components["schemas"]["EventSessionCreated"] | components["schemas"]["EventSessionUpdated"] | components["schemas"]["EventSessionClosed"] | components["schemas"]["EventTurnStarted"] | components["schemas"]["EventToolStarted"] | components["schemas"]["EventToolProgress"] | components["schemas"]["EventPermissionRequested"] | components["schemas"]["EventPermissionResolved"] | components["schemas"]["EventQuestionAsked"] | components["schemas"]["EventQuestionAnswered"] | components["schemas"]["EventTodoUpdated"] | components["schemas"]["EventToolCompleted"] | components["schemas"]["EventTaskStarted"] | components["schemas"]["EventTaskCompleted"] | components["schemas"]["EventTurnCompleted"] | components["schemas"]["EventTurnFailed"] | components["schemas"]["EventTurnCancelled"] | components["schemas"]["EventTurnInterrupted"] | components["schemas"]["EventTurnResumed"] | components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"] | components["schemas"]["EventMessageDelta"] | components["schemas"]["EventMessageCompleted"] | components["schemas"]["EventEgressRequest"] | components["schemas"]["EventMcpServerStarted"] | components["schemas"]["EventMcpServerExited"] | components["schemas"]["EventToolsChanged"] | components["schemas"]["EventMcpRequest"] | components["schemas"]["EventStreamEnd"];
+        /** @description Everything the server knows about one session, for audit */
+        SessionExport: {
+            /** @enum {string} */
+            format: "norma.session-export";
+            /** @enum {number} */
+            version: 1;
+            /** Format: date-time */
+            exported_at: string;
+            session: components["schemas"]["Session"];
+            /** @description Oldest first, each with its tool_uses and paired results */
+            turns: components["schemas"]["Turn"][];
+            permissions: components["schemas"]["PermissionRequest"][];
+            questions: components["schemas"]["Question"][];
+            todos: components["schemas"]["TodoList"];
+            decisions: components["schemas"]["Decision"][];
+            /** @description Spill-file records (download the files with the outputs route) */
+            outputs: components["schemas"]["Output"][];
+            /** @description Every durable event, in seq order */
+            events: components["schemas"]["Event"][];
+        };
+        /** @description Every hook run of a session (its hook.completed and hook.failed events) */
+        HookRunList: {
+            items: (components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"])[];
+            /** @description Pass as `after` for the next page; null at the end */
+            next_after: number | null;
+        };
+        /** @description Every outbound request tools of a session made (its egress.request events) */
+        EgressList: {
+            items: components["schemas"]["EventEgressRequest"][];
+            /** @description Pass as `after` for the next page; null at the end */
+            next_after: number | null;
+        };
+        /** @description Every request the session made to its MCP servers (its mcp.request events) */
+        McpRequestList: {
+            items: components["schemas"]["EventMcpRequest"][];
+            /** @description Pass as `after` for the next page; null at the end */
+            next_after: number | null;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description The request's id: the client's own `X-Request-Id` when it sent a valid one (`[A-Za-z0-9._:-]`, at most 64), else one the server made; quoted in logs and 500 details */
+        XRequestId: string;
+        /** @description Seconds to wait before trying again */
+        RetryAfter: number;
+        /** @description With a tenant policy of `requests_per_minute`: requests allowed per minute */
+        RateLimitLimit: number;
+        /** @description With a tenant policy of `requests_per_minute`: requests left in the current minute */
+        RateLimitRemaining: number;
+        /** @description With a tenant policy of `requests_per_minute`: seconds until the window resets */
+        RateLimitReset: number;
+        /** @description The URL of the created resource */
+        Location: string;
+        /** @description Strong validator of the representation */
+        ETag: string;
+        /** @description RFC 9530 digest of the whole representation: `sha-256=:<base64>:` */
+        ReprDigest: string;
+        /** @description The part sent (`bytes <start>-<end>/<size>`), or the size when the range cannot be served (`bytes *\/<size>`) */
+        ContentRange: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not ready: a required check failed */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SessionCreate"];
+            };
+        };
+        responses: {
+            /** @description The created session */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Closed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionPatch"];
+            };
+        };
+        responses: {
+            /** @description The updated session */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSessionTools: {
+        parameters: {
+            query?: {
+                /** @description Also list deferred tools, with their flags */
+                include?: "deferred";
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tools as exposed to a model */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionExport"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTurns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turns */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTurn: {
+        parameters: {
+            query?: {
+                /** @description Seconds to hold the response */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TurnCreate"];
+            };
+        };
+        responses: {
+            /** @description With `?wait`: the turn once finished or paused, or when the wait ran out */
+            200: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Turn"];
+                };
+            };
+            /** @description The turn, running */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Turn"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not supported by this server version */
+            501: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTurn: {
+        parameters: {
+            query?: {
+                /** @description Hold until finished or paused, at most this long */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Turn id */
+                turn_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turn */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Turn"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Turn id */
+                turn_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled turn */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Turn"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPermissions: {
+        parameters: {
+            query?: {
+                status?: "pending" | "allowed" | "denied" | "cancelled";
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    answerPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Permission request id */
+                permission_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermissionResponse"];
+            };
+        };
+        responses: {
+            /** @description The resolved request */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionRequest"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDecisions: {
+        parameters: {
+            query?: {
+                /** @description Only decisions with a greater seq */
+                after?: number;
+                limit?: number;
+                /** @description Only decisions of this turn */
+                turn_id?: string;
+                /** @description Only decisions about this call */
+                tool_use_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of decisions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listHookRuns: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of hook runs */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookRunList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEgress: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of outbound requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EgressList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMcpRequests: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of MCP requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpRequestList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listQuestions: {
+        parameters: {
+            query?: {
+                status?: "pending" | "answered" | "dismissed" | "timed_out" | "cancelled";
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The questions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuestionList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    answerQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Question id */
+                question_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuestionResponse"];
+            };
+        };
+        responses: {
+            /** @description The resolved question */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Question"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTodos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TodoList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryListing"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skills */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Replay events with a greater seq */
+                after?: number;
+                /** @description An event ticket (single use, 60 s) instead of the Authorization header */
+                ticket?: string;
+            };
+            header?: {
+                /** @description The last seq received */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream; each `data` is one Event */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Event"];
+                };
+            };
+            /** @description The session is closed and every event after the given one was delivered: nothing will come (an EventSource stops) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createEventTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTicket"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listOutputs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outputs with digest and provenance */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutputList"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOutput: {
+        parameters: {
+            query?: never;
+            header?: {
+                range?: string;
+                "if-none-match"?: string;
+                "if-range"?: string;
+            };
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Output id */
+                output_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole output */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Repr-Digest": components["headers"]["ReprDigest"];
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    "Cache-Control"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The requested byte range */
+            206: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Repr-Digest": components["headers"]["ReprDigest"];
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    "Cache-Control"?: string;
+                    "Content-Range": components["headers"]["ContentRange"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not modified (the ETag matched) */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Repr-Digest": components["headers"]["ReprDigest"];
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    "Cache-Control"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Gone: removed by retention */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The requested range is outside the resource */
+            416: {
+                headers: {
+                    "Content-Range": components["headers"]["ContentRange"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+            421: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}
