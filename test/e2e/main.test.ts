@@ -43,6 +43,20 @@ async function listeningUrl(out: () => string): Promise<string> {
   }
 }
 
+/** The first JSON log line `match` accepts (waits up to 15 s). */
+async function logLine(out: () => string, match: (line: { level: number; msg: string; [k: string]: unknown }) => boolean) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    for (const text of out().split('\n')) {
+      if (!text.startsWith('{')) continue;
+      const line = JSON.parse(text) as { level: number; msg: string };
+      if (match(line)) return line as { level: number; msg: string; [k: string]: unknown };
+    }
+    if (Date.now() > deadline) throw new Error(`no such log line: ${out()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('process entry', () => {
   it('refuses a non-loopback HOST without NORMA_TOKEN, naming the variables', async () => {
     const p = await launch({ HOST: '0.0.0.0' });
@@ -78,9 +92,49 @@ describe('process entry', () => {
     const url = await listeningUrl(p.out);
     const created = await fetch(`${url}/v1/sessions`, { method: 'POST' });
     expect(created.status).toBe(201);
+    // bubblewrap, ripgrep and socat are installed here: no warning.
+    expect((await logLine(p.out, (l) => l.msg === 'sandbox ready')).level).toBe(30);
+    expect(p.out()).not.toContain('not everything can run here');
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.out()).toContain('shutting down');
+  });
+
+  it('warns once at start-up when bubblewrap and ripgrep are missing: what, what it disables, how to install', async () => {
+    // A PATH with neither bwrap nor rg (node itself is started by its absolute path).
+    const bare = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-path-'));
+    dirs.push(bare);
+    const p = await launch({ PATH: bare, NORMA_LOG_LEVEL: 'info' });
+    const url = await listeningUrl(p.out);
+    const warning = await logLine(p.out, (l) => l.msg.startsWith('not everything can run here'));
+    expect(warning.level).toBe(40);
+    expect(warning.msg).toContain('sandbox: bubblewrap (bwrap) not found on PATH: shell tools (Bash, background tasks, PTY shells)');
+    expect(warning.msg).toContain('(apt-get install bubblewrap)');
+    expect(warning.msg).toContain('search: ripgrep (rg) not found on PATH: Grep uses the slower built-in search');
+    expect(warning.msg).toContain('(apt-get install ripgrep)');
+    expect((warning.checks as { name: string }[]).map((c) => c.name)).toEqual(['sandbox', 'search']);
+    expect(p.out()).not.toContain('"msg":"sandbox ready"');
+    // /readyz says the same, and the server is ready: neither is required.
+    const ready = await fetch(`${url}/readyz`).then((r) => r.json() as Promise<{ status: string; checks: { name: string; ok: boolean; detail: string }[] }>);
+    expect(ready.status).toBe('ready');
+    expect(ready.checks.find((c) => c.name === 'search')).toMatchObject({ ok: false, detail: expect.stringContaining('apt-get install ripgrep') });
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
+
+  it('with NORMA_SANDBOX=off and no ripgrep, the warning names ripgrep alone', async () => {
+    const bare = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-path-'));
+    dirs.push(bare);
+    const p = await launch({ PATH: bare, NORMA_SANDBOX: 'off', NORMA_LOG_LEVEL: 'info' });
+    await listeningUrl(p.out);
+    const warning = await logLine(p.out, (l) => l.msg.startsWith('not everything can run here'));
+    expect(warning.level).toBe(40);
+    expect((warning.checks as { name: string }[]).map((c) => c.name)).toEqual(['search']);
+    expect(warning.msg).toBe(
+      "not everything can run here (see /readyz): search: ripgrep (rg) not found on PATH: Grep uses the slower built-in search (no fast Grep); install Debian's ripgrep package (apt-get install ripgrep)",
+    );
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
   });
 
   it('reads NORMA_API_KEYS_FILE again on SIGHUP; a bad file keeps the keys in force and says so loudly', async () => {
