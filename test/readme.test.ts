@@ -38,6 +38,10 @@ const NOT_RUN: readonly { contains: string; reason: string }[] = [
     reason: 'installs system packages as root and starts a server on port 7070; this test starts the same server itself on a free port',
   },
   {
+    contains: 'docker compose up -d --build',
+    reason: 'needs a Docker engine with Compose, which tests do not have; test/docker.test.ts checks the Dockerfile and docker-compose.yml',
+  },
+  {
     contains: 'NORMA_MODEL_API_KEY=sk-ant-…',
     reason: 'needs a real model (an Anthropic key; an OpenAI-compatible server on 127.0.0.1:11434) and starts a second server',
   },
