@@ -265,8 +265,9 @@ const background: ChildProcess[] = [];
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'norma-readme-data-'));
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'norma-readme-'));
-  server = await launchServer({ NORMA_DATA_DIR: dataDir });
-}, 30_000);
+  // Generous: a loaded machine starts a tsx process slowly.
+  server = await launchServer({ NORMA_DATA_DIR: dataDir }, undefined, { startTimeoutMs: 50_000 });
+}, 60_000);
 
 afterAll(async () => {
   for (const child of background) stop(child);
@@ -388,7 +389,7 @@ describe('README', () => {
       }
       if (!stream) return;
       const s = stream;
-      const done = await waitFor(() => s.out().includes(`event: ${BACKGROUND.lastEvent}\n`), 15_000);
+      const done = await waitFor(() => s.out().includes(`event: ${BACKGROUND.lastEvent}\n`), 30_000);
       stop(s.child);
       expect(done, `the event stream did not show ${BACKGROUND.lastEvent}:\n${s.out()}\n${s.err()}`).toBe(true);
       const events = streamEvents(s.out());

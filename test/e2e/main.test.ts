@@ -1,6 +1,6 @@
 // The real process entry: refuses unsafe configuration at start-up, serves on the port it
 // logs, and exits 0 on SIGTERM after closing sessions.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,8 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 let dirs: string[] = [];
+let children: { child: ChildProcess; exited: Promise<unknown> }[] = [];
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 afterEach(async () => {
+  // A test that failed half-way leaves no server behind.
+  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(children.map((c) => c.exited));
+  children = [];
   await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })));
   dirs = [];
 });
@@ -29,12 +34,13 @@ async function launch(env: Record<string, string>) {
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  children.push({ child, exited });
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-/** The URL the process logs once it listens (waits up to 15 s). */
+/** The URL the process logs once it listens (waits up to 40 s: a loaded machine starts tsx slowly). */
 async function listeningUrl(out: () => string): Promise<string> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 40_000;
   for (;;) {
     const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out())?.[1];
     if (url) return url;
@@ -43,9 +49,9 @@ async function listeningUrl(out: () => string): Promise<string> {
   }
 }
 
-/** The first JSON log line `match` accepts (waits up to 15 s). */
+/** The first JSON log line `match` accepts (waits up to 30 s). */
 async function logLine(out: () => string, match: (line: { level: number; msg: string; [k: string]: unknown }) => boolean) {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     for (const text of out().split('\n')) {
       if (!text.startsWith('{')) continue;
@@ -57,7 +63,8 @@ async function logLine(out: () => string, match: (line: { level: number; msg: st
   }
 }
 
-describe('process entry', () => {
+// Each test starts a real process (tsx compiles on start): more time than the default.
+describe('process entry', { timeout: 90_000 }, () => {
   it('refuses a non-loopback HOST without NORMA_TOKEN, naming the variables', async () => {
     const p = await launch({ HOST: '0.0.0.0' });
     expect(await p.exited).toBe(2);
