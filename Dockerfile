@@ -1,7 +1,9 @@
 # Norma Server. bubblewrap (process sandbox), ripgrep (Grep) and socat (a session's network
-# bridge) come from Debian, never downloaded.
-FROM node:20-bookworm-slim AS build
-# node-pty (PTY shells) is compiled by node-gyp.
+# bridge) come from Debian, never downloaded. Node 24 LTS on Debian 13 (trixie): both maintained
+# (docs/DESIGN.md, "The image's base"); better-sqlite3 12 supports Node 24, and node-pty builds
+# against Node-API, which does not change between Node versions.
+FROM node:24-trixie-slim AS build
+# node-pty (PTY shells) is compiled by node-gyp; better-sqlite3 too when no prebuilt binary fits.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -9,11 +11,13 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+# `npm run build` is scripts/build-if-stale.mjs --always (tsc, and the stamp `npm start` checks).
+COPY scripts/build-if-stale.mjs ./scripts/
 COPY src ./src
 COPY routes ./routes
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-trixie-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap ripgrep socat tini \
  && rm -rf /var/lib/apt/lists/*
@@ -32,7 +36,12 @@ USER node
 VOLUME ["/data"]
 EXPOSE 7070
 # HOST=0.0.0.0 is not loopback, so the server refuses to start without NORMA_TOKEN.
-HEALTHCHECK --interval=15s --timeout=3s --start-period=10s \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||7070)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# /readyz, not /healthz: healthy means the store and the workspace root are usable, not only that
+# the process answers (a missing sandbox or ripgrep is reported there but does not fail it). The
+# image has no curl: node asks.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||7070)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
+# The built server itself: `npm start` would check the build first (prestart), which needs the
+# sources the image does not have.
 CMD ["node", "dist/src/main.js"]

@@ -1,5 +1,6 @@
 // Process entry: config → buildServer → listen → graceful shutdown.
 import { ConfigError, loadConfig } from './config.js';
+import { missingPieces } from './http/readiness.js';
 import { buildServer } from './server.js';
 import { StoreOpenError } from './store/sqlite.js';
 
@@ -31,9 +32,15 @@ async function main(): Promise<void> {
   const address = await server.app.listen({ port: config.port, host: config.host });
   const auth = config.apiKeysFile ? 'API keys (NORMA_API_KEYS_FILE)' : config.token ? 'bearer token' : 'none (loopback only)';
   server.app.log.info({ url: address, auth, cors: config.corsOrigins }, `Norma Server listening on ${address}`);
-  // The sandbox's system scan and self-test run now, not when the first session needs them.
+  // The sandbox's system scan and self-test run now, not when the first session needs them. What
+  // is missing or unusable (bubblewrap, ripgrep, socat) is one warning that says what it
+  // disables and how to install it.
   server.ctx.readiness().then(
-    (r) => server.app.log.info({ checks: r.checks.filter((c) => c.name.startsWith('sandbox')) }, 'sandbox ready'),
+    (r) => {
+      const missing = missingPieces(r.checks);
+      if (missing.length === 0) server.app.log.info({ checks: r.checks.filter((c) => c.name.startsWith('sandbox')) }, 'sandbox ready');
+      else server.app.log.warn({ checks: missing }, `not everything can run here (see /readyz): ${missing.map((c) => `${c.name}: ${c.detail}`).join(' | ')}`);
+    },
     (err) => server.app.log.warn({ err }, 'readiness check failed'),
   );
 

@@ -90,9 +90,43 @@ export function problemPointer(problem: string): string {
   return segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
+/**
+ * The methods a route may answer, in the order an `Allow` header lists them. OPTIONS is not
+ * among them: no route serves it (with CORS on, @fastify/cors answers preflights itself).
+ */
+const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * The methods the router has a route for at `path` (a concrete path, parameters filled in):
+ * the router's own lookup, so parametric paths (`/v1/sessions/:session_id`) and wildcards match
+ * exactly as they do for a request. A catch-all at the root (`*`, which matches every path)
+ * says nothing about this path and is left out.
+ */
+export function allowedMethods(app: FastifyInstance, path: string): string[] {
+  const allowed: string[] = [];
+  for (const method of ROUTE_METHODS) {
+    const found = app.findRoute({ method, url: path });
+    if (!found) continue;
+    const rest = (found.params as Record<string, string | undefined>)['*'];
+    if (rest !== undefined && `/${rest}` === path) continue;
+    allowed.push(method);
+  }
+  return allowed;
+}
+
 /** Sets the app's not-found and error handlers: every failure becomes a Problem. */
 export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes, explainer }: ProblemOptions): void {
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, req, 404, `no route ${req.method} ${req.url.split('?')[0]}`));
+  // A path the server has, asked with a method it does not serve there, is 405 with `Allow`
+  // (RFC 9110 §15.5.6); only a path no route has is 404.
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const allowed = allowedMethods(app, path);
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, req, 405, `${req.method} is not allowed on ${path}; it allows ${allowed.join(', ')}`);
+    }
+    return sendProblem(reply, req, 404, `no route ${req.method} ${path}`);
+  });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof DomainError) {

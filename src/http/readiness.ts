@@ -20,6 +20,17 @@ export interface ReadinessSources {
   rgPath: string | null;
 }
 
+export const RIPGREP_MISSING =
+  "ripgrep (rg) not found on PATH: Grep uses the slower built-in search (no fast Grep); install Debian's ripgrep package (apt-get install ripgrep)";
+
+/** The checks whose failure leaves a feature out until something is installed (the start-up warning names them). */
+const INSTALLABLE = ['sandbox', 'search', 'sandbox_network'];
+
+/** The failed checks of those, each with its detail (what is missing, what it disables, how to install it). */
+export function missingPieces(checks: Readiness['checks']): Readiness['checks'] {
+  return checks.filter((c) => !c.ok && INSTALLABLE.includes(c.name));
+}
+
 export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch, rgPath }: ReadinessSources): () => Promise<Readiness> {
   return async () => {
     const checks: Readiness['checks'] = [];
@@ -41,14 +52,12 @@ export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webS
     // installed and a session asking for them is refused with this detail.
     checks.push({ name: 'sandbox', ok: sandbox.usable, required: false, detail: sandbox.detail });
     const grep = grepBackend(rgPath);
+    // Not required either: Grep works without ripgrep, slower (ok: false says it is degraded).
     checks.push({
       name: 'search',
-      ok: true,
+      ok: grep.kind === 'ripgrep',
       required: false,
-      detail:
-        grep.kind === 'ripgrep'
-          ? `Grep uses ripgrep at ${grep.path}`
-          : 'ripgrep (rg) not found on PATH: Grep uses the slower built-in search (install Debian\'s ripgrep package)',
+      detail: grep.kind === 'ripgrep' ? `Grep uses ripgrep at ${grep.path}` : RIPGREP_MISSING,
     });
     const web = webSearch();
     checks.push({ name: 'web_search', ok: web.usable || !web.configured, required: false, detail: web.detail });

@@ -3,6 +3,7 @@
 // and what /readyz says about it beyond the self-test.
 import { detectLimitBackend, RlimitBackend } from './limits.js';
 import { findBwrap, findProgram, SANDBOX_PATH, SandboxHost, type SandboxMode } from './process.js';
+import { SOCAT_MISSING } from './install-hints.js';
 
 /** Throws when an explicit NORMA_CGROUP cannot be used (the message names it). */
 export async function createSandboxHost(mode: SandboxMode, cgroup: string): Promise<SandboxHost> {
@@ -42,7 +43,7 @@ export function sandboxHostChecks(host: SandboxHost): HostCheck[] {
         ? 'NORMA_SANDBOX=off: commands use the host network'
         : host.socatPath
           ? `sessions with sandbox_network reach HTTP(S) through their egress proxy (socat at ${host.socatPath})`
-          : "socat not found: sessions cannot have sandbox_network (install Debian's socat package)",
+          : SOCAT_MISSING,
     },
   ];
 }

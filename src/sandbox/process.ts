@@ -21,6 +21,7 @@ import { execa } from 'execa';
 import { seccompProgram } from './seccomp.js';
 import { launcherArgv, SECCOMP_FD } from './launcher.js';
 import { scanSystemView, type SystemView } from './system-view.js';
+import { BWRAP_MISSING, bwrapFailureHint, WITHOUT_SANDBOX } from './install-hints.js';
 import type { LimitBackend } from './limits.js';
 
 export type SandboxMode = 'bwrap' | 'off';
@@ -274,7 +275,7 @@ export class SandboxHost {
         this.passed = st.usable && this.mode === 'bwrap';
         return st;
       },
-      (err: Error) => ({ usable: false, detail: `the sandbox self-test failed: ${err.message}` }),
+      (err: Error) => ({ usable: false, detail: `the sandbox self-test failed: ${err.message}: ${WITHOUT_SANDBOX}` }),
     );
     return this.status;
   }
@@ -379,7 +380,7 @@ export function killTree(p: StartedProcess, signal: NodeJS.Signals = 'SIGKILL'):
  */
 async function runSelfTest(host: SandboxHost, scratchDir: string): Promise<SandboxStatus> {
   if (host.mode === 'off') return { usable: true, detail: 'NORMA_SANDBOX=off: processes run UNSANDBOXED' };
-  if (!host.bwrapPath) return { usable: false, detail: 'bubblewrap (bwrap) not found on PATH: shell tools cannot be installed' };
+  if (!host.bwrapPath) return { usable: false, detail: BWRAP_MISSING };
   await host.prepare();
   const dirs = { ws: path.join(scratchDir, 'ws'), home: path.join(scratchDir, 'home'), tmp: path.join(scratchDir, 'tmp') };
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
@@ -404,9 +405,13 @@ async function runSelfTest(host: SandboxHost, scratchDir: string): Promise<Sandb
   if (result.code === 0 && result.out.trim() === 'sandbox-ok') {
     return { usable: true, detail: `bubblewrap at ${host.bwrapPath} passed its self-test (${seccomp}; ${host.maskCount()} unreadable system entries masked; limits: ${host.limits.detail})` };
   }
+  const said = (result.err || result.out).trim().slice(0, 300) || 'no output';
+  // bwrap's own message (not the probe's exit code): it could not set the sandbox up, which is
+  // the host's or the container's configuration; say what to check.
+  const hint = /^bwrap:/m.test(result.err) ? `; ${bwrapFailureHint(result.err)}` : '';
   return {
     usable: false,
-    detail: `bubblewrap at ${host.bwrapPath} failed its self-test (exit ${result.code ?? 'timeout'}): ${(result.err || result.out).trim().slice(0, 300) || 'no output'}`,
+    detail: `bubblewrap at ${host.bwrapPath} failed its self-test (exit ${result.code ?? 'timeout'}): ${said}: ${WITHOUT_SANDBOX}${hint}`,
   };
 }
 

@@ -26,6 +26,21 @@ export function testSandboxHost(): Promise<SandboxHost> {
   return shared;
 }
 
+/** An executable `bwrap` in `dir` that fails as bubblewrap does when it cannot set a sandbox up: `message` on stderr, exit 1. */
+export function failingBwrap(dir: string, message: string): string {
+  const file = path.join(dir, 'bwrap');
+  fs.writeFileSync(file, `#!/bin/sh\necho ${JSON.stringify(message)} >&2\nexit 1\n`, { mode: 0o755 });
+  return file;
+}
+
+/**
+ * A bwrap host with the given bwrap and socat (null: not installed), over an empty system view:
+ * for what the host reports, not for running commands.
+ */
+export function hostWithBwrap(bwrapPath: string | null, socatPath: string | null = '/usr/bin/socat'): SandboxHost {
+  return new SandboxHost({ mode: 'bwrap', bwrapPath, limits: new RlimitBackend('test'), socatPath, view: { mounts: [], masks: [], scannedAt: new Date(0).toISOString() } });
+}
+
 /** NORMA_SANDBOX=off, for tests that run processes without a sandbox. */
 export function unsandboxedHost(): SandboxHost {
   return new SandboxHost({ mode: 'off', bwrapPath: null, limits: new RlimitBackend('NORMA_SANDBOX=off') });

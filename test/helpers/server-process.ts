@@ -19,7 +19,11 @@ export interface ServerProcess {
 }
 
 /** Starts the server on a free loopback port with `env` (PATH is added); resolves once it listens. */
-export async function launchServer(env: Record<string, string>, token?: string, opts: { inheritExtraFd?: boolean } = {}): Promise<ServerProcess> {
+export async function launchServer(
+  env: Record<string, string>,
+  token?: string,
+  opts: { inheritExtraFd?: boolean; /** How long to wait for the URL (default 20 s). */ startTimeoutMs?: number } = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', PORT: '0', NORMA_LOG_LEVEL: 'info', ...env },
@@ -35,7 +39,7 @@ export async function launchServer(env: Record<string, string>, token?: string, 
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 20_000);
   for (;;) {
     const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)?.[1];
     if (url) return { child, api: new ContractClient(url, token), url, exited, output: () => out + err, kill };

@@ -1,0 +1,186 @@
+// The Dockerfile and docker-compose.yml, read as files (no Docker engine is needed): a maintained
+// Node base, a non-root user, a health check on /readyz, every COPY source present, the Debian
+// packages the README names; in compose, the sandbox's security options, a read-only root, the
+// port on the host's loopback only, and PostgreSQL only under its profile.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+
+/** The Node major the image is based on: a maintained LTS line (docs/DESIGN.md says why this one). */
+const NODE_MAJOR = 24;
+
+interface Instruction {
+  keyword: string;
+  args: string;
+  /** Index of the stage (FROM) it belongs to. */
+  stage: number;
+}
+
+/** Dockerfile instructions: comments dropped, `\` continuations joined. */
+function instructions(text: string): Instruction[] {
+  const out: Instruction[] = [];
+  let stage = -1;
+  let pending = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (pending === '' && (line === '' || line.startsWith('#'))) continue;
+    if (pending !== '' && line.startsWith('#')) continue;
+    if (line.endsWith('\\')) {
+      pending += `${line.slice(0, -1)} `;
+      continue;
+    }
+    const full = (pending + line).trim();
+    pending = '';
+    const [, keyword, args] = /^(\S+)\s*([\s\S]*)$/.exec(full)!;
+    if (keyword!.toUpperCase() === 'FROM') stage++;
+    out.push({ keyword: keyword!.toUpperCase(), args: args!.trim(), stage });
+  }
+  return out;
+}
+
+/** Packages named by `apt-get install` in some instructions. */
+function aptPackages(list: Instruction[]): string[] {
+  return list.flatMap((i) =>
+    [...i.args.matchAll(/apt-get install ([^&;]+)/g)].flatMap((m) => m[1]!.split(/\s+/).filter((w) => w && !w.startsWith('-'))),
+  );
+}
+
+/** A shell or exec-form (JSON array) command as one string. */
+function commandText(args: string): string {
+  return args.startsWith('[') ? (JSON.parse(args) as string[]).join(' ') : args;
+}
+
+describe('Dockerfile', () => {
+  const all = instructions(read('Dockerfile'));
+  const stages = all.filter((i) => i.keyword === 'FROM');
+  const last = stages.length - 1;
+
+  it(`builds on Node ${NODE_MAJOR} LTS, Debian slim, in a build stage and a run stage`, () => {
+    expect(stages.length).toBe(2);
+    for (const from of stages) expect(from.args).toMatch(new RegExp(`^node:${NODE_MAJOR}(\\.\\d+)*-(trixie|bookworm)-slim( AS \\w+)?$`, 'i'));
+    // The same Debian release in both: what node-gyp compiled against is what runs.
+    expect(new Set(stages.map((s) => /-(\w+)-slim/.exec(s.args)![1])).size).toBe(1);
+  });
+
+  it('compiles node-pty in the build stage, and ships the sandbox\'s packages and tini, not the compilers', () => {
+    const build = aptPackages(all.filter((i) => i.stage === 0));
+    const run = aptPackages(all.filter((i) => i.stage === last));
+    expect(build).toEqual(expect.arrayContaining(['python3', 'make', 'g++']));
+    // The README quick start's run-time packages.
+    expect(run).toEqual(expect.arrayContaining(['bubblewrap', 'ripgrep', 'socat', 'tini']));
+    for (const compiler of ['python3', 'make', 'g++']) expect(run).not.toContain(compiler);
+    const readme = read('README.md');
+    for (const p of ['bubblewrap', 'ripgrep', 'socat']) expect(readme).toMatch(new RegExp(`apt-get install -y [^\\n]*\\b${p}\\b`));
+  });
+
+  it('runs as a user that is not root, under tini, the built server directly', () => {
+    const users = all.filter((i) => i.stage === last && i.keyword === 'USER');
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.at(-1)!.args).not.toMatch(/^(root|0)(:|$)/);
+    expect(all.find((i) => i.stage === last && i.keyword === 'ENTRYPOINT')!.args).toBe('["/usr/bin/tini", "--"]');
+    const cmd = all.filter((i) => i.stage === last && i.keyword === 'CMD').at(-1)!;
+    expect(commandText(cmd.args)).toBe('node dist/src/main.js');
+    // The entry point the build makes.
+    expect(fs.existsSync(path.join(root, 'src', 'main.ts'))).toBe(true);
+  });
+
+  it('checks its health on /readyz with node (the image has no curl)', () => {
+    const hc = all.filter((i) => i.stage === last && i.keyword === 'HEALTHCHECK');
+    expect(hc.length).toBe(1);
+    const cmd = /CMD\s+([\s\S]*)$/.exec(hc[0]!.args)![1]!;
+    expect(commandText(cmd)).toMatch(/^node -e .*\/readyz/);
+    expect(cmd).not.toMatch(/\bcurl\b|\bwget\b/);
+  });
+
+  it('copies only what exists and what the build context sends', () => {
+    const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const copies = all.filter((i) => i.keyword === 'COPY' && !/--from=/.test(i.args));
+    expect(copies.length).toBeGreaterThan(0);
+    for (const copy of copies) {
+      const words = copy.args.split(/\s+/).filter((w) => !w.startsWith('--'));
+      for (const source of words.slice(0, -1)) {
+        expect(fs.existsSync(path.join(root, source)), `COPY ${source}`).toBe(true);
+        const top = source.split('/')[0]!;
+        expect(ignored.includes(top), `COPY ${source} is in .dockerignore`).toBe(false);
+      }
+    }
+  });
+
+  it('has what `npm run build` runs before it runs it', () => {
+    const build = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.build!;
+    const script = /^node (\S+)/.exec(build)?.[1];
+    expect(script).toBeDefined();
+    const buildStage = all.filter((i) => i.stage === 0);
+    const runsBuild = buildStage.findIndex((i) => i.keyword === 'RUN' && i.args.includes('npm run build'));
+    expect(runsBuild).toBeGreaterThan(-1);
+    const copied = buildStage.slice(0, runsBuild).filter((i) => i.keyword === 'COPY').flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    expect(copied.some((src) => script === src || script!.startsWith(`${src.replace(/\/$/, '')}/`)), `${script} is copied before npm run build`).toBe(true);
+    // And what the build compiles.
+    for (const input of ['tsconfig.json', 'tsconfig.build.json', 'src', 'routes']) expect(copied).toContain(input);
+  });
+});
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  profiles?: string[];
+  ports?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  healthcheck?: { test: string[] | string };
+  security_opt?: string[];
+  read_only?: boolean;
+  tmpfs?: string[];
+  depends_on?: unknown;
+}
+
+describe('docker-compose.yml', () => {
+  const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
+  const norma = compose.services.norma!;
+  const postgres = compose.services.postgres!;
+  const testOf = (s: Service) => (Array.isArray(s.healthcheck!.test) ? s.healthcheck!.test.join(' ') : s.healthcheck!.test);
+
+  it('norma: health on /readyz with node, like the image', () => {
+    expect(norma.healthcheck).toBeDefined();
+    const test = norma.healthcheck!.test;
+    expect(Array.isArray(test) && test[0]).toBe('CMD');
+    expect(testOf(norma)).toMatch(/^CMD node -e .*http:\/\/127\.0\.0\.1:7070\/readyz/);
+  });
+
+  it('norma: the security options bubblewrap needs, a read-only root with a /tmp tmpfs', () => {
+    expect(norma.security_opt).toEqual(expect.arrayContaining(['seccomp=unconfined', 'apparmor=unconfined', 'systempaths=unconfined']));
+    expect(norma.read_only).toBe(true);
+    expect(norma.tmpfs).toContain('/tmp');
+  });
+
+  it('norma: the port is bound to the host\'s loopback only', () => {
+    expect(norma.ports!.length).toBeGreaterThan(0);
+    for (const p of norma.ports!) expect(p).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+  });
+
+  it('norma: data on a named volume, and no dependency on the optional PostgreSQL', () => {
+    expect(norma.volumes).toContain('norma-data:/data');
+    expect(compose.volumes).toHaveProperty('norma-data');
+    expect(JSON.stringify(norma.depends_on ?? null)).not.toContain('postgres');
+  });
+
+  it('postgres: only under its profile, postgres:17, pg_isready, a named volume, the password from the environment', () => {
+    expect(postgres.profiles).toEqual(['postgres']);
+    expect(postgres.image).toBe('postgres:17');
+    expect(testOf(postgres)).toMatch(/pg_isready/);
+    const volume = postgres.volumes!.map((v) => v.split(':')[0]!).find((v) => !v.startsWith('.') && !v.startsWith('/'));
+    expect(volume).toBeDefined();
+    expect(compose.volumes).toHaveProperty(volume!);
+    // No password committed: a variable, with no default value.
+    expect(postgres.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{[A-Z_]+(:-)?\}$/);
+    expect(postgres.ports).toBeUndefined();
+    // Every other service starts without a profile: only norma.
+    const unprofiled = Object.entries(compose.services).filter(([, s]) => !s.profiles).map(([name]) => name);
+    expect(unprofiled).toEqual(['norma']);
+  });
+});
