@@ -12,6 +12,7 @@ import {
   PermissionRequestSchema,
   PermissionResponseSchema,
   ref,
+  StringEnum,
 } from '../src/contract/schemas.js';
 import { EventPageQuery, PermissionParams, SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
 
@@ -27,13 +28,29 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         description: 'Every permission request of the session, or only those with the given `status` (`?status=pending` lists what waits for an answer).',
         params: SessionParams,
         querystring: Type.Object(
-          { status: Type.Optional(Type.Union(PERMISSION_STATUSES.map((s) => Type.Literal(s)))) },
+          { status: Type.Optional(StringEnum(PERMISSION_STATUSES)) },
           { additionalProperties: false },
         ),
         response: { 200: ref(PermissionListSchema, 'The requests'), ...commonProblems, 404: problems[404] },
       },
     },
     async (req) => ({ items: ctx.app.interactions.listPermissions(scopeOf(req), req.params.session_id, req.query.status) }),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/permissions/:permission_id',
+    {
+      config: { access: 'read' },
+      schema: {
+        operationId: 'getPermission',
+        tags: ['permissions'],
+        summary: 'Get a permission request',
+        description: 'The request as it is now: pending, or resolved with who or what resolved it (`resolved_by`, `answered_by`, `rules`).',
+        params: PermissionParams,
+        response: { 200: ref(PermissionRequestSchema, 'The request'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.app.interactions.getPermission(scopeOf(req), req.params.session_id, req.params.permission_id),
   );
 
   app.post(

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
-import { Id, QUESTION_STATUSES, QuestionListSchema, QuestionResponseSchema, QuestionSchema, ref } from '../src/contract/schemas.js';
+import { Id, QUESTION_STATUSES, QuestionListSchema, QuestionResponseSchema, QuestionSchema, ref, StringEnum } from '../src/contract/schemas.js';
 import { SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
 
 const QuestionParams = Type.Object({ session_id: Id('Session id'), question_id: Id('Question id') }, { additionalProperties: false });
@@ -18,11 +18,27 @@ export const questionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         summary: 'List questions asked by AskUser calls, oldest first',
         description: 'Every question of the session, or only those with the given `status` (`?status=pending` lists what waits for an answer).',
         params: SessionParams,
-        querystring: Type.Object({ status: Type.Optional(Type.Union(QUESTION_STATUSES.map((s) => Type.Literal(s)))) }, { additionalProperties: false }),
+        querystring: Type.Object({ status: Type.Optional(StringEnum(QUESTION_STATUSES)) }, { additionalProperties: false }),
         response: { 200: ref(QuestionListSchema, 'The questions'), ...commonProblems, 404: problems[404] },
       },
     },
     async (req) => ({ items: ctx.app.interactions.listQuestions(scopeOf(req), req.params.session_id, req.query.status) }),
+  );
+
+  app.get(
+    '/v1/sessions/:session_id/questions/:question_id',
+    {
+      config: { access: 'read' },
+      schema: {
+        operationId: 'getQuestion',
+        tags: ['questions'],
+        summary: 'Get a question',
+        description: 'The question as it is now: pending, or answered or dismissed (with `answers`, `resolved_by` and `answered_by`).',
+        params: QuestionParams,
+        response: { 200: ref(QuestionSchema, 'The question'), ...commonProblems, 404: problems[404] },
+      },
+    },
+    async (req) => ctx.app.interactions.getQuestion(scopeOf(req), req.params.session_id, req.params.question_id),
   );
 
   app.post(

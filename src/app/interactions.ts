@@ -18,6 +18,13 @@ export class InteractionUseCases {
     return this.parts.deps.store.listPermissions(sessionId, status);
   }
 
+  getPermission(scope: Scope, sessionId: string, permissionId: string): PermissionRequest {
+    this.parts.records.get(sessionId, scope.tenant); // 404 for an unknown session (or another tenant's)
+    const request = this.parts.deps.store.getPermission(sessionId, permissionId);
+    if (!request) throw notFound('permission request', permissionId);
+    return request;
+  }
+
   answerPermission(scope: Scope, sessionId: string, permissionId: string, response: PermissionResponse): PermissionRequest {
     const { session } = this.parts.records.get(sessionId, scope.tenant); // 404 for an unknown session (or another tenant's)
     const remember = response.behavior === 'allow' ? (response.remember ?? []) : [];
@@ -58,6 +65,13 @@ export class InteractionUseCases {
   listQuestions(scope: Scope, sessionId: string, status?: QuestionStatus): Question[] {
     this.parts.records.get(sessionId, scope.tenant);
     return this.parts.deps.store.listQuestions(sessionId, status);
+  }
+
+  getQuestion(scope: Scope, sessionId: string, questionId: string): Question {
+    this.parts.records.get(sessionId, scope.tenant);
+    const asked = this.parts.deps.store.getQuestion(sessionId, questionId);
+    if (!asked) throw notFound('question', questionId);
+    return asked;
   }
 
   /** An answer must fit the questions asked; a dismissal always does. Unknown ids are 404, resolved ones 409. */

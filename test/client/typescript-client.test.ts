@@ -66,6 +66,11 @@ describe('the typed TypeScript client', () => {
       body: { behavior: 'allow' },
     });
     expect(answered.data!.status).toBe('allowed');
+    const read = await norma.GET('/v1/sessions/{session_id}/permissions/{permission_id}', { params: { path: { session_id: session.id, permission_id: request.id } } });
+    expect(read.data).toMatchObject({ id: request.id, status: 'allowed', resolved_by: 'client', tool: 'Write' });
+    const noSuch = await norma.GET('/v1/sessions/{session_id}/permissions/{permission_id}', { params: { path: { session_id: session.id, permission_id: 'perm_nope' } } });
+    expect(noSuch.response.status).toBe(404);
+    expect(noSuch.error?.detail).toMatch(/perm_nope/);
 
     const done = await norma.GET('/v1/sessions/{session_id}/turns/{turn_id}', { params: { path: { session_id: session.id, turn_id: turnId }, query: { wait: 5 } } });
     expect(done.data!.status).toBe('completed');
@@ -91,6 +96,10 @@ describe('the typed TypeScript client', () => {
       body: { answers: { 'Which colour?': 'blue' } },
     });
     expect(reply.data!.status).toBe('answered');
+    const readQ = await norma.GET('/v1/sessions/{session_id}/questions/{question_id}', { params: { path: { session_id: session.id, question_id: q.id } } });
+    expect(readQ.data).toMatchObject({ id: q.id, status: 'answered', answers: { 'Which colour?': 'blue' } });
+    const otherSession = await norma.GET('/v1/sessions/{session_id}/questions/{question_id}', { params: { path: { session_id: 'ses_other', question_id: q.id } } });
+    expect(otherSession.response.status).toBe(404);
     const askDone = await norma.GET('/v1/sessions/{session_id}/turns/{turn_id}', {
       params: { path: { session_id: session.id, turn_id: asking.data!.id }, query: { wait: 5 } },
     });

@@ -117,6 +117,7 @@ const ROWS: Row[] = [
   // The turn has ended: the cancel reaches the turn and says so (409), past the key and tenant checks.
   { method: 'POST', template: S('/turns/{turn_id}/cancel'), access: 'write', ok: 409, request: async (s) => ({ path: `/v1/sessions/${s.main}/turns/${s.turn}/cancel` }) },
   { method: 'GET', template: S('/permissions'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.permSession}/permissions?status=pending` }) },
+  { method: 'GET', template: S('/permissions/{permission_id}'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.permSession}/permissions/${s.perm}` }) },
   {
     method: 'POST',
     template: S('/permissions/{permission_id}'),
@@ -133,6 +134,7 @@ const ROWS: Row[] = [
   { method: 'GET', template: S('/mcp/requests'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/mcp/requests` }) },
   { method: 'GET', template: S('/mcp'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/mcp` }) },
   { method: 'GET', template: S('/questions'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.questionSession}/questions` }) },
+  { method: 'GET', template: S('/questions/{question_id}'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.questionSession}/questions/${s.question}` }) },
   {
     method: 'POST',
     template: S('/questions/{question_id}'),
