@@ -54,6 +54,13 @@ export function finishDocument(doc: Json, info: DocumentInfo): Json {
         if (op.requestBody) (op.requestBody as Json).required = false;
         delete op[OPTIONAL_BODY];
       }
+      // A path parameter longer than the router takes (far longer than any id) is 414.
+      if (p.includes('{') && op.responses) {
+        (op.responses as Json)['414'] = {
+          description: 'A path parameter is longer than any id could be (URI too long)',
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        };
+      }
       for (const [status, response] of Object.entries((op.responses as Record<string, Json> | undefined) ?? {})) {
         const headers = ((response.headers as Json | undefined) ?? {}) as Json;
         headers['X-Request-Id'] = headerRef('XRequestId');

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildServer, type NormaServer, type ServerOptions } from '../../src/server.js';
-import { ContractClient, checkResponse } from './contract.js';
+import { ContractClient, assertComponent, checkResponse } from './contract.js';
 import { testSandboxHost } from './sandbox.js';
 
 export interface TestServer {
@@ -46,9 +46,18 @@ export async function startServer(
   const violations: string[] = [];
   server.app.addHook('onSend', async (req, reply, payload) => {
     const template = req.routeOptions.url;
-    // Unmatched paths (404, 405) and the documents themselves have no operation.
-    if (template === undefined || !template.startsWith('/v1/') && template !== '/healthz' && template !== '/readyz') return payload;
     try {
+      // Unmatched paths (404, 405, 414) have no operation: their answer is still a problem.
+      if (template === undefined) {
+        if (reply.statusCode >= 400) {
+          const type = String(reply.getHeader('content-type') ?? '');
+          if (!type.startsWith('application/problem+json')) throw new Error(`${req.method} ${req.url} ${reply.statusCode} is ${type}, not a problem`);
+          assertComponent('Problem', JSON.parse(String(payload)));
+        }
+        return payload;
+      }
+      // The documents themselves (/openapi.json, /docs) are not operations.
+      if (!template.startsWith('/v1/') && template !== '/healthz' && template !== '/readyz') return payload;
       const contentType = String(reply.getHeader('content-type') ?? '');
       let body: unknown;
       // Fastify writes no body with 204 and 304, whatever the handler passed.
