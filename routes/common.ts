@@ -33,13 +33,16 @@ export const commonProblems = {
   400: problems[400],
   401: problems[401],
   403: problems[403],
+  // Any request may carry a body, wanted or not: one too large or not JSON is refused as such.
+  413: problems[413],
+  415: problems[415],
   421: problems[421],
   429: problems[429],
   500: problems[500],
   503: problems[503],
   507: problems[507],
 };
-export const bodyProblems = { ...commonProblems, 413: problems[413], 415: problems[415] };
+export const bodyProblems = commonProblems;
 
 /** A page of a session's events of one kind (hook runs, egress, MCP requests): after a seq, at most `limit`. */
 export const EventPageQuery = Type.Object(

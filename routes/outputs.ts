@@ -81,7 +81,7 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           ...commonProblems,
           404: problems[404],
           410: problems[410],
-          416: { ...problems[416], headers: { 'Content-Range': str } },
+          416: { ...problems[416], headers: { ...validators, 'Content-Range': str } },
         },
       },
     },

@@ -4,7 +4,8 @@
 // their beginning.
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { htmlToPlainText, type Converted } from './html-markdown.js';
+import type { Converted } from './html-markdown.js';
+import { htmlToPlainText } from './html-text.js';
 
 export const MAX_HTML_CHARS = 4 * 1024 * 1024;
 export const CONVERT_TIMEOUT_MS = 15_000;

@@ -83,7 +83,9 @@ export function checkResponse(r: ObservedResponse): void {
     if (!h) throw new Error(`${method} ${template} ${r.status} sent the ${name} header, which openapi.json does not declare for it`);
     const pointer = h.$ref ? h.$ref.slice(1) + '/schema' : undefined;
     const fn = pointer ? contractValidator(pointer) : undefined;
-    const schema = (fn?.schema ?? {}) as { type?: string };
+    // Header values are text: an integer header is compared as the number it spells.
+    const component = h.$ref ? (openApiDoc as unknown as { components: { headers: Record<string, { schema: { type?: string } }> } }).components.headers[h.$ref.split('/').pop()!] : undefined;
+    const schema = component?.schema ?? ((h.schema ?? {}) as { type?: string });
     const typed = schema.type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
     if (fn && !fn(typed)) throw new Error(`${method} ${template} ${r.status} header ${name}: ${JSON.stringify(value)} violates openapi.json: ${ajv.errorsText(fn.errors)}`);
   }

@@ -48,7 +48,7 @@ describe('a wrong method on a known path', () => {
     expect405(await call(`${t.url}/v1/sessions/ses_nothing`, 'POST'), 'GET, HEAD, PATCH, DELETE');
     expect405(await call(`${t.url}/v1/sessions/ses_a/turns`, 'DELETE'), 'GET, HEAD, POST');
     expect405(await call(`${t.url}/v1/sessions/ses_a/turns/turn_b/cancel`, 'GET'), 'POST');
-    expect405(await call(`${t.url}/v1/sessions/ses_a/permissions/perm_c`, 'GET'), 'POST');
+    expect405(await call(`${t.url}/v1/sessions/ses_a/permissions/perm_c`, 'PUT'), 'GET, HEAD, POST');
     expect405(await call(`${t.url}/v1/sessions/ses_a/outputs/out_d`, 'PATCH'), 'GET, HEAD');
   });
 
