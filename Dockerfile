@@ -42,6 +42,6 @@ EXPOSE 7070
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||7070)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
-# The built server itself: `npm start` would check the build first (prestart), which needs the
+# The built server itself: `npm start` would check the build first (scripts/start.mjs), which needs the
 # sources the image does not have.
 CMD ["node", "dist/src/main.js"]
