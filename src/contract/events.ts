@@ -44,7 +44,7 @@ export const EVENT_SCHEMAS = [
   }),
   eventSchema('turn.started', 'EventTurnStarted', 'A turn began', {
     turn_id: Type.String(),
-    kind: Type.String(),
+    kind: StringEnum(['direct', 'prompt']),
     tool_uses: Type.Array(ref(ToolUseSchema), { description: 'Direct turns: the calls; prompt turns: empty (calls arrive with `message.completed`)' }),
     prompt: Type.Optional(Type.Array(Type.Object({ type: Type.Literal('text'), text: Type.String() }))),
   }),

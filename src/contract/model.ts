@@ -67,7 +67,7 @@ export const ModelConfigInputSchema = Type.Object(
 export type ModelConfigInput = Static<typeof ModelConfigInputSchema>;
 export const ModelConfigSchema = Type.Object(
   {
-    provider: Type.String(),
+    provider: StringEnum(['anthropic', 'openai', 'scripted']),
     model: Type.String(),
     base_url: Type.Optional(Type.String()),
     has_api_key: Type.Boolean({ description: 'Whether a key is configured; the key itself is never echoed' }),

@@ -832,7 +832,8 @@ export interface components {
             subagent_script?: components["schemas"]["ScriptReply"][];
         };
         ModelConfig: {
-            provider: string;
+            /** @enum {string} */
+            provider: "anthropic" | "openai" | "scripted";
             model: string;
             base_url?: string;
             /** @description Whether a key is configured; the key itself is never echoed */
@@ -1605,7 +1606,8 @@ export interface components {
             /** Format: date-time */
             time: string;
             turn_id: string;
-            kind: string;
+            /** @enum {string} */
+            kind: "direct" | "prompt";
             /** @description Direct turns: the calls; prompt turns: empty (calls arrive with `message.completed`) */
             tool_uses: components["schemas"]["ToolUse"][];
             prompt?: {
