@@ -87,11 +87,43 @@ export function finishDocument(doc: Json, info: DocumentInfo): Json {
 
   for (const s of Object.values(schemas)) addMappings(s, schemas);
   for (const s of Object.values(schemas)) neverAsFalse(s);
+  shareProblemResponses(doc);
   // Only the header components some response uses.
-  const used = new Set(JSON.stringify(doc.paths).match(/#\/components\/headers\/[A-Za-z]+/g) ?? []);
+  const used = new Set(JSON.stringify([doc.paths, components.responses]).match(/#\/components\/headers\/[A-Za-z]+/g) ?? []);
   const headerComponents = components.headers as Json;
   for (const name of Object.keys(headerComponents)) if (!used.has(`#/components/headers/${name}`)) delete headerComponents[name];
   return doc;
+}
+
+/**
+ * A problem answer that several operations declare alike (the same description and headers)
+ * becomes one `components.responses` entry (`Problem404`, …) they refer to: the document says
+ * each once, and generated clients get one type per answer rather than one per operation.
+ */
+function shareProblemResponses(doc: Json): void {
+  const byKey = new Map<string, { status: string; response: Json; uses: Json[] }>();
+  for (const ops of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(ops)) {
+      const responses = (op.responses ?? {}) as Record<string, Json>;
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400 || !(response.content as Json | undefined)?.['application/problem+json']) continue;
+        const key = `${status}\u0000${JSON.stringify(response)}`;
+        let entry = byKey.get(key);
+        if (!entry) byKey.set(key, (entry = { status, response, uses: [] }));
+        entry.uses.push(responses);
+      }
+    }
+  }
+  const components = doc.components as Json;
+  const shared = ((components.responses as Json | undefined) ?? {}) as Json;
+  for (const { status, response, uses } of [...byKey.values()].sort((a, b) => b.uses.length - a.uses.length)) {
+    if (uses.length < 2) continue;
+    let name = `Problem${status}`;
+    for (let n = 2; name in shared; n++) name = `Problem${status}_${n}`;
+    shared[name] = response;
+    for (const responses of uses) responses[status] = { $ref: `#/components/responses/${name}` };
+  }
+  components.responses = shared;
 }
 
 /** Component names reachable from the request bodies and parameters, or from the responses. */

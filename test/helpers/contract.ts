@@ -73,8 +73,15 @@ export function checkResponse(r: ObservedResponse): void {
   const { template, op } = openApiDoc.paths[templated]?.[method.toLowerCase()]
     ? { template: templated, op: openApiDoc.paths[templated]![method.toLowerCase()]! }
     : findOperation(method, r.path);
-  const declared = op.responses[String(r.status)] as DeclaredResponse | undefined;
+  let declared = op.responses[String(r.status)] as (DeclaredResponse & { $ref?: string }) | undefined;
   if (!declared) throw new Error(`${method} ${template} answered ${r.status}, which openapi.json does not declare`);
+  // A shared answer (components.responses) is validated where it is written.
+  let base = `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${r.status}`;
+  if (declared.$ref) {
+    base = declared.$ref.slice(1);
+    declared = (openApiDoc as unknown as { components: { responses: Record<string, DeclaredResponse> } }).components.responses[declared.$ref.split('/').pop()!];
+    if (!declared) throw new Error(`openapi.json refers to a missing response for ${method} ${template} ${r.status}`);
+  }
   const declaredHeaders = Object.fromEntries(Object.entries(declared.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   for (const name of CONTRACT_HEADERS) {
     const value = r.headers[name];
@@ -98,7 +105,7 @@ export function checkResponse(r: ObservedResponse): void {
   const media = declared.content[mediaType] ?? declared.content[r.contentType.replace(/;\s*charset=[^;]+/i, '').trim()];
   if (!media) throw new Error(`${method} ${template} ${r.status} sent ${mediaType}; declared: ${Object.keys(declared.content).join(', ')}`);
   const declaredType = declared.content[mediaType] ? mediaType : r.contentType.replace(/;\s*charset=[^;]+/i, '').trim();
-  const pointer = `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${r.status}/content/${declaredType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
+  const pointer = `${base}/content/${declaredType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
   const fn = contractValidator(pointer);
   if (!fn(r.body)) {
     throw new Error(`${method} ${template} ${r.status} body violates openapi.json: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(r.body).slice(0, 2000)}`);
