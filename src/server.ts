@@ -49,6 +49,7 @@ import { sessionStateRoutes } from '../routes/session-state.js';
 import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
 import { outputRoutes } from '../routes/outputs.js';
+import { installRequestContext, requestIdOf, tracedChildLogger } from './http/request-context.js';
 
 export interface ServerOptions {
   store?: Store;
@@ -68,6 +69,8 @@ export interface ServerOptions {
   modelOptions?: Omit<ProviderOptions, 'egress'>;
   /** Pauses before an exited MCP server is started again (default: RESTART_DELAYS_MS). */
   mcpRestartDelaysMs?: readonly number[];
+  /** Where the server's log lines go when no `logger` is given (default: stdout). */
+  logDestination?: pino.DestinationStream;
 }
 
 export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -85,9 +88,8 @@ export interface NormaServer {
 }
 
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
-  const logger =
-    options.logger ??
-    pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] });
+  const logOptions = { level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] };
+  const logger = options.logger ?? (options.logDestination ? pino(logOptions, options.logDestination) : pino(logOptions));
   // Event tickets travel in URLs: never into a log line.
   const reqSerializer = (req: { method: string; url: string; hostname?: string; ip?: string; id: string }) => ({
     method: req.method,
@@ -204,8 +206,10 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
 
   const app: NormaApp = Fastify({
     loggerInstance: logger.child({}, { serializers: { req: reqSerializer } }) as FastifyBaseLogger,
+    childLoggerFactory: tracedChildLogger,
     bodyLimit: config.bodyLimitBytes,
-    genReqId: () => newId('req'),
+    // A client's X-Request-Id is kept when it is a plain token (≤ 64 of [A-Za-z0-9._:-]); else req_….
+    genReqId: (raw) => requestIdOf(raw.headers['x-request-id']) ?? newId('req'),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
     },
@@ -218,6 +222,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   // JSON only: anything else is a clear 415, not a confusing schema error.
   app.removeContentTypeParser('text/plain');
   await registerOpenApi(app);
+  // First of all hooks: the request's trace (W3C traceparent) around everything it runs.
+  installRequestContext(app);
 
   const gate = requestGate(config.allowedHosts, config.host, config.corsOrigins);
   app.addHook('onRequest', async (req, reply) => {

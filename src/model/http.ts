@@ -25,6 +25,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderError, type ModelRequest, type ProviderTimeouts, type RetryPolicy } from './provider.js';
 import { parseSse, type SseEvent } from './sse.js';
+import { withTraceHeaders } from '../trace/context.js';
 
 export interface HttpProviderOptions {
   model: string;
@@ -276,7 +277,8 @@ export class HttpTransport {
       try {
         res = await request(url, {
           method: 'POST',
-          headers: call.headers,
+          // Each attempt is a span of the turn's trace (W3C traceparent, a fresh span id).
+          headers: withTraceHeaders(call.headers),
           body: JSON.stringify(call.body),
           dispatcher,
           signal,

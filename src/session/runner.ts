@@ -17,6 +17,7 @@ import type { InputValidator } from '../pipeline/validate.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
+import type { TraceContext } from '../trace/context.js';
 import type { HookAudit } from './lifecycle.js';
 import { loadInstructions, systemPrompt } from './instructions.js';
 import { openSkillFolder } from './skills.js';
@@ -50,12 +51,14 @@ export const nothingToResume = (): Resumable => ({ permissions: new Map(), quest
 /**
  * The runner of a turn. `resumable` holds the permission requests and questions an earlier
  * process left pending, by tool_use id: when the call asks again about the same input (the same
- * questions), it waits on that request instead of opening a new one.
+ * questions), it waits on that request instead of opening a new one. `trace`: the trace its
+ * outbound requests belong to (default: the one of the work making it, the request that posted it).
  */
-export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumable, deps: RunnerDeps): TurnRunner {
+export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumable, deps: RunnerDeps, trace?: TraceContext): TurnRunner {
   const sessionId = rt.id;
   const { settings } = rt;
   const runnerDeps: TurnRunnerDeps = {
+    ...(trace ? { trace } : {}),
     store: deps.store,
     events: deps.events,
     clock: deps.clock,

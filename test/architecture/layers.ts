@@ -2,8 +2,8 @@
 // import files of its own layer or of lower ones, never of a higher one; type imports count too.
 // The first matching prefix names a file's layer.
 export const LAYERS: readonly (readonly string[])[] = [
-  // 0: shapes and primitives everything may use
-  ['src/contract/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts'],
+  // 0: shapes and primitives everything may use (the trace context among them)
+  ['src/contract/', 'src/trace/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts'],
   // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs,
   // and the MCP client (its transports run in the sandbox and through the guard)
   ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/'],
