@@ -34,7 +34,7 @@ import type { SandboxHost, SandboxStatus } from './sandbox/process.js';
 import { createSandboxHost } from './sandbox/host.js';
 import { createApplication, INTERNAL } from './app/index.js';
 import { findRipgrep } from './capabilities/files/grep.js';
-import { ToolCatalog } from './tools/catalog.js';
+import { CATALOG, ToolCatalog } from './tools/catalog.js';
 import { HtmlConverter } from './web/html-convert.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -49,6 +49,9 @@ import { sessionStateRoutes } from '../routes/session-state.js';
 import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
 import { outputRoutes } from '../routes/outputs.js';
+import { metricsRoutes } from '../routes/metrics.js';
+import { ServerMetrics } from './telemetry/metrics.js';
+import { TimedStore } from './telemetry/timed-store.js';
 import { installRequestContext, requestIdOf, tracedChildLogger } from './http/request-context.js';
 
 export interface ServerOptions {
@@ -78,6 +81,8 @@ export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, Server
 export interface NormaServer {
   app: NormaApp;
   ctx: AppContext;
+  /** This server's metrics (its own registry: never prom-client's global one). */
+  metrics: ServerMetrics;
   /** Graceful stop: closes sessions (SessionEnd fires), then the HTTP server. */
   close(): Promise<void>;
   /**
@@ -100,9 +105,13 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   });
   const clock = options.clock ?? systemClock;
   const newId = options.newId ?? defaultNewId;
+  const metrics = new ServerMetrics(new Set(CATALOG.map((e) => e.name)));
   // The database is opened first: an unusable one stops start-up (StoreOpenError names it).
-  const store = options.store ?? (config.store === 'memory' ? new MemoryStore() : new SqliteStore(config.databaseFile));
+  const rawStore = options.store ?? (config.store === 'memory' ? new MemoryStore() : new SqliteStore(config.databaseFile));
+  const store = new TimedStore(rawStore, metrics.storeDuration);
   const events = new EventLog(store, clock);
+  // Counts of domain events come from the one point every event passes.
+  events.observe(metrics.observeEvent);
   const hooks = new HookRegistry();
   for (const h of options.hooks ?? []) hooks.register(h);
   const validator = new InputValidator();
@@ -163,7 +172,13 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   let listening: () => { address: string; port: number }[] = () => [];
   const application = createApplication({
     ...(options.resolve ? { resolve: options.resolve } : {}),
-    ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
+    modelOptions: {
+      ...(options.modelOptions ?? {}),
+      onEgress: (outcome, detail) => {
+        metrics.modelEgress(outcome);
+        options.modelOptions?.onEgress?.(outcome, detail);
+      },
+    },
     ...(operatorHooks ? { operatorHooks } : {}),
     ...(operatorMcp ? { operatorMcp } : {}),
     ...(options.mcpRestartDelaysMs ? { mcpRestartDelaysMs: options.mcpRestartDelaysMs } : {}),
@@ -185,11 +200,12 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     hooks,
   });
 
+  metrics.track({ openStreams: () => events.openStreams, pending: () => application.pendingInteractions() });
   // What a previous process left: paused turns wait again, interrupted ones are answered.
   const recovered = await application.recovery.recover(INTERNAL);
   if (recovered.sessions > 0) logger.info(recovered, 'recovered sessions from the store');
 
-  const readiness = readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch: () => application.webSearch, rgPath: catalog.options.rgPath });
+  const readiness = readinessCheck({ config, store: rawStore, sandboxHost, sandboxStatus, webSearch: () => application.webSearch, rgPath: catalog.options.rgPath });
 
   const shutdown = httpShutdown();
   const ctx: AppContext = {
@@ -222,8 +238,9 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   // JSON only: anything else is a clear 415, not a confusing schema error.
   app.removeContentTypeParser('text/plain');
   await registerOpenApi(app);
-  // First of all hooks: the request's trace (W3C traceparent) around everything it runs.
-  installRequestContext(app);
+  // First of all hooks: the request's trace (W3C traceparent) around everything it runs, and
+  // its latency once answered.
+  installRequestContext(app, metrics);
 
   const gate = requestGate(config.allowedHosts, config.host, config.corsOrigins);
   app.addHook('onRequest', async (req, reply) => {
@@ -283,6 +300,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(sessionStateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(outputRoutes, { ctx });
+  await app.register(metricsRoutes, { metrics });
 
   // Retention: one sweep at start (orphans of a previous process), then periodically.
   const sweep = (startup = false) =>
@@ -326,7 +344,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       try {
         await shutdown.drain(() => app.close());
       } finally {
-        if (!options.store) store.close();
+        if (!options.store) rawStore.close();
         if (ownsSandbox) await sandboxHost.limits.close();
         await html.close();
       }
@@ -343,5 +361,5 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       return { ok: false, problems: err instanceof KeysFileError ? [err.message] : [(err as Error).message] };
     }
   };
-  return { app, ctx, close, reloadKeys };
+  return { app, ctx, metrics, close, reloadKeys };
 }

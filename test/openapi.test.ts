@@ -37,6 +37,6 @@ describe('openapi/openapi.json', () => {
         }
       }
     }
-    expect(operations).toBe(29);
+    expect(operations).toBe(30);
   });
 });

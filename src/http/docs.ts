@@ -95,6 +95,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'events', description: 'The event stream (Server-Sent Events) and the tickets a browser opens it with' },
         { name: 'outputs' },
         { name: 'health' },
+        { name: 'operations', description: 'What an operator watches the server with: its metrics (Prometheus)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },

@@ -1,9 +1,10 @@
 // What a request carries through the server besides its data: its id (the client's
 // X-Request-Id when it is a plain token, else one made here), its W3C trace (the incoming
 // `traceparent` continued, else a new one) — bound with AsyncLocalStorage around everything the
-// request runs, so the outbound requests it causes carry it.
+// request runs, so the outbound requests it causes carry it — and its latency in the metrics.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { ServerMetrics } from '../telemetry/metrics.js';
 import { runInTrace, traceFromHeaders, type TraceContext } from '../trace/context.js';
 
 declare module 'fastify' {
@@ -41,9 +42,9 @@ export const tracedChildLogger: NonNullable<import('fastify').FastifyServerOptio
 /**
  * Runs each request in its trace, from the first hook to the handler: `onRequest` (placed
  * before every other hook) enters it, and `preValidation` enters it again — a body is read in
- * the socket's callbacks, which are not the request's.
+ * the socket's callbacks, which are not the request's. Counts each answered request.
  */
-export function installRequestContext(app: FastifyInstance): void {
+export function installRequestContext(app: FastifyInstance, metrics: ServerMetrics): void {
   app.decorateRequest('trace', null as unknown as TraceContext);
   app.addHook('onRequest', (req, _reply, done) => {
     req.trace = traceOf(req.raw);
@@ -51,5 +52,9 @@ export function installRequestContext(app: FastifyInstance): void {
   });
   app.addHook('preValidation', (req, _reply, done) => {
     runInTrace(req.trace, done);
+  });
+  app.addHook('onResponse', (req, reply, done) => {
+    metrics.request(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }

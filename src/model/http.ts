@@ -41,7 +41,12 @@ export interface HttpProviderOptions {
   timeouts?: ProviderTimeouts;
   /** Waits between attempts; must reject when `signal` aborts (tests inject one). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told of every attempt: it got an answer (`allowed`), the egress guard refused it, or it failed without one. */
+  onEgress?: EgressObserver;
 }
+
+/** How an outbound attempt went (metrics, logs): `detail` says why for `refused` and `error`. */
+export type EgressObserver = (outcome: 'allowed' | 'refused' | 'error', detail?: string) => void;
 
 /** Largest response one attempt may stream. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -266,7 +271,10 @@ export class HttpTransport {
         url = target.url;
         pinned = pinnedAgent(target, this.timeouts.connectMs, this.timeouts);
       } catch (err) {
-        if (err instanceof EgressRefusal) throw new ProviderError(`refused by the egress guard: ${err.message}`, 'provider_unreachable');
+        if (err instanceof EgressRefusal) {
+          this.opts.onEgress?.('refused', err.message);
+          throw new ProviderError(`refused by the egress guard: ${err.message}`, 'provider_unreachable');
+        }
         throw err;
       }
       dispatcher = pinned;
@@ -285,8 +293,11 @@ export class HttpTransport {
         });
       } catch (err) {
         if (signal.aborted) throw signal.reason;
-        throw this.classify(err, 'connect', call.url);
+        const failed = this.classify(err, 'connect', call.url);
+        this.opts.onEgress?.('error', this.redact(failed.message));
+        throw failed;
       }
+      this.opts.onEgress?.('allowed');
       body = res.body;
       if (res.statusCode < 200 || res.statusCode > 299) {
         const text = await this.readCapped(res.body, signal);

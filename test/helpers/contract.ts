@@ -87,10 +87,15 @@ export class ContractClient {
       if (body !== '') throw new Error(`${method} ${template} ${status} declares no body but sent ${JSON.stringify(body)}`);
       return;
     }
-    const mediaType = contentType.split(';')[0]!.trim();
-    const media = declared.content[mediaType];
-    if (!media) throw new Error(`${method} ${template} ${status} sent ${mediaType}; declared: ${Object.keys(declared.content).join(', ')}`);
-    const pointer = `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${mediaType.replace(/\//g, '~1')}/schema`;
+    const [base, ...params] = contentType.split(';').map((p) => p.trim());
+    const mediaType = base!;
+    // A declared type with parameters (`text/plain; version=0.0.4`) matches a response that has them all.
+    const declaredType = Object.keys(declared.content).find((k) => {
+      const [kBase, ...kParams] = k.split(';').map((p) => p.trim());
+      return kBase === mediaType && kParams.every((p) => params.includes(p));
+    });
+    if (!declaredType) throw new Error(`${method} ${template} ${status} sent ${contentType}; declared: ${Object.keys(declared.content).join(', ')}`);
+    const pointer = `/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${encodeURIComponent(declaredType.replace(/~/g, '~0').replace(/\//g, '~1'))}/schema`;
     const fn = contractValidator(pointer);
     if (!fn(body)) {
       throw new Error(`${method} ${template} ${status} body violates openapi.json: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
