@@ -7,6 +7,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.get(
     '/healthz',
     {
+      // Probes poll these every few seconds: their access lines are debug, not info.
+      config: { accessLog: 'debug' },
       schema: {
         operationId: 'health',
         tags: ['health'],
@@ -21,6 +23,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.get(
     '/readyz',
     {
+      // Probes poll these every few seconds: their access lines are debug, not info.
+      config: { accessLog: 'debug' },
       schema: {
         operationId: 'readiness',
         tags: ['health'],

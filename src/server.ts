@@ -52,6 +52,8 @@ import { outputRoutes } from '../routes/outputs.js';
 import { metricsRoutes } from '../routes/metrics.js';
 import { ServerMetrics } from './telemetry/metrics.js';
 import { TimedStore } from './telemetry/timed-store.js';
+import { domainLog } from './telemetry/domain-log.js';
+import { AccessLog } from './http/access-log.js';
 import { installRequestContext, requestIdOf, tracedChildLogger } from './http/request-context.js';
 
 export interface ServerOptions {
@@ -110,8 +112,9 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const rawStore = options.store ?? (config.store === 'memory' ? new MemoryStore() : new SqliteStore(config.databaseFile));
   const store = new TimedStore(rawStore, metrics.storeDuration);
   const events = new EventLog(store, clock);
-  // Counts of domain events come from the one point every event passes.
+  // Counts and log lines of domain events come from the one point every event passes.
   events.observe(metrics.observeEvent);
+  events.observe(domainLog(logger, store));
   const hooks = new HookRegistry();
   for (const h of options.hooks ?? []) hooks.register(h);
   const validator = new InputValidator();
@@ -222,6 +225,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
 
   const app: NormaApp = Fastify({
     loggerInstance: logger.child({}, { serializers: { req: reqSerializer } }) as FastifyBaseLogger,
+    // Health checks' access lines at debug (their routes say `accessLog: 'debug'`).
+    logController: new AccessLog(),
     childLoggerFactory: tracedChildLogger,
     bodyLimit: config.bodyLimitBytes,
     // A client's X-Request-Id is kept when it is a plain token (≤ 64 of [A-Za-z0-9._:-]); else req_….

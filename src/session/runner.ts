@@ -141,7 +141,16 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
   const model = rt.model;
   if (!model) throw new DomainError('invalid', `session ${rt.id} has no model for prompt turn ${turn.id}`);
   let history: Message[] | undefined;
-  const options = { egress: deps.egress, ...(deps.modelOptions ?? {}) };
+  const observe = deps.modelOptions?.onEgress;
+  const options = {
+    egress: deps.egress,
+    ...(deps.modelOptions ?? {}),
+    // A refused model request is said in the log, with the session and the turn it was for.
+    onEgress: (outcome: 'allowed' | 'refused' | 'error', detail?: string) => {
+      observe?.(outcome, detail);
+      if (outcome === 'refused') deps.logger.warn({ session_id: rt.id, turn_id: rt.activeTurn?.id, egress: 'model', reason: detail }, 'egress refused');
+    },
+  };
   const providers = (rt.providers ??= { main: createProvider(model, options), subagent: createProvider(model, options, 'subagent') });
   return {
     provider: providers.main,

@@ -32,7 +32,7 @@ export interface TurnRunnerDeps {
   clock: Clock;
   logger: Logger;
   /** The pipeline environment minus what the runner supplies itself. */
-  env: Omit<PipelineEnv, 'signal' | 'turnId' | 'onStarted' | 'onProgress'>;
+  env: Omit<PipelineEnv, 'signal' | 'turnId' | 'onStarted' | 'onProgress' | 'onRefusal'>;
   /**
    * The trace the turn's outbound requests belong to (model calls, http hooks, web tools, MCP):
    * default the trace of the work that makes the runner — the request that posted the turn.
@@ -156,6 +156,11 @@ export class TurnRunner implements PauseHost {
           tool_use_id: call.id,
           chunk,
         }),
+      onRefusal: (call, tool, refusal) =>
+        this.deps.logger.warn(
+          { session_id: this.turn.session_id, turn_id: this.turn.id, tool_use_id: call.id, tool, refused: refusal.what, reason: refusal.why },
+          'sandbox refused',
+        ),
     };
   }
 
