@@ -270,7 +270,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     await app.register(cors, {
       origin: config.corsOrigins,
       methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Range', 'If-None-Match', 'If-Range', 'X-Request-Id'],
+      // traceparent/tracestate: a page's own traces are continued like any client's.
+      allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Range', 'If-None-Match', 'If-Range', 'X-Request-Id', 'traceparent', 'tracestate'],
       exposedHeaders: ['ETag', 'Repr-Digest', 'Content-Range', 'Accept-Ranges', 'Content-Disposition', 'Location', 'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
       credentials: false,
       maxAge: 600,

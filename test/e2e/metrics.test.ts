@@ -107,7 +107,7 @@ describe('GET /metrics', () => {
     expect(text).not.toContain(posted.body.id);
   });
 
-  it('counts outcomes: denied, an egress refusal, a model request, a cancelled turn; open event streams', async () => {
+  it('counts outcomes: denied, an egress refusal, a model request, a cancelled turn, an answered question; open event streams', async () => {
     const model = await new FakeServer().start();
     fakes.push(model);
     const t = await boot({ NORMA_MODEL_PROVIDER: 'anthropic', NORMA_MODEL: 'claude-test', NORMA_MODEL_BASE_URL: model.origin });
@@ -127,7 +127,7 @@ describe('GET /metrics', () => {
     model.reply(sse('event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\nevent: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\nevent: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\nevent: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n'));
     expect((await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { prompt: 'hi' })).body.status).toBe('completed');
     // A turn cancelled while its call waits for a person.
-    const asking = (await t.api.post('/v1/sessions', {})).body;
+    const asking = (await t.api.post('/v1/sessions', { tools: ['Write', 'AskUser'] })).body;
     const paused = await t.api.post(`/v1/sessions/${asking.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'b.txt', content: 'b' } }] });
     expect(paused.body.status).toBe('awaiting_permission');
     const sse1 = await openSse(`${t.url}/v1/sessions/${asking.id}/events`);
@@ -136,6 +136,15 @@ describe('GET /metrics', () => {
     expect((await scrape(t)).get('norma_sse_subscribers')).toBe(1);
     expect((await t.api.post(`/v1/sessions/${asking.id}/turns/${paused.body.id}/cancel`)).body.status).toBe('cancelled');
     sse1.close();
+    // A question a person answers.
+    const asked = await t.api.post(`/v1/sessions/${asking.id}/turns?wait=10`, {
+      tool_uses: [{ name: 'AskUser', input: { questions: [{ question: 'Which?', options: [{ label: 'A' }, { label: 'B' }] }] } }],
+    });
+    expect(asked.body.status).toBe('awaiting_input');
+    expect((await scrape(t)).get(series('norma_pending_interactions', { kind: 'question' }))).toBe(1);
+    const [q] = (await t.api.get(`/v1/sessions/${asking.id}/questions?status=pending`)).body.items;
+    expect((await t.api.post(`/v1/sessions/${asking.id}/questions/${q.id}`, { answers: { 'Which?': 'B' } })).status).toBe(200);
+    expect((await t.api.get(`/v1/sessions/${asking.id}/turns/${asked.body.id}?wait=10`)).body.status).toBe('completed');
     const after = await scrape(t);
 
     const d = (name: string, labels: Record<string, string> = {}) => delta(before, after, name, labels);
@@ -147,10 +156,14 @@ describe('GET /metrics', () => {
     expect(d('norma_tool_call_duration_seconds_count', { tool: 'Write' })).toBe(0);
     expect(d('norma_egress_requests_total', { kind: 'web', outcome: 'refused' })).toBe(1);
     expect(d('norma_egress_requests_total', { kind: 'model', outcome: 'allowed' })).toBe(1);
-    expect(d('norma_turns_total', { kind: 'direct', status: 'completed' })).toBe(1);
+    // The denied/refused/unknown turn and the question's.
+    expect(d('norma_turns_total', { kind: 'direct', status: 'completed' })).toBe(2);
     expect(d('norma_turns_total', { kind: 'prompt', status: 'completed' })).toBe(1);
     expect(d('norma_turns_total', { kind: 'direct', status: 'cancelled' })).toBe(1);
     expect(d('norma_permission_wait_seconds_count', { outcome: 'cancelled', resolved_by: 'cancel' })).toBe(1);
+    expect(d('norma_question_wait_seconds_count', { outcome: 'answered', resolved_by: 'client' })).toBe(1);
+    expect(d('norma_tool_calls_total', { tool: 'AskUser', outcome: 'ok' })).toBe(1);
+    expect(after.get(series('norma_pending_interactions', { kind: 'question' }))).toBe(0);
     // The stream closed: the gauge comes back down.
     for (let i = 0; i < 100 && (await scrape(t)).get('norma_sse_subscribers') !== 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await scrape(t)).get('norma_sse_subscribers')).toBe(0);

@@ -224,6 +224,20 @@ describe('outbound requests carry the W3C trace of the request that caused them'
   });
 });
 
+describe('browsers', () => {
+  it('may send traceparent and tracestate from a listed origin (CORS preflight)', async () => {
+    const page = 'http://127.0.0.2:5173';
+    const t = await boot({ NORMA_CORS_ORIGINS: page });
+    const pre = await fetch(`${t.url}/v1/sessions`, {
+      method: 'OPTIONS',
+      headers: { origin: page, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,traceparent,tracestate' },
+    });
+    expect(pre.status).toBe(204);
+    const allowed = (pre.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(['traceparent', 'tracestate', 'x-request-id']));
+  });
+});
+
 describe('the sandbox\'s egress proxy', () => {
   it('passes on a sandboxed program\'s request as the program sent it: no traceparent added, its own kept', async () => {
     const got: Seen[] = [];
