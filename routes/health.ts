@@ -8,6 +8,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.get(
     '/healthz',
     {
+      // Probes poll these every few seconds: their access lines are debug, not info.
+      config: { accessLog: 'debug' },
       schema: {
         operationId: 'getHealth',
         tags: ['health'],
@@ -23,6 +25,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
   app.get(
     '/readyz',
     {
+      // Probes poll these every few seconds: their access lines are debug, not info.
+      config: { accessLog: 'debug' },
       schema: {
         operationId: 'getReadiness',
         tags: ['health'],

@@ -35,7 +35,7 @@ import type { SandboxHost, SandboxStatus } from './sandbox/process.js';
 import { createSandboxHost } from './sandbox/host.js';
 import { createApplication, INTERNAL } from './app/index.js';
 import { findRipgrep } from './capabilities/files/grep.js';
-import { ToolCatalog } from './tools/catalog.js';
+import { CATALOG, ToolCatalog } from './tools/catalog.js';
 import { HtmlConverter } from './web/html-convert.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -50,6 +50,12 @@ import { sessionStateRoutes } from '../routes/session-state.js';
 import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
 import { outputRoutes } from '../routes/outputs.js';
+import { metricsRoutes } from '../routes/metrics.js';
+import { ServerMetrics } from './telemetry/metrics.js';
+import { TimedStore } from './telemetry/timed-store.js';
+import { domainLog } from './telemetry/domain-log.js';
+import { AccessLog } from './http/access-log.js';
+import { installRequestContext, requestIdOf, tracedChildLogger } from './http/request-context.js';
 
 export interface ServerOptions {
   store?: Store;
@@ -69,6 +75,8 @@ export interface ServerOptions {
   modelOptions?: Omit<ProviderOptions, 'egress'>;
   /** Pauses before an exited MCP server is started again (default: RESTART_DELAYS_MS). */
   mcpRestartDelaysMs?: readonly number[];
+  /** Where the server's log lines go when no `logger` is given (default: stdout). */
+  logDestination?: pino.DestinationStream;
 }
 
 export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -76,6 +84,8 @@ export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, Server
 export interface NormaServer {
   app: NormaApp;
   ctx: AppContext;
+  /** This server's metrics (its own registry: never prom-client's global one). */
+  metrics: ServerMetrics;
   /** Graceful stop: closes sessions (SessionEnd fires), then the HTTP server. */
   close(): Promise<void>;
   /**
@@ -88,9 +98,8 @@ export interface NormaServer {
 }
 
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
-  const logger =
-    options.logger ??
-    pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] });
+  const logOptions = { level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] };
+  const logger = options.logger ?? (options.logDestination ? pino(logOptions, options.logDestination) : pino(logOptions));
   // Event tickets travel in URLs: never into a log line.
   const reqSerializer = (req: { method: string; url: string; hostname?: string; ip?: string; id: string }) => ({
     method: req.method,
@@ -101,9 +110,14 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   });
   const clock = options.clock ?? systemClock;
   const newId = options.newId ?? defaultNewId;
+  const metrics = new ServerMetrics(new Set(CATALOG.map((e) => e.name)));
   // The database is opened first: an unusable one stops start-up (StoreOpenError names it).
-  const store = options.store ?? (config.store === 'memory' ? new MemoryStore() : new SqliteStore(config.databaseFile));
+  const rawStore = options.store ?? (config.store === 'memory' ? new MemoryStore() : new SqliteStore(config.databaseFile));
+  const store = new TimedStore(rawStore, metrics.storeDuration);
   const events = new EventLog(store, clock);
+  // Counts and log lines of domain events come from the one point every event passes.
+  events.observe(metrics.observeEvent);
+  events.observe(domainLog(logger, store));
   const hooks = new HookRegistry();
   for (const h of options.hooks ?? []) hooks.register(h);
   const validator = new InputValidator();
@@ -164,7 +178,13 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   let listening: () => { address: string; port: number }[] = () => [];
   const application = createApplication({
     ...(options.resolve ? { resolve: options.resolve } : {}),
-    ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}),
+    modelOptions: {
+      ...(options.modelOptions ?? {}),
+      onEgress: (outcome, detail) => {
+        metrics.modelEgress(outcome);
+        options.modelOptions?.onEgress?.(outcome, detail);
+      },
+    },
     ...(operatorHooks ? { operatorHooks } : {}),
     ...(operatorMcp ? { operatorMcp } : {}),
     ...(options.mcpRestartDelaysMs ? { mcpRestartDelaysMs: options.mcpRestartDelaysMs } : {}),
@@ -186,11 +206,12 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     hooks,
   });
 
+  metrics.track({ openStreams: () => events.openStreams, pending: () => application.pendingInteractions() });
   // What a previous process left: paused turns wait again, interrupted ones are answered.
   const recovered = await application.recovery.recover(INTERNAL);
   if (recovered.sessions > 0) logger.info(recovered, 'recovered sessions from the store');
 
-  const readiness = readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch: () => application.webSearch, rgPath: catalog.options.rgPath });
+  const readiness = readinessCheck({ config, store: rawStore, sandboxHost, sandboxStatus, webSearch: () => application.webSearch, rgPath: catalog.options.rgPath });
 
   const shutdown = httpShutdown();
   const ctx: AppContext = {
@@ -207,8 +228,12 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
 
   const app: NormaApp = Fastify({
     loggerInstance: logger.child({}, { serializers: { req: reqSerializer } }) as FastifyBaseLogger,
+    // Health checks' access lines at debug (their routes say `accessLog: 'debug'`).
+    logController: new AccessLog(),
+    childLoggerFactory: tracedChildLogger,
     bodyLimit: config.bodyLimitBytes,
-    genReqId: () => newId('req'),
+    // A client's X-Request-Id is kept when it is a plain token (≤ 64 of [A-Za-z0-9._:-]); else req_….
+    genReqId: (raw) => requestIdOf(raw.headers['x-request-id']) ?? newId('req'),
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Requests are validated by src/http/validation.ts (bodies as sent, query strings converted,
   // each validator compiled on first use or right after listening).
@@ -224,6 +249,9 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   app.removeContentTypeParser('text/plain');
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await registerOpenApi(app);
+  // First of all hooks: the request's trace (W3C traceparent) around everything it runs, and
+  // its latency once answered.
+  installRequestContext(app, metrics);
 
   const gate = requestGate(config.allowedHosts, config.host, config.corsOrigins);
   app.addHook('onRequest', async (req, reply) => {
@@ -248,7 +276,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     await app.register(cors, {
       origin: config.corsOrigins,
       methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Range', 'If-None-Match', 'If-Range', 'X-Request-Id'],
+      // traceparent/tracestate: a page's own traces are continued like any client's.
+      allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Range', 'If-None-Match', 'If-Range', 'X-Request-Id', 'traceparent', 'tracestate'],
       exposedHeaders: ['ETag', 'Repr-Digest', 'Content-Range', 'Accept-Ranges', 'Content-Disposition', 'Location', 'X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
       credentials: false,
       maxAge: 600,
@@ -283,6 +312,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(sessionStateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(outputRoutes, { ctx });
+  await app.register(metricsRoutes, { metrics });
 
   // Retention: one sweep at start (orphans of a previous process), then periodically.
   const sweep = (startup = false) =>
@@ -326,7 +356,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       try {
         await shutdown.drain(() => app.close());
       } finally {
-        if (!options.store) store.close();
+        if (!options.store) rawStore.close();
         if (ownsSandbox) await sandboxHost.limits.close();
         await html.close();
       }
@@ -343,5 +373,5 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       return { ok: false, problems: err instanceof KeysFileError ? [err.message] : [(err as Error).message] };
     }
   };
-  return { app, ctx, close, reloadKeys, compileValidators: () => validators.compileAll() };
+  return { app, ctx, metrics, close, reloadKeys, compileValidators: () => validators.compileAll() };
 }

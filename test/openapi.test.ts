@@ -39,6 +39,6 @@ describe('openapi/openapi.json', () => {
         }
       }
     }
-    expect(operations).toBe(31);
+    expect(operations).toBe(32);
   });
 });

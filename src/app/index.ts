@@ -31,6 +31,8 @@ export interface Application {
    * requests are evaluated again (a new deny rule of the policy decides them at once).
    */
   policiesChanged(scope: Scope, tenants: ReadonlySet<string>): void;
+  /** Permission requests and questions waiting for an answer now, every tenant's (metrics). */
+  pendingInteractions(): { permission: number; question: number };
 }
 
 export function createApplication(deps: AppDeps): Application {
@@ -46,6 +48,7 @@ export function createApplication(deps: AppDeps): Application {
     recovery: new RecoveryUseCases(parts),
     webSearch: parts.webSearch,
     shutdown: (scope, graceMs) => shutdownSessions(parts, sessions, scope, graceMs),
+    pendingInteractions: () => parts.broker.pendingCounts(),
     policiesChanged: (_scope, tenants) => {
       for (const rt of parts.runtimes.all()) {
         if (!tenants.has(rt.settings.session.tenant)) continue;

@@ -12,6 +12,7 @@ import { buildRuntime } from '../session/build.js';
 import { newTurnRunner } from '../session/runner.js';
 import type { SessionRuntime } from '../session/runtime.js';
 import type { SessionRecord } from '../store/store.js';
+import { newTrace } from '../trace/context.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 
@@ -153,7 +154,8 @@ export class RecoveryUseCases {
 
     const pending = [...[...permissions.values()].map((p) => p.id), ...[...questions.values()].map((q) => q.id)];
     const paused: Turn = { ...turn, results: ordered, pending, status: permissions.size > 0 ? 'awaiting_permission' : 'awaiting_input' };
-    const runner = newTurnRunner(rt, paused, { permissions, questions }, this.parts.runner);
+    // A trace of its own: the request that posted the turn belonged to another process.
+    const runner = newTurnRunner(rt, paused, { permissions, questions }, this.parts.runner, newTrace());
     rt.activeTurn = runner;
     store.transaction(() => {
       store.putTurn(paused);

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ProxyAgent, request, type Dispatcher } from 'undici';
 import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
+import { withTraceHeaders } from '../trace/context.js';
 import { EgressFailure, type EgressEvidence, type EgressRequest, type EgressResponse, type Fetcher } from './types.js';
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -60,7 +61,8 @@ export function egressFetcher(opts: EgressClientOptions): Fetcher {
         try {
           res = await request(target.url, {
             method,
-            headers: { 'accept-encoding': 'identity', ...(req.headers ?? {}) },
+            // Each hop is a span of the current trace (W3C traceparent, a fresh span id).
+            headers: { 'accept-encoding': 'identity', ...withTraceHeaders(req.headers ?? {}) },
             ...(body !== undefined ? { body } : {}),
             dispatcher,
             signal,

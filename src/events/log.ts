@@ -15,6 +15,9 @@ const REPLAY_PAGE = 500;
 
 export class EventLog {
   private readonly listeners = new Map<string, Set<EventListener>>();
+  /** Told of every durable event of every session once it committed (metrics, log lines). */
+  private readonly observers: EventListener[] = [];
+  private streams = 0;
 
   constructor(
     private readonly store: Store,
@@ -38,6 +41,7 @@ export class EventLog {
     // Inside a store transaction, listeners see the event once it has committed (never one
     // that was rolled back); live-only events are not part of any transaction.
     const deliver = () => {
+      if (!live) this.tell(event);
       const set = this.listeners.get(sessionId);
       if (set) for (const listener of [...set]) listener(event);
     };
@@ -48,6 +52,30 @@ export class EventLog {
 
   lastSeq(sessionId: string): number {
     return this.store.lastSeq(sessionId);
+  }
+
+  /**
+   * `observer` is told of every durable event of every session, once it has committed (never one
+   * that was rolled back), before the session's subscribers: the one point metrics and the
+   * domain log lines are derived from.
+   */
+  observe(observer: EventListener): void {
+    this.observers.push(observer);
+  }
+
+  /** Event streams open now (paced subscriptions: each is one SSE client). */
+  get openStreams(): number {
+    return this.streams;
+  }
+
+  private tell(event: NormaEvent): void {
+    for (const observer of this.observers) {
+      try {
+        observer(event);
+      } catch {
+        // Counting or logging an event never fails the work that emitted it.
+      }
+    }
   }
 
   /**
@@ -72,6 +100,7 @@ export class EventLog {
   ): Subscription {
     let closed = false;
     let live: Subscription | undefined;
+    this.streams++;
     void (async () => {
       let delivered = afterSeq;
       for (;;) {
@@ -97,6 +126,7 @@ export class EventLog {
     })();
     return {
       close: () => {
+        if (!closed) this.streams--;
         closed = true;
         live?.close();
       },

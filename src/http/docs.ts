@@ -102,6 +102,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'events', description: 'The event stream (Server-Sent Events) and the tickets a browser opens it with' },
         { name: 'outputs', description: 'Spill files: the full text of tool results the output cap shortened' },
         { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators (no key needed)' },
+        { name: 'operations', description: 'What an operator watches the server with: its metrics (Prometheus)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },

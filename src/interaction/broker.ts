@@ -252,6 +252,13 @@ export class InteractionBroker {
     );
   }
 
+  /** Requests waiting for an answer now (a resumed turn's expected ones included), by kind. */
+  pendingCounts(): { permission: number; question: number } {
+    const counts = { permission: 0, question: 0 };
+    for (const w of this.waiters.values()) counts[w.kind.name]++;
+    return counts;
+  }
+
   /** Stops waiting on every request without resolving it (shutdown: they stay pending in the store). */
   detachAll(): void {
     for (const w of this.waiters.values()) w.cleanup();

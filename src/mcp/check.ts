@@ -22,6 +22,8 @@ export interface McpCheckContext {
 const RESERVED_HEADERS = new Set([
   'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
   'proxy-authorization', 'proxy-connection', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id',
+  // W3C trace context: every request carries the turn's own (src/trace/context.ts).
+  'traceparent', 'tracestate',
 ]);
 
 const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);

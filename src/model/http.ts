@@ -25,6 +25,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderError, type ModelRequest, type ProviderTimeouts, type RetryPolicy } from './provider.js';
 import { parseSse, type SseEvent } from './sse.js';
+import { withTraceHeaders } from '../trace/context.js';
 
 export interface HttpProviderOptions {
   model: string;
@@ -40,7 +41,12 @@ export interface HttpProviderOptions {
   timeouts?: ProviderTimeouts;
   /** Waits between attempts; must reject when `signal` aborts (tests inject one). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told of every attempt: it got an answer (`allowed`), the egress guard refused it, or it failed without one. */
+  onEgress?: EgressObserver;
 }
+
+/** How an outbound attempt went (metrics, logs): `detail` says why for `refused` and `error`. */
+export type EgressObserver = (outcome: 'allowed' | 'refused' | 'error', detail?: string) => void;
 
 /** Largest response one attempt may stream. */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -265,7 +271,10 @@ export class HttpTransport {
         url = target.url;
         pinned = pinnedAgent(target, this.timeouts.connectMs, this.timeouts);
       } catch (err) {
-        if (err instanceof EgressRefusal) throw new ProviderError(`refused by the egress guard: ${err.message}`, 'provider_unreachable');
+        if (err instanceof EgressRefusal) {
+          this.opts.onEgress?.('refused', err.message);
+          throw new ProviderError(`refused by the egress guard: ${err.message}`, 'provider_unreachable');
+        }
         throw err;
       }
       dispatcher = pinned;
@@ -276,15 +285,19 @@ export class HttpTransport {
       try {
         res = await request(url, {
           method: 'POST',
-          headers: call.headers,
+          // Each attempt is a span of the turn's trace (W3C traceparent, a fresh span id).
+          headers: withTraceHeaders(call.headers),
           body: JSON.stringify(call.body),
           dispatcher,
           signal,
         });
       } catch (err) {
         if (signal.aborted) throw signal.reason;
-        throw this.classify(err, 'connect', call.url);
+        const failed = this.classify(err, 'connect', call.url);
+        this.opts.onEgress?.('error', this.redact(failed.message));
+        throw failed;
       }
+      this.opts.onEgress?.('allowed');
       body = res.body;
       if (res.statusCode < 200 || res.statusCode > 299) {
         const text = await this.readCapped(res.body, signal);

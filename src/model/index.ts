@@ -7,6 +7,7 @@ import type { ModelConfig, ModelConfigInput } from '../contract/schemas.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import { AnthropicProvider } from './anthropic.js';
 import { OpenAIProvider } from './openai.js';
+import type { EgressObserver } from './http.js';
 import type { ModelProvider, ProviderTimeouts, RetryPolicy } from './provider.js';
 import { ScriptedProvider, type ScriptReply } from './scripted.js';
 
@@ -118,6 +119,8 @@ export interface ProviderOptions {
   egress: EgressPolicy;
   retry?: RetryPolicy;
   timeouts?: ProviderTimeouts;
+  /** Told how each HTTP attempt went (egress metrics and refusal logs). */
+  onEgress?: EgressObserver;
 }
 
 /** The provider for a model; `subagent` (the Agent tool's conversations) plays the scripted provider's `subagent_script`. */
@@ -130,6 +133,7 @@ export function createProvider(m: ResolvedModel, opts: ProviderOptions, purpose:
     egress: m.trustedEndpoint ? null : opts.egress,
     ...(opts.retry ? { retry: opts.retry } : {}),
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+    ...(opts.onEgress ? { onEgress: opts.onEgress } : {}),
   };
   return m.provider === 'anthropic' ? new AnthropicProvider(common) : new OpenAIProvider(common);
 }

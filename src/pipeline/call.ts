@@ -29,6 +29,8 @@ export async function callTool(call: ToolCall, tool: CoreTool, input: unknown, c
     return { ok: true, output: await raceAbort(tool.call(input, ctx), env.signal) };
   } catch (err) {
     if (env.signal.aborted) throw cancelled(call, env.signal);
+    if (err instanceof PathRefusal && err.confinement) env.onRefusal?.(call, tool.name, { what: 'path', why: err.message });
+    else if (err instanceof SandboxRefusal) env.onRefusal?.(call, tool.name, { what: 'process', why: err.message });
     const message =
       err instanceof PathRefusal || err instanceof ToolRefusal || err instanceof SandboxRefusal
         ? err.message

@@ -60,6 +60,8 @@ export interface PipelineEnv {
   isUnlocked?(name: string): boolean;
   onStarted(call: ToolCall, input: unknown): void;
   onProgress(call: ToolCall, chunk: string): void;
+  /** The path or process sandbox refused what the call tried (a path out of the workspace, a process after close). */
+  onRefusal?(call: ToolCall, tool: string, refusal: { what: 'path' | 'process'; why: string }): void;
   /** The turn's signal: cancellation stops waiting and running. */
   signal: AbortSignal;
 }

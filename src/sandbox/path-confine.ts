@@ -9,7 +9,7 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { PathRefusal, fileKind, refusalFromErrno } from './path-refusal.js';
+import { PathRefusal, confinementRefusal, fileKind, refusalFromErrno } from './path-refusal.js';
 
 /** An open directory verified to be inside the boundary; children are reached through it. */
 export interface Anchor {
@@ -95,7 +95,7 @@ export class Confinement {
     } catch (err) {
       throw refusalFromErrno(userPath, err);
     }
-    if (!this.isInside(real)) throw new PathRefusal(userPath, 'resolves through a symlink to outside the workspace');
+    if (!this.isInside(real)) throw confinementRefusal(userPath, 'resolves through a symlink to outside the workspace');
     return real;
   }
 
@@ -112,9 +112,9 @@ export class Confinement {
       opened = await fs.readlink(`/proc/self/fd/${handle.fd}`);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new PathRefusal(userPath, code === 'ENAMETOOLONG' ? 'name too long (what was opened cannot be verified)' : 'what was opened cannot be verified');
+      throw confinementRefusal(userPath, code === 'ENAMETOOLONG' ? 'name too long (what was opened cannot be verified)' : 'what was opened cannot be verified');
     }
-    if (!this.isInside(opened)) throw new PathRefusal(userPath, 'was swapped for a path outside the workspace while opening');
+    if (!this.isInside(opened)) throw confinementRefusal(userPath, 'was swapped for a path outside the workspace while opening');
     return opened;
   }
 
@@ -153,12 +153,12 @@ export class Confinement {
    */
   async openDir(userPath: string, absDir: string, create: boolean): Promise<Anchor> {
     const root = this.roots.find((r) => within(absDir, r));
-    if (root === undefined) throw new PathRefusal(userPath, 'outside the workspace');
+    if (root === undefined) throw confinementRefusal(userPath, 'outside the workspace');
     let cur = await this.openVerifiedDir(userPath, root, root);
     // Where something may be created, every directory on the way is checked by what it really
     // is: a link in the workspace to a read-only folder cannot lead a mkdir or a write there.
     const writable = (a: Anchor) => {
-      if (create && this.isReadOnly(a.real)) throw new PathRefusal(userPath, 'is in a read-only folder (a skill\'s); nothing can be written there');
+      if (create && this.isReadOnly(a.real)) throw confinementRefusal(userPath, 'is in a read-only folder (a skill\'s); nothing can be written there');
     };
     try {
       writable(cur);

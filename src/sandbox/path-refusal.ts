@@ -8,10 +8,21 @@ export class PathRefusal extends Error {
   constructor(
     readonly userPath: string,
     readonly rule: string,
+    /**
+     * The path was refused because it leads out of the workspace (or into a read-only folder),
+     * or what was opened could not be verified: the confinement at work, worth an operator's
+     * attention — unlike a file that does not exist or is a directory.
+     */
+    readonly confinement = false,
   ) {
     super(`${userPath}: ${rule}`);
     this.name = 'PathRefusal';
   }
+}
+
+/** A refusal by the confinement itself (see `PathRefusal.confinement`). */
+export function confinementRefusal(userPath: string, rule: string): PathRefusal {
+  return new PathRefusal(userPath, rule, true);
 }
 
 /** What kind of file a non-regular entry is, for refusals. */

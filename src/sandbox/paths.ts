@@ -10,7 +10,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { Confinement, DIR_FLAGS, procFd, within } from './path-confine.js';
-import { PathRefusal, fileKind, refusalFromErrno } from './path-refusal.js';
+import { PathRefusal, confinementRefusal, fileKind, refusalFromErrno } from './path-refusal.js';
 
 export { PathRefusal } from './path-refusal.js';
 
@@ -91,7 +91,7 @@ export class Workspace {
     for (const [alias, real] of this.aliases) {
       if (inside === undefined && within(trimmed, alias)) inside = real + trimmed.slice(alias.length);
     }
-    if (inside === undefined) throw new PathRefusal(userPath, 'outside the workspace');
+    if (inside === undefined) throw confinementRefusal(userPath, 'outside the workspace');
     // Past PATH_MAX the kernel can no longer report what a descriptor is, so such a path could
     // not be verified; refuse it before a parent directory is created for it.
     if (Buffer.byteLength(inside) >= MAX_PATH_LENGTH) {
@@ -163,7 +163,7 @@ export class Workspace {
    */
   async listRealDirectory(realDir: string): Promise<Dirent[]> {
     if (!path.isAbsolute(realDir) || path.normalize(realDir) !== realDir || !this.isInside(realDir)) {
-      throw new PathRefusal(realDir, 'outside the workspace');
+      throw confinementRefusal(realDir, 'outside the workspace');
     }
     if (!this.confined.anchored) return (await this.readDirectory(realDir)).entries;
     let handle: FileHandle;
@@ -174,7 +174,7 @@ export class Workspace {
     }
     try {
       const opened = await this.confined.verifyDescriptor(realDir, handle);
-      if (opened !== realDir) throw new PathRefusal(realDir, 'changed while it was being listed');
+      if (opened !== realDir) throw confinementRefusal(realDir, 'changed while it was being listed');
       let entries: Dirent[];
       try {
         entries = await fs.readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });

@@ -17,6 +17,7 @@ import type { InputValidator } from '../pipeline/validate.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
+import type { TraceContext } from '../trace/context.js';
 import type { HookAudit } from './lifecycle.js';
 import { loadInstructions, systemPrompt } from './instructions.js';
 import { openSkillFolder } from './skills.js';
@@ -50,12 +51,14 @@ export const nothingToResume = (): Resumable => ({ permissions: new Map(), quest
 /**
  * The runner of a turn. `resumable` holds the permission requests and questions an earlier
  * process left pending, by tool_use id: when the call asks again about the same input (the same
- * questions), it waits on that request instead of opening a new one.
+ * questions), it waits on that request instead of opening a new one. `trace`: the trace its
+ * outbound requests belong to (default: the one of the work making it, the request that posted it).
  */
-export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumable, deps: RunnerDeps): TurnRunner {
+export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumable, deps: RunnerDeps, trace?: TraceContext): TurnRunner {
   const sessionId = rt.id;
   const { settings } = rt;
   const runnerDeps: TurnRunnerDeps = {
+    ...(trace ? { trace } : {}),
     store: deps.store,
     events: deps.events,
     clock: deps.clock,
@@ -138,7 +141,16 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
   const model = rt.model;
   if (!model) throw new DomainError('invalid', `session ${rt.id} has no model for prompt turn ${turn.id}`);
   let history: Message[] | undefined;
-  const options = { egress: deps.egress, ...(deps.modelOptions ?? {}) };
+  const observe = deps.modelOptions?.onEgress;
+  const options = {
+    egress: deps.egress,
+    ...(deps.modelOptions ?? {}),
+    // A refused model request is said in the log, with the session and the turn it was for.
+    onEgress: (outcome: 'allowed' | 'refused' | 'error', detail?: string) => {
+      observe?.(outcome, detail);
+      if (outcome === 'refused') deps.logger.warn({ session_id: rt.id, turn_id: rt.activeTurn?.id, egress: 'model', reason: detail }, 'egress refused');
+    },
+  };
   const providers = (rt.providers ??= { main: createProvider(model, options), subagent: createProvider(model, options, 'subagent') });
   return {
     provider: providers.main,

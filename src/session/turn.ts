@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import type { SubagentTask, ToolOutput } from '../tools/tool.js';
 import type { PauseHost } from '../interaction/broker.js';
 import type { PauseKind, PauseRecord, QuestionAnswer, QuestionAsk } from '../interaction/kinds.js';
+import { currentTrace, newTrace, runInTrace, type TraceContext } from '../trace/context.js';
 
 type PauseKindName = PauseKind<PauseRecord, unknown, unknown>['name'];
 import { TurnStop } from '../interaction/stop.js';
@@ -31,7 +32,12 @@ export interface TurnRunnerDeps {
   clock: Clock;
   logger: Logger;
   /** The pipeline environment minus what the runner supplies itself. */
-  env: Omit<PipelineEnv, 'signal' | 'turnId' | 'onStarted' | 'onProgress'>;
+  env: Omit<PipelineEnv, 'signal' | 'turnId' | 'onStarted' | 'onProgress' | 'onRefusal'>;
+  /**
+   * The trace the turn's outbound requests belong to (model calls, http hooks, web tools, MCP):
+   * default the trace of the work that makes the runner — the request that posted the turn.
+   */
+  trace?: TraceContext;
   onFinished: (runner: TurnRunner) => void;
   /** Asks a person the questions of one call of this turn (AskUser) and waits for the outcome. */
   askQuestions(host: TurnRunner, ask: QuestionAsk, signal: AbortSignal): Promise<QuestionAnswer>;
@@ -49,11 +55,14 @@ export class TurnRunner implements PauseHost {
   private readonly running = new Set<string>();
   /** Running calls that only wait for a person (AskUser): no work of theirs is under way. */
   private readonly asking = new Set<string>();
+  /** The trace everything the turn does runs in, also after a pause an answer ended. */
+  readonly trace: TraceContext;
 
   constructor(
     readonly turn: Turn,
     protected readonly deps: TurnRunnerDeps,
   ) {
+    this.trace = deps.trace ?? currentTrace() ?? newTrace();
     // Every call of a parallel group (up to 256) listens to the turn's signal.
     setMaxListeners(0, this.controller.signal);
     // A resumed turn keeps what it already has: results, and the requests it waits for.
@@ -114,7 +123,9 @@ export class TurnRunner implements PauseHost {
   }
 
   start(): void {
-    this.finished = this.run();
+    // The whole promise chain of the turn runs in its trace: a call that resumes after an answer
+    // continues where it awaited (in the turn's trace), not in the answering request's.
+    this.finished = runInTrace(this.trace, () => this.run());
   }
 
   /** After a restart: announces the paused turn as live again, then runs its unfinished calls. */
@@ -145,6 +156,11 @@ export class TurnRunner implements PauseHost {
           tool_use_id: call.id,
           chunk,
         }),
+      onRefusal: (call, tool, refusal) =>
+        this.deps.logger.warn(
+          { session_id: this.turn.session_id, turn_id: this.turn.id, tool_use_id: call.id, tool, refused: refusal.what, reason: refusal.why },
+          'sandbox refused',
+        ),
     };
   }
 

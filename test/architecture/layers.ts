@@ -2,11 +2,12 @@
 // import files of its own layer or of lower ones, never of a higher one; type imports count too.
 // The first matching prefix names a file's layer.
 export const LAYERS: readonly (readonly string[])[] = [
-  // 0: shapes and primitives everything may use
-  ['src/contract/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts'],
+  // 0: shapes and primitives everything may use (the trace context among them)
+  ['src/contract/', 'src/trace/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts'],
   // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs,
-  // and the MCP client (its transports run in the sandbox and through the guard)
-  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/'],
+  // the MCP client (its transports run in the sandbox and through the guard), and telemetry
+  // (metrics and log lines derived from the event log, the store's timer)
+  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/', 'src/telemetry/'],
   // 2: what tools analyse with (shell analysis, rule subjects), the pause broker
   ['src/permission/shell/', 'src/permission/shell.ts', 'src/permission/subject.ts', 'src/interaction/'],
   // 3: the tool contract

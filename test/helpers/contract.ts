@@ -101,11 +101,14 @@ export function checkResponse(r: ObservedResponse): void {
     return;
   }
   if (r.method === 'HEAD' || r.body === undefined) return;
-  const mediaType = r.contentType.split(';')[0]!.trim();
-  const media = declared.content[mediaType] ?? declared.content[r.contentType.replace(/;\s*charset=[^;]+/i, '').trim()];
-  if (!media) throw new Error(`${method} ${template} ${r.status} sent ${mediaType}; declared: ${Object.keys(declared.content).join(', ')}`);
-  const declaredType = declared.content[mediaType] ? mediaType : r.contentType.replace(/;\s*charset=[^;]+/i, '').trim();
-  const pointer = `${base}/content/${declaredType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
+  const [mediaType, ...params] = r.contentType.split(';').map((p) => p.trim());
+  // A declared type with parameters (`text/plain; version=0.0.4`) matches a response that has them all.
+  const declaredType = Object.keys(declared.content).find((k) => {
+    const [kBase, ...kParams] = k.split(';').map((p) => p.trim());
+    return kBase === mediaType && kParams.every((p) => params.includes(p));
+  });
+  if (!declaredType) throw new Error(`${method} ${template} ${r.status} sent ${r.contentType}; declared: ${Object.keys(declared.content).join(', ')}`);
+  const pointer = `${base}/content/${encodeURIComponent(declaredType.replace(/~/g, '~0').replace(/\//g, '~1'))}/schema`;
   const fn = contractValidator(pointer);
   if (!fn(r.body)) {
     throw new Error(`${method} ${template} ${r.status} body violates openapi.json: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(r.body).slice(0, 2000)}`);

@@ -524,6 +524,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's metrics (Prometheus text format)
+         * @description For a Prometheus scraper; needs an `admin` key (or a loopback caller when no key is configured). Metrics, all prefixed `norma_`: `http_request_duration_seconds` {method, route, status_code}; `turns_total` {kind, status} and `turn_duration_seconds` {kind}; `tool_calls_total` {tool, outcome} and `tool_call_duration_seconds` {tool} (tool: a built-in name, `mcp__<server>` or `other`); `permission_wait_seconds` and `question_wait_seconds` {outcome, resolved_by}; `pending_interactions` {kind}; `sse_subscribers`; `egress_requests_total` {kind, outcome}; `store_operation_duration_seconds` {operation}; and the process metrics (CPU, memory, event-loop delay, GC). Labels never carry session ids, tenant names or URLs.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3735,6 +3755,59 @@ export interface operations {
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4": string;
+                };
+            };
+            /** @description Missing, unknown or expired key (or event ticket) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            403: components["responses"]["Problem403_2"];
+            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are in the server log, never in the response) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
 }
