@@ -3,6 +3,10 @@
 // hashed by content; the hash of the last good build is kept in dist/.build-hash. A missing
 // dist, a missing entry point or a different hash rebuilds; the same hash starts at once.
 // `--always` builds whatever the hash (`npm run build`) and records it.
+//
+// A build is tsc's output (dist/, one file per module: what the Docker image and the tests use)
+// and dist/src/main.bundle.mjs, the server's own modules in one file (esbuild; packages stay
+// outside), which `npm start` runs: loading ~300 small modules was a sixth of its start-up.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stampFile = path.join(root, 'dist', '.build-hash');
-const entry = path.join(root, 'dist', 'src', 'main.js');
+const entry = path.join(root, 'dist', 'src', 'main.bundle.mjs');
 const INPUTS = ['src', 'routes', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 
 function* files(p) {
@@ -48,6 +52,18 @@ if (!built) {
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
     stdio: 'inherit',
     cwd: root,
+  });
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [path.join(root, 'dist', 'src', 'main.js')],
+    outfile: path.join(root, 'dist', 'src', 'main.bundle.mjs'),
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
   });
   fs.writeFileSync(stampFile, `${hash}\n`);
 }

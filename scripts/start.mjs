@@ -6,4 +6,4 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 await import('./build-if-stale.mjs');
-await import(pathToFileURL(path.join(root, 'dist', 'src', 'main.js')).href);
+await import(pathToFileURL(path.join(root, 'dist', 'src', 'main.bundle.mjs')).href);

@@ -79,6 +79,9 @@ export interface ServerOptions {
   logDestination?: pino.DestinationStream;
 }
 
+/** How long after listening the remaining validators are compiled (in the background). */
+const WARM_AFTER_LISTEN_MS = 1000;
+
 export type NormaApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 export interface NormaServer {
@@ -239,7 +242,19 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   // each validator compiled on first use or right after listening).
   const validators = new RequestValidators(SHARED_SCHEMAS);
   app.setValidatorCompiler(validators.compiler);
-  app.addHook('onListen', async () => validators.warm());
+  // A second after listening (the first requests are not held up by it), the request validators
+  // and the tools' input schemas not compiled yet are compiled, one per turn of the event loop; a
+  // request or a call that comes sooner compiles its own. Tests compile every one of them.
+  app.addHook('onListen', async () => {
+    const specs = catalog.specs();
+    const next = () => {
+      const spec = specs.shift();
+      if (!spec) return validators.warm();
+      validator.prepare(spec);
+      setImmediate(next).unref();
+    };
+    setTimeout(next, WARM_AFTER_LISTEN_MS).unref();
+  });
   listening = () => {
     const a = app.server.address();
     return a !== null && typeof a === 'object' ? [{ address: a.address, port: a.port }] : [];

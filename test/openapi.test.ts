@@ -1,5 +1,9 @@
 // The committed OpenAPI document is exactly what the server generates, and is well formed.
 import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { buildServer } from '../src/server.js';
 import { describe, expect, it } from 'vitest';
 import { generateOpenApiDocument } from '../src/openapi.js';
 import { EVENT_SCHEMAS } from '../src/contract/events.js';
@@ -40,5 +44,23 @@ describe('openapi/openapi.json', () => {
       }
     }
     expect(operations).toBe(32);
+  });
+});
+
+describe('request validators', () => {
+  it('every route\'s validators compile (the server compiles them on first use or after it listens)', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-validators-'));
+    try {
+      const server = await buildServer(loadConfig({ NORMA_DATA_DIR: dataDir, NORMA_LOG_LEVEL: 'silent', NORMA_STORE: 'memory', NORMA_SANDBOX: 'off' }));
+      try {
+        await server.app.ready();
+        // Body, query, params and headers of every operation: more validators than operations.
+        expect(server.compileValidators()).toBeGreaterThan(40);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -90,7 +90,6 @@ export interface Parts {
 
 export function createParts(deps: AppDeps): Parts {
   const { config, store, events, clock, newId, logger } = deps;
-  for (const tool of deps.catalog.specs()) deps.validator.prepare(tool);
   const defaultLimits = (): Session['limits'] => ({
     enforcement: deps.sandbox.mode === 'off' ? 'none' : deps.sandbox.limits.enforcement,
     ...config.sandboxLimits,

@@ -21,6 +21,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  */
 export const REQUEST_AJV_OPTIONS = {
   allErrors: true,
+  // The schemas are the server's own (TypeBox-built, linted in the document, all compiled by a
+  // test): checking them against the meta-schema at every start only cost start-up time.
+  validateSchema: false,
   verbose: true,
   strict: false,
   removeAdditional: false,
@@ -81,14 +84,11 @@ export class RequestValidators {
 
   /** Compiles the validators no request has needed yet, one per turn of the event loop. */
   warm(): void {
-    const next = () => {
-      const job = this.pending.shift();
-      if (!job) return;
-      this.compiledCount++;
-      job();
-      setImmediate(next).unref();
-    };
-    setImmediate(next).unref();
+    const job = this.pending.shift();
+    if (!job) return;
+    this.compiledCount++;
+    job();
+    setImmediate(() => this.warm()).unref();
   }
 }
 
@@ -102,14 +102,20 @@ type AnySchema = Record<string, unknown>;
 
 /** Explains validation errors; `shared` are the registered schemas `$ref`s point to. */
 export class ValidationExplainer {
-  private readonly ajv: Ajv;
+  private ajvInstance: Ajv | undefined;
   private readonly compiled = new WeakMap<object, ValidateFunction>();
 
-  constructor(private readonly shared: readonly TSchema[]) {
-    // The body validator's options (an alternative is judged as the request was), but nothing is filled in.
-    this.ajv = new Ajv({ ...REQUEST_AJV_OPTIONS, coerceTypes: false, useDefaults: false });
-    addFormats(this.ajv);
-    for (const s of shared) this.ajv.addSchema(s as AnySchema);
+  constructor(private readonly shared: readonly TSchema[]) {}
+
+  /** Made when the first failed union is explained, not at start-up. */
+  private get ajv(): Ajv {
+    if (!this.ajvInstance) {
+      // The body validator's options (an alternative is judged as the request was), but nothing is filled in.
+      this.ajvInstance = new Ajv({ ...REQUEST_AJV_OPTIONS, coerceTypes: false, useDefaults: false });
+      addFormats(this.ajvInstance);
+      for (const s of this.shared) this.ajvInstance.addSchema(s as AnySchema);
+    }
+    return this.ajvInstance;
   }
 
   explain(errors: readonly ErrorObject[]): ValidationIssue[] {

@@ -2,18 +2,11 @@
 // egress guard), initialized and asked for its tools and resources (listing.ts); restarted with backoff when
 // it exits (a bounded number of times); closed with the session. Requests have timeouts, and a
 // cancelled call sends `notifications/cancelled` (the SDK's Protocol does, on abort).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-  ReadResourceResultSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import type { CallToolResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { loadMcpSdk, mcpSdk } from './sdk.js';
 import type { McpServerConfig } from '../contract/mcp.js';
 import { EvidenceTransport, withOrigin, type McpEvidence, type McpOrigin } from './evidence.js';
 import { listResources, listTools, McpUnavailable, type McpResourceInfo, type McpToolInfo } from './listing.js';
@@ -115,6 +108,7 @@ export class McpConnection {
   private async startOnce(): Promise<void> {
     const began = Date.now();
     this.status = 'starting';
+    const { client: { Client }, types: { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } } = await loadMcpSdk();
     const opened = this.d.open();
     this.opened = opened;
     const transport = new EvidenceTransport(opened.transport, (e) => this.d.evidence(e));
@@ -169,6 +163,7 @@ export class McpConnection {
   /** Why a start failed, in words: the protocol error or exit first, then the error, then stderr. */
   private explain(err: unknown, during: string): string {
     const diag = this.opened?.diagnose();
+    const { types: { McpError, ErrorCode }, http: { StreamableHTTPError } } = mcpSdk();
     let why: string;
     if (err instanceof McpUnavailable) why = err.message;
     else if (diag?.reason) why = diag.reason;
@@ -287,6 +282,7 @@ export class McpConnection {
     origin?: McpOrigin,
     onProgress?: (p: McpProgress) => void,
   ): Promise<z.infer<T>> {
+    const { McpError, ErrorCode } = mcpSdk().types;
     const down = this.unavailable();
     if (down) throw new McpUnavailable(down);
     const client = this.client!;
@@ -329,11 +325,11 @@ export class McpConnection {
 
   /** Calls a tool; `onProgress` gets the server's progress notifications for this call as they come. */
   callTool(name: string, args: unknown, signal: AbortSignal, origin?: McpOrigin, onProgress?: (p: McpProgress) => void): Promise<z.infer<typeof CallToolResultSchema>> {
-    return this.request('tools/call', { name, arguments: args }, CallToolResultSchema, signal, origin, onProgress);
+    return this.request('tools/call', { name, arguments: args }, mcpSdk().types.CallToolResultSchema, signal, origin, onProgress);
   }
 
   readResource(uri: string, signal: AbortSignal, origin?: McpOrigin): Promise<z.infer<typeof ReadResourceResultSchema>> {
-    return this.request('resources/read', { uri }, ReadResourceResultSchema, signal, origin);
+    return this.request('resources/read', { uri }, mcpSdk().types.ReadResourceResultSchema, signal, origin);
   }
 
   async close(): Promise<void> {

@@ -4,11 +4,11 @@
 // standalone GET stream (server-initiated messages outside a request) is not opened: it is
 // answered 405 here, which the SDK takes as "the server offers none", so nothing stays open
 // between requests; notifications that ride on a request's own response still arrive.
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Fetcher } from '../egress/types.js';
 import type { OpenedTransport } from './connection.js';
 import { MAX_MESSAGE_BYTES } from './stdio.js';
+import { mcpSdk } from './sdk.js';
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
@@ -45,7 +45,7 @@ export function guardedFetch(fetcher: Fetcher, timeoutMs: number): FetchLike {
 
 export function openHttpTransport(url: string, headers: Record<string, string>, fetcher: Fetcher, timeoutMs: number): OpenedTransport {
   let reason: string | null = null;
-  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: guardedFetch(fetcher, timeoutMs), requestInit: { headers } });
+  const transport = new (mcpSdk().http.StreamableHTTPClientTransport)(new URL(url), { fetch: guardedFetch(fetcher, timeoutMs), requestInit: { headers } });
   const onerror = transport.onerror;
   transport.onerror = (e) => {
     reason ??= e.message;

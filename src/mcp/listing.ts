@@ -3,7 +3,7 @@
 // resources. Lists are requested with a loose result schema: the SDK's strict one would refuse a
 // whole server for one bad tool.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { z } from 'zod';
+import { mcpSdk } from './sdk.js';
 import { MCP_TOOL_NAME_PATTERN } from '../contract/mcp.js';
 import type { McpSchemaCompiler } from './schema.js';
 
@@ -47,8 +47,15 @@ export interface ToolListing {
   signal: AbortSignal;
 }
 
-const LooseToolList = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
-const LooseResourceList = z.object({ resources: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+/** Lists whose items are checked one by one below (one bad tool does not hide the others). */
+const looseToolList = () => {
+  const { z } = mcpSdk().zod;
+  return z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+};
+const looseResourceList = () => {
+  const { z } = mcpSdk().zod;
+  return z.object({ resources: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+};
 
 export async function listTools(client: Client, o: ToolListing): Promise<{ tools: McpToolInfo[]; problems: string[] }> {
   const out: McpToolInfo[] = [];
@@ -56,7 +63,7 @@ export async function listTools(client: Client, o: ToolListing): Promise<{ tools
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const r = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, LooseToolList, { timeout: o.timeoutMs, signal: o.signal });
+    const r = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, looseToolList(), { timeout: o.timeoutMs, signal: o.signal });
     for (const raw of r.tools) {
       const t = toolOf(raw, o, seen, problems);
       if (t) out.push(t);
@@ -113,7 +120,7 @@ export async function listResources(client: Client, timeoutMs: number, signal?: 
   const out: McpResourceInfo[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const r = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} }, LooseResourceList, {
+    const r = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} }, looseResourceList(), {
       timeout: timeoutMs,
       ...(signal ? { signal } : {}),
     });

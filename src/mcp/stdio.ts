@@ -4,7 +4,8 @@
 // limit per message, and treats anything on stdout that is not JSON-RPC as a protocol error that
 // ends the connection (the MCP spec forbids a server to write anything else there).
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { loadMcpSdk, mcpSdk } from './sdk.js';
 import type { ProcessExit, SandboxedProcess } from '../sandbox/session-sandbox.js';
 
 /** The largest message a server may send (a line of stdout). */
@@ -48,6 +49,8 @@ export class SandboxStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
+    // Messages are checked with the SDK's schema: have it before the first one arrives.
+    await loadMcpSdk();
     let proc: SandboxedProcess;
     try {
       proc = await this.o.spawn();
@@ -103,7 +106,7 @@ export class SandboxStdioTransport implements Transport {
       this.fail(`the server wrote something that is not JSON-RPC on stdout: ${JSON.stringify(text.slice(0, 200))}`);
       return false;
     }
-    const message = JSONRPCMessageSchema.safeParse(parsed);
+    const message = mcpSdk().types.JSONRPCMessageSchema.safeParse(parsed);
     if (!message.success) {
       this.fail(`the server wrote a JSON value that is not a JSON-RPC message on stdout: ${JSON.stringify(text.slice(0, 200))}`);
       return false;

@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { execa } from 'execa';
+import { execaNow, loadExeca } from './execa.js';
 import { seccompProgram } from './seccomp.js';
 import { launcherArgv, SECCOMP_FD } from './launcher.js';
 import { scanSystemView, type SystemView } from './system-view.js';
@@ -307,7 +307,7 @@ export function startProcess(host: SandboxHost, spec: SandboxSpec, stdin: boolea
     // bwrap's options and the seccomp program go down pipes the server opens (no forks in the
     // launcher to make them).
     const { argv, options } = host.launch({ ...spec, infoFd: true }, true);
-    const child = execa(argv[0]!, argv.slice(1), {
+    const child = execaNow()(argv[0]!, argv.slice(1), {
       env: {},
       extendEnv: false,
       stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', host.seccomp ? 'pipe' : 'ignore'],
@@ -334,7 +334,7 @@ export function startProcess(host: SandboxHost, spec: SandboxSpec, stdin: boolea
     return { child: child as unknown as SandboxChild, initPid: () => init };
   }
   const [program, ...rest] = spec.argv;
-  const child = execa(program!, rest, {
+  const child = execaNow()(program!, rest, {
     cwd: spec.workspace,
     env: { ...baseEnvironment(), HOME: spec.home, TMPDIR: spec.tmp, ...(spec.env ?? {}) },
     extendEnv: false,
@@ -382,6 +382,7 @@ async function runSelfTest(host: SandboxHost, scratchDir: string): Promise<Sandb
   if (host.mode === 'off') return { usable: true, detail: 'NORMA_SANDBOX=off: processes run UNSANDBOXED' };
   if (!host.bwrapPath) return { usable: false, detail: BWRAP_MISSING };
   await host.prepare();
+  await loadExeca();
   const dirs = { ws: path.join(scratchDir, 'ws'), home: path.join(scratchDir, 'home'), tmp: path.join(scratchDir, 'tmp') };
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
   const probe = [

@@ -17,7 +17,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { execa } from 'execa';
+import { loadExeca } from './execa.js';
 import * as pty from 'node-pty';
 import type { EgressPolicy } from './egress.js';
 import { niceFor, rlimitSpec, type CommandGroup, type LimitCounters, type ResourceLimits, type SessionGroup } from './limits.js';
@@ -177,6 +177,7 @@ export class SessionSandbox {
   /** Everything a launch needs, made once per session and once per command. */
   private async prepare(readOnly: boolean, env: Record<string, string> | undefined, argv: string[], newSession: boolean, extra: { readOnlyPaths?: readonly string[]; network?: boolean } = {}) {
     if (this.closed) throw new SandboxRefusal('the session is closing; no new processes');
+    await loadExeca();
     if (this.host.mode === 'bwrap') {
       if (!this.host.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
       await this.host.prepare();
@@ -377,6 +378,7 @@ export class SessionSandbox {
     try {
       const dirs = this.dirs ? await this.dirs : null;
       const targets = [this.o.workspace, ...(dirs ? [dirs.home, dirs.tmp] : [])];
+      const { execa } = await loadExeca();
       const r = await execa('du', ['-s', '-B1', '--', ...targets], { env: { LC_ALL: 'C' }, extendEnv: false, reject: false, timeout: 120_000 });
       const total = String(r.stdout)
         .split('\n')

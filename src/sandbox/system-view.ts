@@ -6,7 +6,7 @@
 // with find(1) in a child process (the event loop never walks /usr), made when the sandbox is
 // first needed and again at each retention sweep.
 import fs from 'node:fs';
-import { execa } from 'execa';
+import { loadExeca } from './execa.js';
 
 /** Top-level directories offered to sandboxes, when they exist. */
 export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
@@ -60,6 +60,7 @@ export function systemMounts(dirs: readonly string[] = SYSTEM_DIRS): SystemMount
  */
 export async function findUnreadable(roots: readonly string[], findPath = 'find'): Promise<Mask[]> {
   if (roots.length === 0) return [];
+  const { execa } = await loadExeca();
   const result = await execa(
     findPath,
     [

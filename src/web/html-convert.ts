@@ -2,6 +2,7 @@
 // order. A conversion that passes its time limit costs the worker (it is terminated and replaced)
 // and the caller gets the fast plain-text fallback; pages beyond MAX_HTML_CHARS are converted from
 // their beginning.
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Converted } from './html-markdown.js';
@@ -41,7 +42,12 @@ class ConverterThread {
           `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(pathToFileURL(here.replace(/html-convert\.ts$/, 'html-worker.ts')).href)}); })`,
           { eval: true },
         )
-      : new Worker(here.replace(/html-convert\.js$/, 'html-worker.js'));
+      : new Worker(
+          here.endsWith('html-convert.js')
+            ? here.replace(/html-convert\.js$/, 'html-worker.js')
+            : // Bundled (dist/src/main.bundle.mjs): the worker is tsc's file beside it, under web/.
+              path.join(path.dirname(here), 'web', 'html-worker.js'),
+        );
     worker.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
       const job = this.jobs.get(m.id);
       if (!job) return;

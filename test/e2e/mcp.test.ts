@@ -149,7 +149,8 @@ describe('MCP tools in the pipeline', () => {
     expect(pending[0]).toMatchObject({ tool: 'mcp__t__echo', input: { text: 'a' } });
     expect(pending[0].suggestions).toContain('mcp__t__echo');
     await t.api.post(`/v1/sessions/${s.id}/permissions/${pending[0].id}`, { behavior: 'allow', remember: ['mcp__t'] });
-    const done = (await t.api.get(`/v1/sessions/${s.id}/turns/${asked.id}`)).body;
+    // The approval lets the call run: wait for the turn to end before reading its result.
+    const done = (await t.api.get(`/v1/sessions/${s.id}/turns/${asked.id}?wait=10`)).body;
     expect(textOf(done.results[0])).toBe('echo: a');
     // `mcp__t` now covers every tool of the server, but the deny rule on one tool still wins.
     const next = await run(t, s.id, [{ name: 'mcp__t__image', input: {} }, { name: 'mcp__t__crash', input: {} }]);

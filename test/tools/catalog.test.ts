@@ -4,6 +4,7 @@
 // both kinds of input.
 import { describe, expect, it } from 'vitest';
 import { CATALOG, ToolCatalog } from '../../src/tools/catalog.js';
+import { InputValidator } from '../../src/pipeline/validate.js';
 import { testHtmlConverter } from '../helpers/search.js';
 
 /** A typical input for each tool (for input-dependent tools: the kind the catalog describes). */
@@ -89,5 +90,13 @@ describe('the tool catalog', () => {
     for (const name of ['SearchExtraTools', 'ExecuteExtraTool', 'ListMcpResources', 'ReadMcpResource']) expect(defaults.has(name)).toBe(false);
     // Every name of the catalog has its implementation: the catalog refuses to be made otherwise.
     expect(specs.size).toBe(30);
+  });
+});
+
+describe('input schemas', () => {
+  it('every tool\'s input schema compiles with the strict input validator (the server compiles them after it listens)', () => {
+    const validator = new InputValidator();
+    expect(specs.size).toBe(CATALOG.length);
+    for (const spec of specs.values()) expect(() => validator.prepare(spec), spec.name).not.toThrow();
   });
 });
