@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicStream } from '../helpers/model-streams.js';
 import type { HookInput } from '../../src/hooks/registry.js';
 import { FakeServer, sse as sseReply } from '../model/fake-server.js';
 import { openSse, type SseMessage, type SseStream } from '../helpers/sse.js';
@@ -551,9 +552,9 @@ describe('subagents', () => {
       model: { provider: 'anthropic', model: 'claude-test', base_url: f.origin, api_key: 'sk-ant-test-key' },
     });
     f.reply(
-      sseReply(anthropicStream([{ id: 'toolu_ag', name: 'Agent', input: { description: 'look', prompt: 'Look around.' } }], 'tool_use')),
-      sseReply(anthropicStream([{ text: 'Nothing to report.' }], 'end_turn')),
-      sseReply(anthropicStream([{ text: 'Done.' }], 'end_turn')),
+      sseReply(anthropicStream([{ id: 'toolu_ag', name: 'Agent', input: { description: 'look', prompt: 'Look around.' } }], { stop: 'tool_use' })),
+      sseReply(anthropicStream([{ text: 'Nothing to report.' }], { stop: 'end_turn' })),
+      sseReply(anthropicStream([{ text: 'Done.' }], { stop: 'end_turn' })),
     );
     const turn = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=30`, { prompt: 'look' })).body;
     expect(turn).toMatchObject({ status: 'completed', model_calls: 2 });
@@ -688,24 +689,3 @@ describe('deferred_tools at creation', () => {
   });
 });
 
-/** An Anthropic Messages stream, event by event as the API sends it. */
-function anthropicStream(blocks: ({ text: string } | { id: string; name: string; input: unknown })[], stop: string): string {
-  const ev = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-  let out = ev('message_start', {
-    type: 'message_start',
-    message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 25, output_tokens: 1 } },
-  });
-  blocks.forEach((b, index) => {
-    if ('text' in b) {
-      out += ev('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      out += ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } });
-    } else {
-      out += ev('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
-      out += ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
-    }
-    out += ev('content_block_stop', { type: 'content_block_stop', index });
-  });
-  out += ev('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 30 } });
-  out += ev('message_stop', { type: 'message_stop' });
-  return out;
-}

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicStream } from '../helpers/model-streams.js';
 import { FakeServer, sse } from '../model/fake-server.js';
 import { closeFixtures, serve, track } from '../helpers/http-fixture.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
@@ -48,25 +49,6 @@ const WARN = 40;
 const DEBUG = 20;
 const T1 = '4bf92f3577b34da6a3ce929d0e0e4736';
 
-/** An Anthropic Messages stream of these blocks. */
-function anthropic(blocks: ({ text: string } | { id: string; name: string; input: unknown })[]): string {
-  const ev = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-  let out = ev('message_start', {
-    type: 'message_start',
-    message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } },
-  });
-  blocks.forEach((b, index) => {
-    const block = 'text' in b ? { type: 'text', text: '' } : { type: 'tool_use', id: b.id, name: b.name, input: {} };
-    out += ev('content_block_start', { type: 'content_block_start', index, content_block: block });
-    const delta = 'text' in b ? { type: 'text_delta', text: b.text } : { type: 'input_json_delta', partial_json: JSON.stringify(b.input) };
-    out += ev('content_block_delta', { type: 'content_block_delta', index, delta });
-    out += ev('content_block_stop', { type: 'content_block_stop', index });
-  });
-  const stop = blocks.some((b) => 'name' in b) ? 'tool_use' : 'end_turn';
-  out += ev('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 7 } });
-  out += ev('message_stop', { type: 'message_stop' });
-  return out;
-}
 
 /** A Streamable HTTP MCP server that answers only with both secret headers. */
 async function mcpServer(bearer: string, apiKey: string): Promise<string> {
@@ -162,9 +144,9 @@ describe('log lines', () => {
 
     // A prompt turn: an MCP call, then a Write a person approves.
     model.reply(
-      sse(anthropic([{ id: 'toolu_add', name: 'mcp__h__add', input: { a: 1, b: 2 } }])),
-      sse(anthropic([{ id: 'toolu_write', name: 'Write', input: { file_path: 'a.txt', content: 'a\n' } }])),
-      sse(anthropic([{ text: 'done' }])),
+      sse(anthropicStream([{ id: 'toolu_add', name: 'mcp__h__add', input: { a: 1, b: 2 } }], { inputTokens: 5, outputTokens: 7 })),
+      sse(anthropicStream([{ id: 'toolu_write', name: 'Write', input: { file_path: 'a.txt', content: 'a\n' } }], { inputTokens: 5, outputTokens: 7 })),
+      sse(anthropicStream([{ text: 'done' }], { inputTokens: 5, outputTokens: 7 })),
     );
     const prompt = await writer.post(`/v1/sessions/${sessionId}/turns?wait=20`, { prompt: 'add, then write' }, { headers: { traceparent: `00-${T1}-00f067aa0ba902b7-01` } });
     expect(prompt.body.status).toBe('awaiting_permission');

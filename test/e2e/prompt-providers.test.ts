@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicStream } from '../helpers/model-streams.js';
 import { FakeServer, fixture, jsonError, sse } from '../model/fake-server.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -34,31 +35,6 @@ async function boot(env: Record<string, string> = {}): Promise<TestServer> {
   return t;
 }
 
-/** An Anthropic Messages stream, event by event as the API sends it. */
-function anthropicStream(blocks: ({ text: string } | { id: string; name: string; input: unknown })[], stop: string): string {
-  const ev = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-  let out = ev('message_start', {
-    type: 'message_start',
-    message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 25, output_tokens: 1 } },
-  });
-  out += ev('ping', { type: 'ping' });
-  blocks.forEach((b, index) => {
-    if ('text' in b) {
-      out += ev('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      out += ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } });
-    } else {
-      out += ev('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
-      const json = JSON.stringify(b.input);
-      const mid = Math.floor(json.length / 2);
-      out += ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(0, mid) } });
-      out += ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(mid) } });
-    }
-    out += ev('content_block_stop', { type: 'content_block_stop', index });
-  });
-  out += ev('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 30 } });
-  out += ev('message_stop', { type: 'message_stop' });
-  return out;
-}
 
 /** An OpenAI Chat Completions stream with one tool call. */
 function openaiToolStream(id: string, name: string, args: unknown): string {
@@ -85,7 +61,7 @@ describe('prompt turns against a fake Anthropic endpoint', () => {
       })
     ).body;
     await fs.writeFile(path.join(s.workspace, 'a.txt'), 'alpha\n');
-    const first = anthropicStream([{ text: 'Reading.' }, { id: 'toolu_01A', name: 'Read', input: { file_path: 'a.txt' } }], 'tool_use');
+    const first = anthropicStream([{ text: 'Reading.' }, { id: 'toolu_01A', name: 'Read', input: { file_path: 'a.txt' } }], { stop: 'tool_use' });
     f.reply(
       jsonError(529, fixture('anthropic/529.json')),
       sse(first, { cutAt: Math.floor(first.length / 2), then: 'destroy' }),
@@ -125,7 +101,7 @@ describe('prompt turns against a fake Anthropic endpoint', () => {
     expect(done[0]!.data.message.content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_01A', input: { file_path: 'a.txt' } });
 
     // The next prompt turn sends the whole conversation so far, then the new prompt.
-    f.reply(sse(anthropicStream([{ text: 'Still alpha.' }], 'end_turn')));
+    f.reply(sse(anthropicStream([{ text: 'Still alpha.' }], { stop: 'end_turn' })));
     const next = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { prompt: 'And now?' })).body;
     expect(next).toMatchObject({ status: 'completed', model_calls: 1 });
     const body3 = JSON.parse(f.received[4]!.body);
@@ -176,7 +152,7 @@ describe('prompt turns against a fake Anthropic endpoint', () => {
     const f = await fake();
     const t = await boot({ NORMA_EGRESS_ALLOW: '127.0.0.1' });
     const s = (await t.api.post('/v1/sessions', { model: { provider: 'anthropic', model: 'claude-test', base_url: f.origin, api_key: 'k-123456' } })).body;
-    const partial = anthropicStream([{ text: 'Thinking about it' }], 'end_turn');
+    const partial = anthropicStream([{ text: 'Thinking about it' }], { stop: 'end_turn' });
     f.reply(sse(partial, { cutAt: partial.indexOf('event: content_block_stop'), then: 'hang' }));
     const events = await openSse(`${t.url}/v1/sessions/${s.id}/events`);
     streams.push(events);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { anthropicStream } from '../helpers/model-streams.js';
 import { FakeServer, sse } from '../model/fake-server.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { closeFixtures, serve, track } from '../helpers/http-fixture.js';
@@ -50,28 +51,6 @@ function parts(s: Seen): { traceId: string; spanId: string; flags: string } {
   return { traceId: m[1]!, spanId: m[2]!, flags: m[3]! };
 }
 
-/** An Anthropic Messages stream of these blocks, as the API sends it. */
-function anthropic(blocks: ({ text: string } | { id: string; name: string; input: unknown })[]): string {
-  const ev = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-  let out = ev('message_start', {
-    type: 'message_start',
-    message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } },
-  });
-  blocks.forEach((b, index) => {
-    if ('text' in b) {
-      out += ev('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      out += ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text } });
-    } else {
-      out += ev('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
-      out += ev('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
-    }
-    out += ev('content_block_stop', { type: 'content_block_stop', index });
-  });
-  const stop = blocks.some((b) => 'name' in b) ? 'tool_use' : 'end_turn';
-  out += ev('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 7 } });
-  out += ev('message_stop', { type: 'message_stop' });
-  return out;
-}
 
 async function fake(): Promise<FakeServer> {
   const f = await new FakeServer().start();
@@ -146,9 +125,9 @@ describe('outbound requests carry the W3C trace of the request that caused them'
     const duringCreation = mcpSeen.length;
 
     model.reply(
-      sse(anthropic([{ id: 'toolu_fetch', name: 'WebFetch', input: { url: `${page.origin}/doc` } }, { id: 'toolu_add', name: 'mcp__h__add', input: { a: 20, b: 22 } }])),
-      sse(anthropic([{ id: 'toolu_write', name: 'Write', input: { file_path: 'a.txt', content: 'x\n' } }])),
-      sse(anthropic([{ text: 'done' }])),
+      sse(anthropicStream([{ id: 'toolu_fetch', name: 'WebFetch', input: { url: `${page.origin}/doc` } }, { id: 'toolu_add', name: 'mcp__h__add', input: { a: 20, b: 22 } }], { inputTokens: 5, outputTokens: 7 })),
+      sse(anthropicStream([{ id: 'toolu_write', name: 'Write', input: { file_path: 'a.txt', content: 'x\n' } }], { inputTokens: 5, outputTokens: 7 })),
+      sse(anthropicStream([{ text: 'done' }], { inputTokens: 5, outputTokens: 7 })),
     );
     const posted = await t.api.post(
       `/v1/sessions/${sessionId}/turns?wait=20`,
@@ -188,7 +167,7 @@ describe('outbound requests carry the W3C trace of the request that caused them'
     expect(parts(modelSeen[2]!).traceId).toBe(T1);
 
     // A request without a traceparent starts a trace of its own, which its turn's requests carry.
-    model.reply(sse(anthropic([{ text: 'again' }])));
+    model.reply(sse(anthropicStream([{ text: 'again' }], { inputTokens: 5, outputTokens: 7 })));
     const second = await t.api.post(`/v1/sessions/${sessionId}/turns?wait=20`, { prompt: 'again' });
     expect(second.body.status).toBe('completed');
     const fresh = parts(seen('model', model.received.at(-1)!.headers));
@@ -205,7 +184,7 @@ describe('outbound requests carry the W3C trace of the request that caused them'
     const sessionId = (
       await first.api.post('/v1/sessions', { model: { provider: 'anthropic', model: 'claude-test', base_url: model.origin, api_key: 'sk-ant-trace-test-key' } })
     ).body.id as string;
-    model.reply(sse(anthropic([{ id: 'toolu_write', name: 'Write', input: { file_path: 'b.txt', content: 'y\n' } }])), sse(anthropic([{ text: 'written' }])));
+    model.reply(sse(anthropicStream([{ id: 'toolu_write', name: 'Write', input: { file_path: 'b.txt', content: 'y\n' } }], { inputTokens: 5, outputTokens: 7 })), sse(anthropicStream([{ text: 'written' }], { inputTokens: 5, outputTokens: 7 })));
     const posted = await first.api.post(`/v1/sessions/${sessionId}/turns?wait=20`, { prompt: 'write' }, { headers: { traceparent: traceparent(T1) } });
     expect(posted.body.status).toBe('awaiting_permission');
     expect(parts(seen('model', model.received[0]!.headers)).traceId).toBe(T1);
