@@ -60,7 +60,8 @@ describe('npm start in a fresh copy', () => {
     let err = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (err += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // `close`: every holder of the output pipes is gone — npm and the server it started.
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const deadline = Date.now() + 120_000;
     for (;;) {
       const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)?.[1];
@@ -74,7 +75,7 @@ describe('npm start in a fresh copy', () => {
     }
   }
 
-  /** SIGTERM to npm and the server; resolves once the server said it shuts down and all are gone. */
+  /** SIGTERM to npm and the server; resolves with the output once both are gone. */
   async function stop(s: Started): Promise<string> {
     process.kill(-s.child.pid!, 'SIGTERM');
     await s.exited;
