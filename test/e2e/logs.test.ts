@@ -2,13 +2,12 @@
 // request ids and traces on request lines, health checks at debug — and, at level `trace`
 // through a whole scenario with every kind of secret in play, none of them in any form.
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { mcpAddServer } from '../helpers/mcp-http.js';
 import { anthropicStream } from '../helpers/model-streams.js';
 import { FakeServer, sse } from '../model/fake-server.js';
-import { closeFixtures, serve, track } from '../helpers/http-fixture.js';
+import { closeFixtures, serve } from '../helpers/http-fixture.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { clientFor, newKey, startWithKeys } from '../helpers/tenants.js';
@@ -51,24 +50,8 @@ const T1 = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 
 /** A Streamable HTTP MCP server that answers only with both secret headers. */
-async function mcpServer(bearer: string, apiKey: string): Promise<string> {
-  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const { z } = await import('zod');
-  const server = http.createServer(async (req, res) => {
-    if (req.headers.authorization !== `Bearer ${bearer}` || req.headers['x-api-key'] !== apiKey) return void res.writeHead(401).end();
-    const mcp = new McpServer({ name: 'log-test', version: '1.0.0' });
-    mcp.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-      content: [{ type: 'text', text: String(a + b) }],
-    }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res);
-  });
-  track(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+function mcpServer(bearer: string, apiKey: string): Promise<string> {
+  return mcpAddServer('log-test', (req) => req.headers.authorization === `Bearer ${bearer}` && req.headers['x-api-key'] === apiKey);
 }
 
 /** A secret as it could leak: itself, base64 (also of `Bearer <it>`), base64url, hex, its SHA-256 digests. */

@@ -7,6 +7,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFixtures } from '../helpers/http-fixture.js';
+import { mcpAddServer } from '../helpers/mcp-http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { processesStartingWith, waitUntil } from '../helpers/processes.js';
@@ -29,6 +31,7 @@ afterEach(async () => {
   servers = [];
   for (const d of dirs) await fs.rm(d, { recursive: true, force: true });
   dirs = [];
+  await closeFixtures();
   // No MCP server outlives its session or its server.
   expect(await waitUntil(() => testServerProcesses(), (n) => n === 0)).toBe(0);
 });
@@ -429,58 +432,35 @@ describe('servers that fail', () => {
 
 describe('Streamable HTTP servers', () => {
   it('go through the egress guard with their headers; every request is evidence', async () => {
-    const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-    const { z } = await import('zod');
-    const http = await import('node:http');
     const seenAuth: (string | undefined)[] = [];
-    // Stateless: a server and a transport per request, as the SDK's examples do.
-    const httpServer = http.createServer(async (req, res) => {
+    const url = await mcpAddServer('http-test', (req) => {
       seenAuth.push(req.headers.authorization);
-      if (req.headers.authorization !== 'Bearer mcp-header-secret') {
-        res.writeHead(401).end();
-        return;
-      }
-      const mcp = new McpServer({ name: 'http-test', version: '1.0.0' });
-      mcp.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-        content: [{ type: 'text', text: String(a + b) }],
-      }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => void transport.close());
-      await mcp.connect(transport);
-      await transport.handleRequest(req, res);
+      return req.headers.authorization === 'Bearer mcp-header-secret';
     });
-    await new Promise<void>((r) => httpServer.listen(0, '127.0.0.1', r));
-    const port = (httpServer.address() as { port: number }).port;
-    try {
-      const url = `http://127.0.0.1:${port}/mcp`;
-      // Loopback is refused unless the operator allows it.
-      const closed = await boot();
-      const refused = await closed.api.post('/v1/sessions', { mcp_servers: { h: { url, headers: { Authorization: 'Bearer mcp-header-secret' } } } });
-      expect(refused.status).toBe(400);
-      expect(refused.body.detail).toMatch(/mcp_servers\.h: MCP server "h" failed while starting and initializing/);
-      expect(refused.body.detail).not.toContain('mcp-header-secret');
+    // Loopback is refused unless the operator allows it.
+    const closed = await boot();
+    const refused = await closed.api.post('/v1/sessions', { mcp_servers: { h: { url, headers: { Authorization: 'Bearer mcp-header-secret' } } } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/mcp_servers\.h: MCP server "h" failed while starting and initializing/);
+    expect(refused.body.detail).not.toContain('mcp-header-secret');
 
-      const t = await boot({ NORMA_EGRESS_ALLOW: '127.0.0.1' });
-      const wrong = await t.api.post('/v1/sessions', { mcp_servers: { h: { url, headers: { Authorization: 'Bearer wrong-secret-value' } } } });
-      expect(wrong.status).toBe(400);
-      expect(wrong.body.detail).toContain('401');
-      expect(wrong.body.detail).not.toContain('wrong-secret-value');
+    const t = await boot({ NORMA_EGRESS_ALLOW: '127.0.0.1' });
+    const wrong = await t.api.post('/v1/sessions', { mcp_servers: { h: { url, headers: { Authorization: 'Bearer wrong-secret-value' } } } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.detail).toContain('401');
+    expect(wrong.body.detail).not.toContain('wrong-secret-value');
 
-      const res = await t.api.post('/v1/sessions', { mcp_servers: { h: { url, headers: { Authorization: 'Bearer mcp-header-secret' } } }, allowed_tools: ['mcp__h'] });
-      expect(res.status).toBe(201);
-      expect(res.body.mcp_servers.h).toEqual({ transport: 'http', source: 'session', url, header_names: ['Authorization'], trust_read_only_hint: false });
-      const sse = await events(t, res.body.id);
-      const turn = await run(t, res.body.id, [{ name: 'mcp__h__add', input: { a: 20, b: 22 } }]);
-      expect(textOf(turn.results[0])).toBe('42');
-      const hop = await sse.waitFor((e) => e.event === 'egress.request' && e.data.tool === 'mcp__h' && e.data.status === 200);
-      expect(hop.data).toMatchObject({ method: 'POST', url, address: '127.0.0.1' });
-      const call = await sse.waitFor((e) => e.event === 'mcp.request' && e.data.method === 'tools/call');
-      expect(call.data).toMatchObject({ server: 'h', tool: 'add', outcome: 'ok', turn_id: turn.id });
-      expect(seenAuth.filter((a) => a === 'Bearer mcp-header-secret').length).toBeGreaterThanOrEqual(3);
-    } finally {
-      await new Promise((r) => httpServer.close(r));
-    }
+    const res = await t.api.post('/v1/sessions', { mcp_servers: { h: { url, headers: { Authorization: 'Bearer mcp-header-secret' } } }, allowed_tools: ['mcp__h'] });
+    expect(res.status).toBe(201);
+    expect(res.body.mcp_servers.h).toEqual({ transport: 'http', source: 'session', url, header_names: ['Authorization'], trust_read_only_hint: false });
+    const sse = await events(t, res.body.id);
+    const turn = await run(t, res.body.id, [{ name: 'mcp__h__add', input: { a: 20, b: 22 } }]);
+    expect(textOf(turn.results[0])).toBe('42');
+    const hop = await sse.waitFor((e) => e.event === 'egress.request' && e.data.tool === 'mcp__h' && e.data.status === 200);
+    expect(hop.data).toMatchObject({ method: 'POST', url, address: '127.0.0.1' });
+    const call = await sse.waitFor((e) => e.event === 'mcp.request' && e.data.method === 'tools/call');
+    expect(call.data).toMatchObject({ server: 'h', tool: 'add', outcome: 'ok', turn_id: turn.id });
+    expect(seenAuth.filter((a) => a === 'Bearer mcp-header-secret').length).toBeGreaterThanOrEqual(3);
   });
 });
 

@@ -5,14 +5,14 @@
 // session's egress proxy are passed on as the program sent them.
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { mcpAddServer } from '../helpers/mcp-http.js';
 import { anthropicStream } from '../helpers/model-streams.js';
 import { FakeServer, sse } from '../model/fake-server.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { closeFixtures, serve, track } from '../helpers/http-fixture.js';
+import { closeFixtures, serve } from '../helpers/http-fixture.js';
 
 let servers: TestServer[] = [];
 let fakes: FakeServer[] = [];
@@ -65,24 +65,11 @@ async function boot(env: Record<string, string> = {}, options: Parameters<typeof
 }
 
 /** A stateless Streamable HTTP MCP server with an `add` tool, recording every request. */
-async function mcpServer(record: Seen[]): Promise<string> {
-  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const { z } = await import('zod');
-  const server = http.createServer(async (req, res) => {
+function mcpServer(record: Seen[]): Promise<string> {
+  return mcpAddServer('trace-test', (req) => {
     record.push(seen(`mcp ${req.method}`, req.headers));
-    const mcp = new McpServer({ name: 'trace-test', version: '1.0.0' });
-    mcp.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-      content: [{ type: 'text', text: String(a + b) }],
-    }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res);
+    return true;
   });
-  track(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }
 
 describe('outbound requests carry the W3C trace of the request that caused them', () => {
