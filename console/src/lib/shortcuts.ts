@@ -1,0 +1,28 @@
+// Keyboard shortcuts of the waiting requests: `a` allows the first one, `d` denies it, unless
+// the person is typing somewhere (an input, a textarea, a select, an editable element) or
+// holds a modifier.
+
+export type Shortcut = 'allow' | 'deny';
+
+export interface KeyLike {
+  key: string;
+  ctrlKey?: boolean;
+  metaKey?: boolean;
+  altKey?: boolean;
+  defaultPrevented?: boolean;
+}
+
+export interface TargetLike {
+  tagName?: string;
+  isContentEditable?: boolean;
+}
+
+const TYPING = new Set(['INPUT', 'TEXTAREA', 'SELECT']);
+
+export function shortcutOf(event: KeyLike, target: TargetLike | null): Shortcut | null {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return null;
+  if (target && (TYPING.has((target.tagName ?? '').toUpperCase()) || target.isContentEditable)) return null;
+  if (event.key === 'a') return 'allow';
+  if (event.key === 'd') return 'deny';
+  return null;
+}
