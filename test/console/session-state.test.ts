@@ -1,7 +1,7 @@
 // The session view's state: what waits for a person (listings and events in any order), the
 // turns with their calls matched by tool_use_id, the todo list, live-only text.
 import { describe, expect, it } from 'vitest';
-import { arrivals, emptyPending } from '../../console/src/lib/pending.js';
+import { arrivals, emptyPending, newsworthy } from '../../console/src/lib/pending.js';
 import { initialSessionState, sessionReducer, type SessionAction, type SessionState } from '../../console/src/lib/session-state.js';
 import { turnStatus } from '../../console/src/lib/turns.js';
 import type { NormaEvent, PermissionRequest, Question, ToolResult, Turn } from '../../console/src/lib/types.js';
@@ -78,6 +78,11 @@ describe('pending requests and questions', () => {
     expect(arrivals(before, after).permissions.map((p) => p.id)).toEqual(['p2']);
     expect(arrivals(before, after).questions.map((q) => q.id)).toEqual(['q1']);
     expect(arrivals(emptyPending, emptyPending).permissions).toEqual([]);
+  });
+
+  it('only recent arrivals are news (a replay brings old requests back briefly)', () => {
+    const now = Date.parse(at(100));
+    expect(newsworthy([perm('old', 'pending', 10), perm('new', 'pending', 90), perm('ahead', 'pending', 130)], now).map((p) => p.id)).toEqual(['new', 'ahead']);
   });
 });
 
@@ -172,11 +177,11 @@ describe('events, todos and live text', () => {
 
   it('streams message deltas (reset drops them) until message.completed; progress until tool.completed', () => {
     const delta = (text: string, reset?: boolean) => ({ type: 'message.delta', seq: 3, session_id: 'ses_1', time: at(3), turn_id: 't', message_index: 0, block_index: 0, text, ...(reset ? { reset } : {}) }) as NormaEvent;
-    let s = run([{ kind: 'live', events: [delta('Hel'), delta('lo')] }]);
+    let s = run([{ kind: 'events', events: [delta('Hel'), delta('lo')] }]);
     expect(s.live.messages['t/0']).toBe('Hello');
-    s = run([{ kind: 'live', events: [delta('Again', true)] }], s);
+    s = run([{ kind: 'events', events: [delta('Again', true)] }], s);
     expect(s.live.messages['t/0']).toBe('Again');
-    s = run([{ kind: 'live', events: [{ type: 'tool.progress', seq: 3, session_id: 'ses_1', time: at(3), turn_id: 't', tool_use_id: 'u', chunk: 'out' } as NormaEvent] }], s);
+    s = run([{ kind: 'events', events: [{ type: 'tool.progress', seq: 3, session_id: 'ses_1', time: at(3), turn_id: 't', tool_use_id: 'u', chunk: 'out' } as NormaEvent] }], s);
     expect(s.live.progress.u).toBe('out');
     expect(s.events).toHaveLength(0);
     s = run(
@@ -190,5 +195,17 @@ describe('events, todos and live text', () => {
     );
     expect(s.live.messages).toEqual({});
     expect(s.live.progress).toEqual({});
+    expect(s.counts['tool:Bash']).toBe(1);
+  });
+
+  it('applies a batch in arrival order: a delta before its message.completed leaves no text', () => {
+    const s = run([
+      events(
+        { type: 'message.delta', seq: 0, session_id: 'ses_1', time: at(0), turn_id: 't', message_index: 0, block_index: 0, text: 'Hi' } as NormaEvent,
+        event('message.completed', { turn_id: 't', message_index: 0, message: { role: 'assistant', content: [] }, stop_reason: 'end_turn' }),
+      ),
+    ]);
+    expect(s.live.messages).toEqual({});
+    expect(s.events.map((e) => e.type)).toEqual(['message.completed']);
   });
 });

@@ -69,3 +69,14 @@ export function arrivals(before: PendingState, now: PendingState): { permissions
     questions: now.questions.filter((q) => !had.has(q.id)),
   };
 }
+
+/** How old a request may be and still be news (a replay brings old ones back, briefly). */
+export const NEWS_WINDOW_MS = 60_000;
+
+/** Arrivals worth telling a person about: made within the window before `nowMs` (or after it: clocks differ). */
+export function newsworthy<T extends { created_at: string }>(items: readonly T[], nowMs: number, windowMs = NEWS_WINDOW_MS): T[] {
+  return items.filter((i) => {
+    const t = Date.parse(i.created_at);
+    return Number.isNaN(t) || nowMs - t <= windowMs;
+  });
+}

@@ -1,6 +1,7 @@
 // Everything the session view shows that events change, as one reducer: the durable events in
 // seq order, what waits for a person, the turns, the todo list, and the live-only text that is
 // streaming now.
+import { isLiveOnly } from './events.js';
 import { applyPendingEvent, addPermissions, addQuestions, emptyPending, resolve, type PendingState } from './pending.js';
 import { applyTurnEvent, applyTurnList, type TurnView } from './turns.js';
 import type { NormaEvent, PermissionRequest, Question, Session, TodoList, Turn } from './types.js';
@@ -23,13 +24,13 @@ export interface SessionState {
   turns: readonly TurnView[];
   todos: TodoList | null;
   live: LiveState;
-  /** Durable events seen per type: panels reload when a count they watch changes. */
+  /** Durable events seen per type (and `tool:<name>` per tool): panels reload when a count they watch changes. */
   counts: Readonly<Record<string, number>>;
 }
 
 export type SessionAction =
+  /** Events as they came: durable ones (in seq order) and live-only ones among them. */
   | { kind: 'events'; events: readonly NormaEvent[] }
-  | { kind: 'live'; events: readonly NormaEvent[] }
   | { kind: 'session'; session: Session }
   | { kind: 'turns'; turns: readonly Turn[] }
   | { kind: 'permissions'; items: readonly PermissionRequest[] }
@@ -70,6 +71,13 @@ function applyLive(live: LiveState, e: NormaEvent): LiveState {
   return live;
 }
 
+function countEvent(counts: Readonly<Record<string, number>>, e: NormaEvent): Readonly<Record<string, number>> {
+  const next = { ...counts, [e.type]: (counts[e.type] ?? 0) + 1 };
+  // Per tool too: the memory panel reloads after Memory calls.
+  if (e.type === 'tool.completed') next[`tool:${e.tool}`] = (counts[`tool:${e.tool}`] ?? 0) + 1;
+  return next;
+}
+
 function applyDurable(state: SessionState, e: NormaEvent): SessionState {
   let { session, todos } = state;
   if (e.type === 'session.created' || e.type === 'session.updated') session = e.session;
@@ -82,7 +90,7 @@ function applyDurable(state: SessionState, e: NormaEvent): SessionState {
     pending: applyPendingEvent(state.pending, e),
     turns: applyTurnEvent(state.turns, e),
     live: applyLive(state.live, e),
-    counts: { ...state.counts, [e.type]: (state.counts[e.type] ?? 0) + 1 },
+    counts: countEvent(state.counts, e),
   };
 }
 
@@ -90,11 +98,11 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
   switch (action.kind) {
     case 'events': {
       if (action.events.length === 0) return state;
-      const next = action.events.reduce(applyDurable, state);
-      return { ...next, events: [...state.events, ...action.events] };
+      const durable = action.events.filter((e) => !isLiveOnly(e));
+      // In arrival order, so a delta before its message.completed does not outlive it.
+      const next = action.events.reduce((s, e) => (isLiveOnly(e) ? { ...s, live: applyLive(s.live, e) } : applyDurable(s, e)), state);
+      return durable.length ? { ...next, events: [...state.events, ...durable] } : next;
     }
-    case 'live':
-      return { ...state, live: action.events.reduce(applyLive, state.live) };
     case 'session':
       // An older read must not reopen a session the events closed.
       return { ...state, session: state.session?.status === 'closed' ? { ...action.session, status: 'closed', closed_at: state.session.closed_at } : action.session };
