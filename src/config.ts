@@ -99,6 +99,11 @@ export interface Config {
   allowedHosts: string[] | null;
   /** Longest a lifecycle request (session create and close) waits for its hooks (NORMA_LIFECYCLE_TIMEOUT_S). */
   lifecycleTimeoutMs: number;
+  /**
+   * The web console at /console/ (NORMA_CONSOLE, default on) and the directory of its built
+   * files (NORMA_CONSOLE_DIR, default the package's dist/console, which `npm run build` writes).
+   */
+  console: { enabled: boolean; dir: string };
 }
 
 export class ConfigError extends Error {
@@ -321,6 +326,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     }
   }
 
+  const consoleSwitch = get('NORMA_CONSOLE') ?? 'on';
+  if (consoleSwitch !== 'on' && consoleSwitch !== 'off') problems.push(`NORMA_CONSOLE must be "on" or "off", got ${JSON.stringify(consoleSwitch)}`);
+  const consoleDir = get('NORMA_CONSOLE_DIR') !== undefined ? path.resolve(cwd, get('NORMA_CONSOLE_DIR')!) : path.join(packageRoot(), 'dist', 'console');
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -361,6 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     cgroup,
     allowedHosts,
     lifecycleTimeoutMs: lifecycleTimeoutS * 1000,
+    console: { enabled: consoleSwitch === 'on', dir: consoleDir },
   };
 }
 
@@ -380,6 +390,17 @@ export function parseOrigin(raw: string): string | null {
 }
 
 /** The node_modules directory this server runs from (where MCP servers installed beside it live). */
+/** The directory of the server's package.json (above src/ when run from sources, above dist/ when built). */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+}
+
 function ownNodeModules(): string[] {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {

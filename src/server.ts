@@ -14,6 +14,7 @@ import { compileSessionHooks } from './hooks/config.js';
 import { KeyRing } from './tenants/key-ring.js';
 import { KeysFileError, loadKeysFile, type HookCheck, type LoadedKeys } from './tenants/keys-file.js';
 import { TicketBook } from './tenants/tickets.js';
+import { ConsoleLogins } from './tenants/console-logins.js';
 import { isLoopbackHost } from './config.js';
 import { redactTicket } from './http/log.js';
 import { registerOpenApi, SHARED_SCHEMAS } from './http/docs.js';
@@ -51,6 +52,7 @@ import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
 import { outputRoutes } from '../routes/outputs.js';
 import { metricsRoutes } from '../routes/metrics.js';
+import { consoleRoutes } from '../routes/console.js';
 import { ServerMetrics } from './telemetry/metrics.js';
 import { TimedStore } from './telemetry/timed-store.js';
 import { domainLog } from './telemetry/domain-log.js';
@@ -177,6 +179,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     throw err;
   }
   const tickets = new TicketBook(() => clock().getTime());
+  const logins = new ConsoleLogins(() => clock().getTime());
   // The sockets the server listens on: a sandbox's network never reaches them.
   let listening: () => { address: string; port: number }[] = () => [];
   const application = createApplication({
@@ -299,7 +302,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       strictPreflight: true,
     });
   }
-  installAuth(app, { keys, tickets, now: () => clock().getTime() });
+  installAuth(app, { keys, tickets, logins, now: () => clock().getTime() });
   // Per tenant, after the key check (route hooks run after the app's): requests_per_minute.
   await app.register(rateLimit, {
     global: true,
@@ -328,6 +331,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(eventRoutes, { ctx });
   await app.register(outputRoutes, { ctx });
   await app.register(metricsRoutes, { metrics });
+  if (config.console.enabled) await app.register(consoleRoutes, { keys, logins, now: () => clock().getTime(), dir: config.console.dir });
 
   // Retention: one sweep at start (orphans of a previous process), then periodically.
   const sweep = (startup = false) =>

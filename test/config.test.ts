@@ -66,6 +66,8 @@ describe('loadConfig: defaults', () => {
       cgroup: 'auto',
       allowedHosts: null,
       lifecycleTimeoutMs: 10_000,
+      // The package's own build, whatever the working directory.
+      console: { enabled: true, dir: path.resolve(import.meta.dirname, '..', 'dist', 'console') },
     });
     expect(c.sseHeartbeatMs).toBeLessThanOrEqual(15_000);
   });
@@ -114,6 +116,11 @@ describe('loadConfig: defaults', () => {
       egressAllow: ['example.com', '*.example.org', '10.0.0.0/8', '192.168.1.5', '::1', '2001:db8::/32'],
       model: { provider: 'scripted', model: 'm-1', baseUrl: 'https://api.example.com/v1', apiKey: 'k' },
     });
+  });
+
+  it('reads the console switch and directory, and refuses a switch that is neither on nor off', () => {
+    expect(loadConfig({ NORMA_CONSOLE: 'off', NORMA_CONSOLE_DIR: 'ui' }, CWD).console).toEqual({ enabled: false, dir: path.join(CWD, 'ui') });
+    expect(() => loadConfig({ NORMA_CONSOLE: 'yes' }, CWD)).toThrow(/NORMA_CONSOLE must be "on" or "off", got "yes"/);
   });
 
   it('reads sandbox limits, the cgroup setting, allowed hosts and the lifecycle bound', () => {

@@ -43,7 +43,7 @@ describe('openapi/openapi.json', () => {
         }
       }
     }
-    expect(operations).toBe(32);
+    expect(operations).toBe(35);
   });
 });
 

@@ -6,10 +6,10 @@ import { DEFAULT_TENANT, KEY_SCOPES, type KeyScope } from '../contract/tenant.js
 export interface Scope {
   /**
    * How the caller was admitted. `key`: an API key (NORMA_TOKEN or NORMA_API_KEYS_FILE);
-   * `ticket`: an event ticket a key took; `loopback`: no key is configured, which the config
+   * `ticket`: an event ticket a key took; `console`: the web console's login of a key; `loopback`: no key is configured, which the config
    * allows only on a loopback bind; `internal`: the server acting for itself.
    */
-  principal: 'key' | 'ticket' | 'loopback' | 'internal';
+  principal: 'key' | 'ticket' | 'console' | 'loopback' | 'internal';
   /** The tenant whose sessions the caller sees; null only for the server itself (every tenant). */
   tenant: string | null;
   /** What the caller may do (the key's scopes with the ones they include). */

@@ -17,3 +17,4 @@ export * from './turn.js';
 export * from './output.js';
 export * from './health.js';
 export * from './tenant.js';
+export * from './console.js';

@@ -1,6 +1,7 @@
 // Who is calling, and whether it may do what the route does. Every request gets `req.scope`:
 // from its API key (`Authorization: Bearer …`), from an event ticket on the event stream (an
-// EventSource cannot send headers), or the loopback caller when no key is configured. Each
+// EventSource cannot send headers), from the web console's login cookie (see consoleLogin), or
+// the loopback caller when no key is configured. Each
 // route declares the access it needs (`config.access`); a key without it gets 403 before the
 // route runs, whatever the session — so the answer says nothing about other tenants' sessions.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -8,6 +9,8 @@ import { LOOPBACK, type Scope } from '../app/scope.js';
 import type { KeyScope } from '../contract/tenant.js';
 import type { KeyIdentity, KeyRing } from '../tenants/key-ring.js';
 import type { TicketBook } from '../tenants/tickets.js';
+import type { ConsoleLogins } from '../tenants/console-logins.js';
+import { parse as parseCookies } from 'cookie';
 import { sendProblem } from './problem.js';
 
 export type { Scope };
@@ -15,8 +18,41 @@ export type { Scope };
 /** Paths any caller may read: probes, the OpenAPI document, and the /docs UI. */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/openapi.json']);
 
+/** Probes, the OpenAPI document, /docs, and the web console (its files, and its login, which checks keys itself). */
 export function isPublicPath(url: string): boolean {
-  return PUBLIC_PATHS.has(url) || url === '/docs' || url.startsWith('/docs/');
+  return PUBLIC_PATHS.has(url) || url === '/docs' || url.startsWith('/docs/') || url === '/console' || url.startsWith('/console/');
+}
+
+/** The web console's login cookie (HttpOnly, SameSite=Strict; its value is a login token, never a key). */
+export const CONSOLE_COOKIE = 'norma_console';
+/** The header the console sends with every request: the cookie counts only with it. */
+export const CONSOLE_HEADER = 'x-norma-console';
+
+/**
+ * The login token of a request that may use the console's cookie, or null. The cookie counts
+ * only on a request of the console itself: it carries `X-Norma-Console: 1` (a custom header no
+ * other site can make a browser send without a CORS preflight, which a credentialed request
+ * from another origin never passes), an Origin, if any, that is this server's own, and a
+ * `Sec-Fetch-Site`, if any, of `same-origin`. A form, a link or an image from any other page,
+ * same-site ones included, gets no credential from the cookie.
+ */
+export function consoleToken(req: FastifyRequest): string | null {
+  const cookieHeader = req.headers.cookie;
+  if (cookieHeader === undefined || req.headers[CONSOLE_HEADER] !== '1') return null;
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') return null;
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    let host: string;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      return null;
+    }
+    if (host !== (req.headers.host ?? '').toLowerCase()) return null;
+  }
+  const token = parseCookies(cookieHeader)[CONSOLE_COOKIE];
+  return token === undefined || token === '' ? null : token;
 }
 
 declare module 'fastify' {
@@ -43,10 +79,23 @@ const WHAT: Record<KeyScope, string> = {
 export interface AuthOptions {
   keys: KeyRing;
   tickets: TicketBook;
+  logins: ConsoleLogins;
   now: () => number;
 }
 
-function keyScope(key: KeyIdentity, principal: 'key' | 'ticket'): Scope {
+/** The key a console login acts for, as it is now; null when the login or its key has ended. */
+export function consoleKey(logins: ConsoleLogins, keys: KeyRing, token: string, now: number): KeyIdentity | null {
+  const login = logins.find(token);
+  if (!login) return null;
+  const key = keys.current(login.key, now);
+  if (!key || key.tenant !== login.tenant) {
+    logins.close(token);
+    return null;
+  }
+  return key;
+}
+
+function keyScope(key: KeyIdentity, principal: 'key' | 'ticket' | 'console'): Scope {
   return { principal, tenant: key.tenant, access: key.access, key: key.name };
 }
 
@@ -56,7 +105,7 @@ function refuse(reply: FastifyReply, req: FastifyRequest, detail: string) {
 }
 
 /** Adds the `onRequest` check and refuses to start with a /v1 route that does not say what it needs. */
-export function installAuth(app: FastifyInstance, { keys, tickets, now }: AuthOptions): void {
+export function installAuth(app: FastifyInstance, { keys, tickets, logins, now }: AuthOptions): void {
   app.decorateRequest('scope', null);
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/v1/') && route.config?.access === undefined) {
@@ -87,8 +136,12 @@ export function installAuth(app: FastifyInstance, { keys, tickets, now }: AuthOp
     } else if (!keys.required) {
       req.scope = LOOPBACK;
     } else if (header === undefined) {
-      if (isPublic) return;
-      return refuse(reply, req, 'send "Authorization: Bearer <key>" with an API key (NORMA_TOKEN or one of NORMA_API_KEYS_FILE), or ?ticket= on the event stream');
+      const token = consoleToken(req);
+      const key = token === null ? null : consoleKey(logins, keys, token, now());
+      if (key) req.scope = keyScope(key, 'console');
+      else if (isPublic) return;
+      else if (token !== null) return refuse(reply, req, 'the console login ended (logged out, expired, or its key was removed): log in again');
+      else return refuse(reply, req, 'send "Authorization: Bearer <key>" with an API key (NORMA_TOKEN or one of NORMA_API_KEYS_FILE), or ?ticket= on the event stream');
     } else {
       if (!header.startsWith('Bearer ') || header.length === 'Bearer '.length) {
         return refuse(reply, req, 'the Authorization header must be "Bearer <key>"');

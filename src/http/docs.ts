@@ -75,6 +75,8 @@ export const SHARED_SCHEMAS = [
   HookRunListSchema,
   EgressListSchema,
   McpRequestListSchema,
+  schemas.ConsoleLoginSchema,
+  schemas.ConsoleSessionSchema,
 ];
 
 /** Registers the shared schemas, then the OpenAPI generator and the /docs UI. */
@@ -103,6 +105,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'outputs', description: 'Spill files: the full text of tool results the output cap shortened' },
         { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators (no key needed)' },
         { name: 'operations', description: 'What an operator watches the server with: its metrics (Prometheus)' },
+        {
+          name: 'console',
+          description:
+            'The web console\'s login. The console itself is served at /console/ and uses the routes above; a key entered ' +
+            'there once becomes a login token in an HttpOnly, SameSite=Strict cookie, which counts only on requests that carry ' +
+            '`X-Norma-Console: 1` from the server\'s own origin.',
+        },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },

@@ -53,7 +53,7 @@ function findOperation(method: string, urlPath: string): { template: string; op:
 }
 
 /** Response headers the contract speaks about: when one is sent, the response must declare it. */
-const CONTRACT_HEADERS = ['etag', 'repr-digest', 'content-range', 'retry-after', 'location', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+const CONTRACT_HEADERS = ['set-cookie', 'etag', 'repr-digest', 'content-range', 'retry-after', 'location', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 
 export interface ObservedResponse {
   method: string;

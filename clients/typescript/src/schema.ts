@@ -544,6 +544,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the console is logged in as
+         * @description The login of the console's cookie (or of a Bearer key): tenant, key and scopes. On a server without keys, the loopback caller with `keys_required: false`. 401 when not logged in.
+         */
+        get: operations["getConsoleSession"];
+        put?: never;
+        /**
+         * Log the console in with a key
+         * @description Checks the key and answers with an HttpOnly, SameSite=Strict cookie holding a login token (never the key) that acts for the key for at most 12 hours. The cookie counts only on requests with `X-Norma-Console: 1` from this server's origin; this request needs the same. 409 on a server without keys (the console needs no login there). At most 20 tries a minute from one address.
+         */
+        post: operations["createConsoleSession"];
+        /**
+         * Log the console out
+         * @description Ends the login at once (its token opens nothing from now on) and clears the cookie. 204 also when there was no login.
+         */
+        delete: operations["deleteConsoleSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2167,6 +2195,26 @@ export interface components {
             /** @description Pass as `after` for the next page; null at the end */
             next_after: number | null;
         };
+        ConsoleLogin: {
+            /** @description An API key (NORMA_TOKEN or one of NORMA_API_KEYS_FILE); it is not kept by the page or sent again */
+            key: string;
+        };
+        /** @description The console's login, or the loopback caller on a server without keys */
+        ConsoleSession: {
+            /** @description false: the server has no key (a loopback bind); the console needs no login and acts as the loopback caller */
+            keys_required: boolean;
+            /** @description The tenant whose sessions the console sees */
+            tenant: string;
+            /** @description The name of the key the login acts for */
+            key?: string;
+            /** @description What the login may do: the key's scopes with the ones they include */
+            scopes: ("admin" | "write" | "approve" | "read")[];
+            /**
+             * Format: date-time
+             * @description When the login ends (at most 12 hours after it was made; earlier if the key is removed or expires)
+             */
+            expires_at?: string;
+        };
     };
     responses: {
         /** @description Invalid request: the detail and `errors` say what to fix */
@@ -2326,19 +2374,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflicts with the resource's current state */
-        Problem409: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
         Problem403_2: {
             headers: {
@@ -2353,6 +2388,50 @@ export interface components {
         Problem421_2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Conflicts with the resource's current state */
+        Problem409: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Internal error (details are in the server log, never in the response) */
+        Problem500_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Missing, unknown or expired key (or event ticket) */
+        Problem401_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+        Problem429_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -3776,8 +3855,64 @@ export interface operations {
                     "text/plain; version=0.0.4": string;
                 };
             };
-            /** @description Missing, unknown or expired key (or event ticket) */
-            401: {
+            401: components["responses"]["Problem401_2"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429_2"];
+            500: components["responses"]["Problem500_2"];
+        };
+    };
+    getConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The login */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            401: components["responses"]["Problem401_2"];
+            403: components["responses"]["Problem403_2"];
+            421: components["responses"]["Problem421_2"];
+            500: components["responses"]["Problem500_2"];
+        };
+    };
+    createConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleLogin"];
+            };
+        };
+        responses: {
+            /** @description Logged in; the cookie is set */
+            201: {
+                headers: {
+                    /** @description norma_console=<login token>; Path=/; HttpOnly; SameSite=Strict; Max-Age=… */
+                    "set-cookie"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Invalid request: the detail and `errors` say what to fix */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -3785,29 +3920,66 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+            401: components["responses"]["Problem401_2"];
+            403: components["responses"]["Problem403_2"];
+            /** @description Conflicts with the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            421: components["responses"]["Problem421_2"];
+            429: components["responses"]["Problem429_2"];
+            500: components["responses"]["Problem500_2"];
+        };
+    };
+    deleteConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Logged out; the cookie is cleared */
+            204: {
+                headers: {
+                    /** @description norma_console=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict */
+                    "set-cookie"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             403: components["responses"]["Problem403_2"];
-            /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Internal error (details are in the server log, never in the response) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            421: components["responses"]["Problem421_2"];
+            500: components["responses"]["Problem500_2"];
         };
     };
 }
