@@ -4,10 +4,17 @@ import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 import { useMemo } from 'preact/hooks';
 
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
 const marked = new Marked({
   gfm: true,
   async: false,
   renderer: {
+    // Raw HTML in the Markdown is shown as text: a plan needs none, and markup never reaches
+    // the sanitiser's parser (where Chrome reports blocked inline handlers as CSP violations).
+    html({ text }) {
+      return escapeHtml(text);
+    },
     // A remote image becomes a link to it: nothing is fetched while reading the plan.
     image({ href, text }) {
       if (/^data:image\//i.test(href)) return false;

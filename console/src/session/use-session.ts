@@ -67,6 +67,9 @@ export function useSession(id: string): SessionData {
       onLive: enqueue,
       onStatus: (status) => {
         if (gone) return;
+        // What came before the status change shows with it (`ended` after session.closed).
+        clearTimeout(timer);
+        flush();
         setStream(status);
         if (status === 'live' || status === 'ended') setStreamError(null);
       },
