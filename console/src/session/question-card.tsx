@@ -49,19 +49,51 @@ export function QuestionCard({ sessionId, question, canAnswer, onDone }: Questio
     void send(built.body, 'Question answered');
   };
 
-  return (
-    <section class="card" aria-label="Question">
+  const head = (
+    <>
       <h3>Question</h3>
       <p class="meta">
         <span class="mono">{question.id}</span> · turn <span class="mono">{question.turn_id}</span> · asked{' '}
         <time dateTime={question.created_at}>{formatDateTime(question.created_at)}</time>
       </p>
+    </>
+  );
+
+  // Watching only: the questions and their options, without controls.
+  if (!canAnswer) {
+    return (
+      <section class="card" aria-label="Question">
+        {head}
+        {question.questions.map((q) => (
+          <div class="question-view" key={q.question}>
+            <p class="question-text">
+              {q.header && <span class="chip">{q.header}</span>} {q.question}
+              {q.multiSelect && <span class="hint"> (one or more)</span>}
+            </p>
+            <ul>
+              {q.options.map((o) => (
+                <li key={o.label}>
+                  {o.label}
+                  {o.description && <span class="desc"> — {o.description}</span>}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+        <p class="watch">watch only</p>
+      </section>
+    );
+  }
+
+  return (
+    <section class="card" aria-label="Question">
+      {head}
       <form onSubmit={answer}>
         {question.questions.map((q, i) => {
           const name = `${id}-${i}`;
           const choice = choices[i] ?? { labels: [], other: '' };
           return (
-            <fieldset key={q.question} disabled={!canAnswer || busy}>
+            <fieldset key={q.question} disabled={busy}>
               <legend>{q.question}</legend>
               {q.header && <span class="chip">{q.header}</span>}
               {q.multiSelect && <p class="hint">Choose one or more.</p>}
@@ -98,18 +130,14 @@ export function QuestionCard({ sessionId, question, canAnswer, onDone }: Questio
             </fieldset>
           );
         })}
-        {canAnswer ? (
-          <div class="buttons">
-            <button type="submit" class="primary" disabled={busy}>
-              Answer
-            </button>
-            <button type="button" onClick={() => void send({ dismiss: true }, 'Question dismissed')} disabled={busy}>
-              Dismiss
-            </button>
-          </div>
-        ) : (
-          <p class="watch">watch only</p>
-        )}
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            Answer
+          </button>
+          <button type="button" onClick={() => void send({ dismiss: true }, 'Question dismissed')} disabled={busy}>
+            Dismiss
+          </button>
+        </div>
       </form>
       <ErrorAlert message={error} />
     </section>

@@ -83,7 +83,7 @@ export function Waiting({ sessionId, pending, ready, canAnswer, onResolved }: Wa
           <p key={n.key}>{n.text}</p>
         ))}
       </div>
-      {canAnswer && !empty && (
+      {canAnswer && pending.permissions.length > 0 && (
         <p class="hint">
           Shortcuts for the first request: <kbd>a</kbd> allow, <kbd>d</kbd> deny (with its message) — when no text field has focus.
         </p>
