@@ -10,6 +10,9 @@ import { formatTime } from '../lib/format.js';
 import type { LiveState } from '../lib/session-state.js';
 import type { NormaEvent } from '../lib/types.js';
 
+/** When the event happened (`time`; `created_at` on servers that named it so). */
+const timeOf = (e: NormaEvent): string => e.time ?? (e as { created_at?: string }).created_at ?? '';
+
 /** Events are rendered in chunks; a full chunk never changes, so it is not rendered again. */
 const CHUNK = 200;
 
@@ -23,7 +26,7 @@ class Chunk extends Component<{ events: readonly NormaEvent[] }> {
         {this.props.events.map((e) => (
           <li key={e.seq} data-seq={e.seq} class={`ev ev-${e.type.split('.')[0]}`}>
             <span class="seq">#{e.seq}</span>
-            <time dateTime={e.time}>{formatTime(e.time)}</time>
+            <time dateTime={timeOf(e)}>{formatTime(timeOf(e))}</time>
             <span class="type">{e.type}</span>
             <span class="summary">{summarize(e)}</span>
           </li>
