@@ -11,10 +11,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-# `npm run build` is scripts/build-if-stale.mjs --always (tsc, and the stamp `npm start` checks).
-COPY scripts/build-if-stale.mjs ./scripts/
+# `npm run build` is scripts/build-if-stale.mjs --always (tsc, the web console's files in
+# dist/console, and the stamp `npm start` checks).
+COPY scripts/build-if-stale.mjs scripts/build-console.mjs ./scripts/
 COPY src ./src
 COPY routes ./routes
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-trixie-slim

@@ -207,7 +207,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteOptions> = asy
       if (refused) return sendProblem(reply, req, 403, refused);
       const token = consoleToken(req);
       if (token !== null && logins.close(token)) req.log.info({ event: 'console.logout', tenant: req.scope?.tenant, key: req.scope?.key }, 'console logout');
-      return reply.header('set-cookie', cookie(req, '', 0)).header('cache-control', 'no-store').code(204).send();
+      return reply.header('set-cookie', cookie(req, '', 0)).header('cache-control', 'no-store').code(204).send(null);
     },
   );
 

@@ -6,7 +6,9 @@
 //
 // A build is tsc's output (dist/, one file per module: what the Docker image and the tests use)
 // and dist/src/main.bundle.mjs, the server's own modules in one file (esbuild; packages stay
-// outside), which `npm start` runs: loading ~300 small modules was a sixth of its start-up.
+// outside), which `npm start` runs: loading ~300 small modules was a sixth of its start-up; and
+// dist/console, the web console's page and its content-hashed script and styles
+// (scripts/build-console.mjs), which the server serves at /console/.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stampFile = path.join(root, 'dist', '.build-hash');
 const entry = path.join(root, 'dist', 'src', 'main.bundle.mjs');
-const INPUTS = ['src', 'routes', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUTS = ['src', 'routes', 'console', 'scripts/build-console.mjs', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 
 function* files(p) {
   let st;
@@ -65,5 +67,7 @@ if (!built) {
     sourcemap: true,
     logLevel: 'warning',
   });
+  const { buildConsole } = await import('./build-console.mjs');
+  await buildConsole(path.join(root, 'dist', 'console'));
   fs.writeFileSync(stampFile, `${hash}\n`);
 }

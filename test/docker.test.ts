@@ -121,7 +121,7 @@ describe('Dockerfile', () => {
     const copied = buildStage.slice(0, runsBuild).filter((i) => i.keyword === 'COPY').flatMap((i) => i.args.split(/\s+/).slice(0, -1));
     expect(copied.some((src) => script === src || script!.startsWith(`${src.replace(/\/$/, '')}/`)), `${script} is copied before npm run build`).toBe(true);
     // And what the build compiles.
-    for (const input of ['tsconfig.json', 'tsconfig.build.json', 'src', 'routes']) expect(copied).toContain(input);
+    for (const input of ['tsconfig.json', 'tsconfig.build.json', 'src', 'routes', 'console', 'scripts/build-console.mjs']) expect(copied).toContain(input);
   });
 });
 

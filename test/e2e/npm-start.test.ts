@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const COPIED = ['src', 'routes', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+const COPIED = ['src', 'routes', 'console', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 interface Started {
   child: ChildProcess;
@@ -100,6 +100,13 @@ describe('npm start in a fresh copy', () => {
     // Markdown, not the plain-text fallback: the worker ran.
     expect(text).toMatch(/# Fresh start/);
     expect(text).toContain('**bundle**');
+    // The build made the console too, and the server serves it from dist/console.
+    const consolePage = await fetch(`${first.url}/console/`);
+    expect(consolePage.status).toBe(200);
+    const html = await consolePage.text();
+    const script = /src="(\/console\/assets\/console-[A-Za-z0-9]+\.js)"/.exec(html)?.[1];
+    expect(script, html).toBeDefined();
+    expect((await fetch(`${first.url}${script}`)).status).toBe(200);
     expect(await stop(first)).toContain('"msg":"shutting down"');
 
     const second = await npmStart();
@@ -107,10 +114,14 @@ describe('npm start in a fresh copy', () => {
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
     expect(await stop(second)).toContain('"msg":"shutting down"');
 
-    // A changed source is built again.
+    // A changed source is built again: the server's, and the console's.
     await fs.appendFile(path.join(dir, 'src/main.ts'), '\n// changed\n');
     const third = await npmStart();
     expect(third.stderr()).toContain('building dist/');
     expect(await stop(third)).toContain('"msg":"shutting down"');
+    await fs.appendFile(path.join(dir, 'console/src/main.tsx'), '\n// changed\n');
+    const fourth = await npmStart();
+    expect(fourth.stderr()).toContain('building dist/');
+    expect(await stop(fourth)).toContain('"msg":"shutting down"');
   }, 300_000);
 });
