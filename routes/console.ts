@@ -10,12 +10,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { serialize as serializeCookie } from 'cookie';
-import { CONSOLE_COOKIE, CONSOLE_HEADER, consoleToken } from '../src/http/auth.js';
+import { CONSOLE_COOKIE, consoleToken, notFromConsole } from '../src/http/auth.js';
 import { sendProblem } from '../src/http/problem.js';
 import { ConsoleLoginSchema, ConsoleSessionSchema, ref, type ConsoleSession } from '../src/contract/schemas.js';
 import { CONSOLE_LOGIN_TTL_MS, type ConsoleLogins } from '../src/tenants/console-logins.js';
 import type { KeyRing } from '../src/tenants/key-ring.js';
-import { DEFAULT_TENANT, KEY_SCOPES } from '../src/contract/tenant.js';
+import { DEFAULT_TENANT, KEY_SCOPES, type KeyScope } from '../src/contract/tenant.js';
 import { problems } from './common.js';
 
 export interface ConsoleRouteOptions {
@@ -44,23 +44,6 @@ export const CONSOLE_SECURITY_HEADERS: Record<string, string> = {
 /** Logins tried from one address in a minute (keys are 128+ random bits: this only keeps logs quiet). */
 const LOGINS_PER_MINUTE = 20;
 
-/** Why a login or logout request is not the console's own, or null when it is. */
-function notFromConsole(req: FastifyRequest): string | null {
-  if (req.headers[CONSOLE_HEADER] !== '1') return 'the console\'s login takes requests of the console only: send "X-Norma-Console: 1"';
-  const site = req.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin') return `the console's login takes requests of this server's own origin only (Sec-Fetch-Site: ${site})`;
-  const origin = req.headers.origin;
-  if (origin !== undefined) {
-    let host = '';
-    try {
-      host = new URL(origin).host;
-    } catch {
-      // not a URL: not this origin
-    }
-    if (host !== (req.headers.host ?? '').toLowerCase()) return 'the console\'s login takes requests of this server\'s own origin only';
-  }
-  return null;
-}
 
 function cookie(req: FastifyRequest, value: string, maxAgeS: number): string {
   return serializeCookie(CONSOLE_COOKIE, value, {
@@ -79,19 +62,20 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteOptions> = asy
     return payload;
   });
 
+  const view = (tenant: string, key: string, access: ReadonlySet<KeyScope>, expiresAt: number | null): ConsoleSession => ({
+    keys_required: true,
+    tenant,
+    key,
+    scopes: KEY_SCOPES.filter((s) => access.has(s)),
+    ...(expiresAt !== null ? { expires_at: new Date(expiresAt).toISOString() } : {}),
+  });
   const describe = (req: FastifyRequest): ConsoleSession | null => {
     if (!keys.required) return { keys_required: false, tenant: DEFAULT_TENANT, scopes: [...KEY_SCOPES] };
     const scope = req.scope;
     if (!scope || scope.key === null || scope.tenant === null) return null;
     const token = scope.principal === 'console' ? consoleToken(req) : null;
     const login = token === null ? null : logins.find(token);
-    return {
-      keys_required: true,
-      tenant: scope.tenant,
-      key: scope.key,
-      scopes: KEY_SCOPES.filter((s) => scope.access.has(s)),
-      ...(login ? { expires_at: new Date(login.expiresAt).toISOString() } : {}),
-    };
+    return view(scope.tenant, scope.key, scope.access, login?.expiresAt ?? null);
   };
 
   app.post(
@@ -141,20 +125,14 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteOptions> = asy
     },
     async (req, reply) => {
       const refused = notFromConsole(req);
-      if (refused) return sendProblem(reply, req, 403, refused);
+      if (refused) return sendProblem(reply, req, 403, `the console's login takes the console's own requests only: ${refused}`);
       if (!keys.required) return sendProblem(reply, req, 409, 'this server has no keys: the console needs no login (it acts as the loopback caller)');
       const auth = keys.authenticate(req.body.key, now());
       if (!auth.ok) return sendProblem(reply, req, 401, auth.reason === 'expired' ? 'this API key has expired' : 'unknown API key');
       const { token, expiresAt } = logins.open(auth.key.name, auth.key.tenant);
       req.log.info({ event: 'console.login', tenant: auth.key.tenant, key: auth.key.name }, 'console login');
       reply.header('set-cookie', cookie(req, token, Math.floor(CONSOLE_LOGIN_TTL_MS / 1000))).header('cache-control', 'no-store');
-      return reply.code(201).send({
-        keys_required: true,
-        tenant: auth.key.tenant,
-        key: auth.key.name,
-        scopes: KEY_SCOPES.filter((s) => auth.key.access.has(s)),
-        expires_at: new Date(expiresAt).toISOString(),
-      } satisfies ConsoleSession);
+      return reply.code(201).send(view(auth.key.tenant, auth.key.name, auth.key.access, expiresAt));
     },
   );
 
@@ -204,7 +182,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteOptions> = asy
     },
     async (req, reply) => {
       const refused = notFromConsole(req);
-      if (refused) return sendProblem(reply, req, 403, refused);
+      if (refused) return sendProblem(reply, req, 403, `the console's logout takes the console's own requests only: ${refused}`);
       const token = consoleToken(req);
       if (token !== null && logins.close(token)) req.log.info({ event: 'console.logout', tenant: req.scope?.tenant, key: req.scope?.key }, 'console logout');
       return reply.header('set-cookie', cookie(req, '', 0)).header('cache-control', 'no-store').code(204).send(null);

@@ -38,21 +38,25 @@ export const CONSOLE_HEADER = 'x-norma-console';
  */
 export function consoleToken(req: FastifyRequest): string | null {
   const cookieHeader = req.headers.cookie;
-  if (cookieHeader === undefined || req.headers[CONSOLE_HEADER] !== '1') return null;
-  const site = req.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin') return null;
-  const origin = req.headers.origin;
-  if (origin !== undefined) {
-    let host: string;
-    try {
-      host = new URL(origin).host;
-    } catch {
-      return null;
-    }
-    if (host !== (req.headers.host ?? '').toLowerCase()) return null;
-  }
+  if (cookieHeader === undefined || notFromConsole(req) !== null) return null;
   const token = parseCookies(cookieHeader)[CONSOLE_COOKIE];
   return token === undefined || token === '' ? null : token;
+}
+
+/** Why a request is not one of the console's own (see consoleToken), or null when it is. */
+export function notFromConsole(req: FastifyRequest): string | null {
+  if (req.headers[CONSOLE_HEADER] !== '1') return 'send "X-Norma-Console: 1" (the console\'s requests carry it)';
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') return `the request comes from another site or origin (Sec-Fetch-Site: ${site})`;
+  const origin = req.headers.origin;
+  if (origin === undefined) return null;
+  let host = '';
+  try {
+    host = new URL(origin).host;
+  } catch {
+    // not a URL: not this origin
+  }
+  return host === (req.headers.host ?? '').toLowerCase() ? null : 'the request comes from another origin';
 }
 
 declare module 'fastify' {

@@ -32,7 +32,7 @@ describe('permission answers', () => {
 
 describe('question answers', () => {
   const qs = [
-    { question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
+    { question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }], multiSelect: false },
     { question: 'Which features?', options: [{ label: 'Auth' }, { label: 'Billing' }, { label: 'Search' }], multiSelect: true },
   ];
 
@@ -122,7 +122,9 @@ describe('problems', () => {
 });
 
 describe('sessions list', () => {
-  const s = (id: string, n: number, status: Session['status'] = 'active'): Session => ({
+  // The fields the list's logic reads; the rest of a session does not matter here.
+  const s = (id: string, n: number, status: Session['status'] = 'active'): Session =>
+    ({
     id,
     status,
     tenant: 't',
@@ -132,7 +134,7 @@ describe('sessions list', () => {
     active_turn_id: null,
     created_at: new Date(1_700_000_000_000 + n * 1000).toISOString(),
     closed_at: null,
-  });
+  }) as unknown as Session;
 
   it('More appends without duplicates; a refresh updates the first page and keeps older pages', () => {
     let list = appendPage({ items: [], next_cursor: null }, { items: [s('c', 3), s('b', 2)], next_cursor: 'k1' });

@@ -31,7 +31,7 @@ const question = (id: string, status: Question['status'] = 'pending'): Question 
   session_id: 'ses_1',
   turn_id: 'turn_1',
   tool_use_id: `tu_${id}`,
-  questions: [{ question: 'Which?', options: [{ label: 'A' }, { label: 'B' }] }],
+  questions: [{ question: 'Which?', options: [{ label: 'A' }, { label: 'B' }], multiSelect: false }],
   status,
   created_at: at(2),
 });
