@@ -14,6 +14,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.mjs';
 import { newKey, startWithKeys, type KeyedServer } from '../helpers/tenants.js';
+import { closeFixtures } from '../helpers/http-fixture.js';
+import { mcpAddServer } from '../helpers/mcp-http.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
@@ -40,7 +42,8 @@ beforeAll(async () => {
       { key: approver, tenant: 'acme', scopes: ['approve'], name: 'approver' },
       { key: admin, tenant: 'acme', scopes: ['admin'], name: 'operator' },
     ],
-    { NORMA_CONSOLE_DIR: built },
+    // Loopback egress: the Streamable HTTP MCP server of the last test.
+    { NORMA_CONSOLE_DIR: built, NORMA_EGRESS_ALLOW: '127.0.0.1' },
   );
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 }, 60_000);
@@ -48,6 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await t?.close();
+  await closeFixtures();
   const keep = process.env.NORMA_CONSOLE_SCREENSHOTS;
   if (keep && shots) await fs.cp(shots, keep, { recursive: true });
   await fs.rm(built, { recursive: true, force: true });
@@ -374,8 +378,9 @@ describe('the web console', () => {
     }
   }, 60_000);
 
-  it('shows admins the tenant, collapses a capped output with its digest and full download, and keeps the todo list live', async () => {
-    const s = (await api('POST', '/v1/sessions', { tools: ['Read', 'TodoWrite'], output_cap_chars: 200 })) as { id: string; workspace: string };
+  it('shows admins the tenant, collapses a capped output with its digest and full download, and shows todos, memory files and MCP servers', async () => {
+    const mcp = await mcpAddServer('adder');
+    const s = (await api('POST', '/v1/sessions', { tools: ['Read', 'TodoWrite', 'Memory'], allowed_tools: ['Memory'], output_cap_chars: 200, mcp_servers: { adder: { url: mcp } } })) as { id: string; workspace: string };
     const lines = Array.from({ length: 60 }, (_, i) => `line ${i + 1} of the long file`);
     await fs.writeFile(path.join(s.workspace, 'long.txt'), `${lines.join('\n')}\n`);
     const context = await browser.newContext({ acceptDownloads: true });
@@ -391,8 +396,10 @@ describe('the web console', () => {
         tool_uses: [
           { name: 'Read', input: { file_path: 'long.txt' } },
           { name: 'TodoWrite', input: { todos: [{ content: 'Read the file', activeForm: 'Reading the file', status: 'completed' }, { content: 'Sum it up', activeForm: 'Summing it up', status: 'in_progress' }] } },
+          { name: 'Memory', input: { command: 'create', path: '/memories/findings.md', file_text: 'The file has 60 lines.\n' } },
         ],
       });
+      expect(turn.pending).toEqual([]);
       const truncation = turn.results[0].truncation;
       expect(truncation.output_id).toMatch(/^out_/);
       // The capped result: its size and digest, and the full text a click away.
@@ -407,6 +414,13 @@ describe('the web console', () => {
       const todos = page.getByRole('region', { name: 'Todos' });
       await todos.getByText('Reading the file').or(todos.getByText('Read the file')).first().waitFor({ timeout: 10_000 });
       expect(await todos.textContent()).toContain('Summing it up');
+      // The memory store's files, refreshed after the turn; the session's MCP server, running, with its one tool.
+      const memory = page.getByRole('region', { name: 'Memory files' });
+      await memory.getByText('findings.md').waitFor({ timeout: 10_000 });
+      const servers = page.getByRole('region', { name: 'MCP servers' });
+      const adder = servers.getByRole('row').filter({ hasText: 'adder' });
+      await adder.waitFor({ timeout: 10_000 });
+      expect(await adder.getByRole('cell').allTextContents()).toEqual(['adder', 'running', '1', '—']);
       await axe(page);
       await shot(page, '09-output-todos');
       expect(pageErrors.get(page)).toEqual([]);

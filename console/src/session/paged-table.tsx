@@ -6,6 +6,7 @@ import { getJson } from '../api';
 import { ErrorAlert } from '../components/alert';
 import { messageOf } from '../lib/problem.js';
 import type { AuditPage } from '../lib/types.js';
+import { TableWrap } from '../components/table-wrap';
 
 export interface Column<T> {
   header: string;
@@ -72,7 +73,7 @@ export function PagedTable<T extends { seq: number }>({ path, title, moreLabel, 
       <ErrorAlert message={error} />
       {items !== null && items.length === 0 && <p class="muted">{empty}</p>}
       {items !== null && items.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap labelledBy={id}>
           <table aria-labelledby={id}>
             <thead>
               <tr>
@@ -93,7 +94,7 @@ export function PagedTable<T extends { seq: number }>({ path, title, moreLabel, 
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {nextAfter !== null && (
         <button type="button" onClick={() => void fetchAfter(nextAfter)} disabled={busy}>

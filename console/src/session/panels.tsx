@@ -4,6 +4,7 @@ import { ErrorAlert } from '../components/alert';
 import { useResource } from '../components/hooks';
 import { formatBytes, formatDateTime } from '../lib/format.js';
 import type { McpServerState, MemoryListing, TodoList } from '../lib/types.js';
+import { TableWrap } from '../components/table-wrap';
 
 const TODO_TEXT = { pending: 'to do', in_progress: 'in progress', completed: 'done' } as const;
 
@@ -47,7 +48,7 @@ export function MemoryFiles({ sessionId, version }: { sessionId: string; version
       )}
       {memory.data && items.length === 0 && <p class="muted">No memory files.</p>}
       {items.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap labelledBy="memory-h">
           <table aria-labelledby="memory-h">
             <thead>
               <tr>
@@ -68,7 +69,7 @@ export function MemoryFiles({ sessionId, version }: { sessionId: string; version
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );
@@ -83,7 +84,7 @@ export function McpServers({ sessionId, version }: { sessionId: string; version:
       <ErrorAlert message={mcp.error} />
       {mcp.data && servers.length === 0 && <p class="muted">No MCP servers.</p>}
       {servers.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap labelledBy="mcp-h">
           <table aria-labelledby="mcp-h">
             <thead>
               <tr>
@@ -106,7 +107,7 @@ export function McpServers({ sessionId, version }: { sessionId: string; version:
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );

@@ -10,6 +10,7 @@ import { messageOf } from '../lib/problem.js';
 import { sessionHref } from '../lib/route.js';
 import { appendPage, PAGE_SIZE, refreshFirstPage, type ListState } from '../lib/sessions-list.js';
 import type { ConsoleSession, SessionList } from '../lib/types.js';
+import { TableWrap } from '../components/table-wrap';
 
 export function SessionsView({ login }: { login: ConsoleSession }) {
   const [list, setList] = useState<ListState | null>(null);
@@ -53,7 +54,7 @@ export function SessionsView({ login }: { login: ConsoleSession }) {
       {list === null && !error && <p class="muted">Loading…</p>}
       {list !== null && list.items.length === 0 && <p>No sessions yet.</p>}
       {list !== null && list.items.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap labelledBy="sessions-h">
           <table aria-labelledby="sessions-h">
             <thead>
               <tr>
@@ -84,7 +85,7 @@ export function SessionsView({ login }: { login: ConsoleSession }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {list?.next_cursor && (
         <button type="button" onClick={more} disabled={moreBusy}>
