@@ -7,7 +7,7 @@ import pino from 'pino';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../helpers/sse.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 import { clientFor, newKey, startWithKeys, type KeyedServer, type KeySpec } from '../helpers/tenants.js';
 
 let servers: TestServer[] = [];
@@ -15,8 +15,7 @@ let streams: SseStream[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
 });
 
 async function boot(specs: KeySpec[], env: Record<string, string> = {}, options: Parameters<typeof startServer>[1] = {}): Promise<KeyedServer> {

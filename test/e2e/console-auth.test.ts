@@ -7,14 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { closeAll, startServer, type TestServer } from '../helpers/server.js';
 import { keysJson, newKey, startWithKeys, type KeySpec } from '../helpers/tenants.js';
 
 let servers: TestServer[] = [];
 let dir: string;
 afterEach(async () => {
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
 });
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-console-files-'));

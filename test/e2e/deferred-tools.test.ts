@@ -12,7 +12,7 @@ import { anthropicStream } from '../helpers/model-streams.js';
 import type { HookInput } from '../../src/hooks/registry.js';
 import { FakeServer, sse as sseReply } from '../model/fake-server.js';
 import { openSse, type SseMessage, type SseStream } from '../helpers/sse.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 
 let servers: TestServer[] = [];
 let streams: SseStream[] = [];
@@ -22,8 +22,7 @@ let dirs: string[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   for (const f of fakes) await f.close();
   fakes = [];
   for (const d of dirs) await fs.rm(d, { recursive: true, force: true });

@@ -9,14 +9,13 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeServer, fixture, sse } from '../model/fake-server.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 
 let servers: TestServer[] = [];
 let dirs: string[] = [];
 let fakes: FakeServer[] = [];
 afterEach(async () => {
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   for (const f of fakes) await f.close();
   fakes = [];
   for (const d of dirs) await fs.rm(d, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { anthropicStream } from '../helpers/model-streams.js';
 import { FakeServer, sse } from '../model/fake-server.js';
 import { closeFixtures, serve } from '../helpers/http-fixture.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 import { clientFor, newKey, startWithKeys } from '../helpers/tenants.js';
 
 let servers: TestServer[] = [];
@@ -18,8 +18,7 @@ let streams: SseStream[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   for (const f of fakes) await f.close();
   fakes = [];
   await closeFixtures();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeFixtures } from '../helpers/http-fixture.js';
 import { mcpAddServer } from '../helpers/mcp-http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { processesStartingWith, waitUntil } from '../helpers/processes.js';
 
@@ -27,8 +27,7 @@ let dirs: string[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   for (const d of dirs) await fs.rm(d, { recursive: true, force: true });
   dirs = [];
   await closeFixtures();

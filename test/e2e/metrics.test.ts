@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeServer, sse } from '../model/fake-server.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 import { clientFor, newKey, startWithKeys } from '../helpers/tenants.js';
 import { MAX_MCP_SERVER_LABELS, ServerMetrics, toolOutcome } from '../../src/telemetry/metrics.js';
 
@@ -13,8 +13,7 @@ let streams: SseStream[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   for (const f of fakes) await f.close();
   fakes = [];
 });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicStream } from '../helpers/model-streams.js';
 import { FakeServer, fixture, jsonError, sse } from '../model/fake-server.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 
 let servers: TestServer[] = [];
 let fakes: FakeServer[] = [];
@@ -16,8 +16,7 @@ let streams: SseStream[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   for (const f of fakes) await f.close();
   fakes = [];
 });

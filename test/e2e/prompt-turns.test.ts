@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HookInput } from '../../src/hooks/registry.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 
 let servers: TestServer[] = [];
 let streams: SseStream[] = [];
@@ -16,8 +16,7 @@ let dirs: string[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   for (const d of dirs) await fs.rm(d, { recursive: true, force: true });
   dirs = [];
 });

@@ -5,12 +5,11 @@ import http from 'node:http';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
 });
 
 /** A pino destination that keeps every line. */

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../helpers/sse.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 
 let dataDir: string;
 let servers: TestServer[] = [];
@@ -26,8 +26,7 @@ async function events(t: TestServer, sessionId: string, lastEventId?: string) {
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
 });
 

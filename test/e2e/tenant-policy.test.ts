@@ -7,11 +7,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContractClient } from '../helpers/contract.js';
 import { clientFor, newKey, startWithKeys, type KeyedServer, type KeySpec } from '../helpers/tenants.js';
+import { closeAll } from '../helpers/server.js';
 
 let servers: KeyedServer[] = [];
 afterEach(async () => {
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
 });
 
 async function boot(specs: KeySpec[], env: Record<string, string> = {}): Promise<KeyedServer> {

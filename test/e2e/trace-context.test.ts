@@ -11,15 +11,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mcpAddServer } from '../helpers/mcp-http.js';
 import { anthropicStream } from '../helpers/model-streams.js';
 import { FakeServer, sse } from '../model/fake-server.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 import { closeFixtures, serve } from '../helpers/http-fixture.js';
 
 let servers: TestServer[] = [];
 let fakes: FakeServer[] = [];
 let dirs: string[] = [];
 afterEach(async () => {
-  for (const t of servers) await t.close();
-  servers = [];
+  await closeAll(servers);
   for (const f of fakes) await f.close();
   fakes = [];
   await closeFixtures();

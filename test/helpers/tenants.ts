@@ -62,8 +62,11 @@ export async function startWithKeys(specs: KeySpec[] | string, env: Record<strin
     ...t,
     keys: { file: f.file, write: f.write },
     close: async () => {
-      await t.close();
-      await f.remove();
+      try {
+        await t.close();
+      } finally {
+        await f.remove();
+      }
     },
   };
 }
