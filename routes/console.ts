@@ -205,6 +205,8 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteOptions> = asy
     root: dir,
     prefix: '/console/',
     index: ['index.html'],
+    // The build writes .br and .gz beside the script and stylesheet: sent to browsers that take them.
+    preCompressed: true,
     decorateReply: false,
     dotfiles: 'ignore',
     serveDotFiles: false,
@@ -212,7 +214,10 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteOptions> = asy
     lastModified: false,
     cacheControl: false,
     setHeaders: (res, file) => {
-      res.setHeader('cache-control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      const asset = file.includes(`${path.sep}assets${path.sep}`);
+      res.setHeader('cache-control', asset ? 'public, max-age=31536000, immutable' : 'no-cache');
+      // Which bytes were sent depends on Accept-Encoding: a cache in between must know.
+      if (asset) res.setHeader('vary', 'accept-encoding');
     },
   } as Parameters<typeof fastifyStatic>[1]);
 };

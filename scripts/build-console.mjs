@@ -1,13 +1,20 @@
 // Builds the web console (console/src) into a directory the server serves at /console/:
 // index.html and assets/console-<hash>.js and .css, content-hashed so they can be cached for
 // good. Everything is bundled from node_modules (nothing from a CDN), and the page has no
-// inline script or style: it runs under `script-src 'self'; style-src 'self'`.
+// inline script or style: it runs under `script-src 'self'; style-src 'self'`. The script and
+// stylesheet are also written compressed (.br, .gz), which the server sends to browsers that take
+// them (a third of the bytes with gzip, less with Brotli), with no compression work per request.
 //
 //   node scripts/build-console.mjs <outDir>
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import { build } from 'esbuild';
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = path.join(ROOT, 'console', 'src', 'main.tsx');
@@ -73,7 +80,15 @@ export async function buildConsole(outDir, { minify = true } = {}) {
   const js = rel(jsFile);
   const css = rel(cssFile);
   await fs.writeFile(path.join(out, 'index.html'), indexHtml(js, css));
-  return ['index.html', ...outputs.map(([f]) => rel(f))];
+  const compressed = [];
+  for (const file of [js, css]) {
+    const bytes = await fs.readFile(path.join(out, file));
+    const br = await brotli(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+    await fs.writeFile(path.join(out, `${file}.br`), br);
+    await fs.writeFile(path.join(out, `${file}.gz`), await gzip(bytes, { level: 9 }));
+    compressed.push(`${file}.br`, `${file}.gz`);
+  }
+  return ['index.html', ...outputs.map(([f]) => rel(f)), ...compressed];
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

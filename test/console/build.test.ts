@@ -33,6 +33,20 @@ describe('buildConsole', () => {
     expect(onDisk.sort()).toEqual(['assets', ...files].sort());
   });
 
+  it('writes the script and stylesheet compressed too (Brotli and gzip of the very same bytes)', async () => {
+    const zlib = await import('node:zlib');
+    const assets = files.filter((f) => /\.(js|css)$/.test(f));
+    expect(assets).toHaveLength(2);
+    for (const f of assets) {
+      const plain = await fs.readFile(path.join(dir, f));
+      const br = await fs.readFile(path.join(dir, `${f}.br`));
+      const gz = await fs.readFile(path.join(dir, `${f}.gz`));
+      expect(zlib.brotliDecompressSync(br).equals(plain)).toBe(true);
+      expect(zlib.gunzipSync(gz).equals(plain)).toBe(true);
+      expect(br.length).toBeLessThan(plain.length / 2);
+    }
+  });
+
   it('index.html names the bundle and stylesheet by absolute /console/ paths that exist', async () => {
     const scripts = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]!);
     const styles = [...html.matchAll(/<link\b[^>]*rel="stylesheet"[^>]*href="([^"]+)"/g)].map((m) => m[1]!);

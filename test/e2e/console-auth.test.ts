@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, startServer, type TestServer } from '../helpers/server.js';
@@ -20,6 +21,7 @@ beforeAll(async () => {
   await fs.mkdir(path.join(dir, 'assets'));
   await fs.writeFile(path.join(dir, 'index.html'), '<!doctype html><title>Norma console</title><script type="module" src="/console/assets/console-abc.js"></script>');
   await fs.writeFile(path.join(dir, 'assets', 'console-abc.js'), 'console.log("console");');
+  await fs.writeFile(path.join(dir, 'assets', 'console-abc.js.br'), zlib.brotliCompressSync('console.log("console");'));
   await fs.writeFile(path.join(dir, '.secret'), 'not served');
 });
 afterAll(async () => {
@@ -76,8 +78,15 @@ describe('the console\'s files', () => {
     expect(asset.headers['content-type']).toMatch(/javascript/);
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(asset.headers['etag']).toBeTruthy();
+    expect(asset.body).toBe('console.log("console");');
     const again = await http(`${t.url}/console/assets/console-abc.js`, { headers: { 'if-none-match': String(asset.headers['etag']) } });
     expect(again.status).toBe(304);
+    // A browser that takes Brotli gets the file the build compressed.
+    const res = await request(`${t.url}/console/assets/console-abc.js`, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    const br = Buffer.from(await res.body.arrayBuffer());
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(String(res.headers['vary'])).toMatch(/accept-encoding/i);
+    expect(zlib.brotliDecompressSync(br).toString()).toBe('console.log("console");');
 
     // /console → /console/ (relative links of the page resolve under it).
     const bare = await http(`${t.url}/console`);
