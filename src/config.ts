@@ -97,6 +97,12 @@ export interface Config {
    * check off.
    */
   allowedHosts: string[] | null;
+  /**
+   * The reverse proxies in front (NORMA_TRUST_PROXY: addresses, CIDRs, or `loopback`,
+   * `linklocal`, `uniquelocal`); empty: none. A request from one of them is taken for the client
+   * its X-Forwarded-For names, over the protocol its X-Forwarded-Proto names.
+   */
+  trustProxy: string[];
   /** Longest a lifecycle request (session create and close) waits for its hooks (NORMA_LIFECYCLE_TIMEOUT_S). */
   lifecycleTimeoutMs: number;
   /**
@@ -326,6 +332,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     }
   }
 
+  const trustProxy = (get('NORMA_TRUST_PROXY') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  for (const p of trustProxy) {
+    if (!isProxyAddress(p)) {
+      problems.push(`NORMA_TRUST_PROXY entries must be the addresses or CIDR ranges of the proxies in front (e.g. 10.0.0.5, 172.18.0.0/16, loopback), got ${JSON.stringify(p)}`);
+    }
+  }
   const consoleSwitch = get('NORMA_CONSOLE') ?? 'on';
   if (consoleSwitch !== 'on' && consoleSwitch !== 'off') problems.push(`NORMA_CONSOLE must be "on" or "off", got ${JSON.stringify(consoleSwitch)}`);
   const consoleDir = get('NORMA_CONSOLE_DIR') !== undefined ? path.resolve(cwd, get('NORMA_CONSOLE_DIR')!) : path.join(packageRoot(), 'dist', 'console');
@@ -370,6 +382,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     cgroup,
     allowedHosts,
     lifecycleTimeoutMs: lifecycleTimeoutS * 1000,
+    trustProxy,
     console: { enabled: consoleSwitch === 'on', dir: consoleDir },
   };
 }
@@ -390,6 +403,15 @@ export function parseOrigin(raw: string): string | null {
 }
 
 /** The node_modules directory this server runs from (where MCP servers installed beside it live). */
+/** An address, a CIDR range, or a name of one (proxy-addr's `loopback`, `linklocal`, `uniquelocal`). */
+function isProxyAddress(entry: string): boolean {
+  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
+  const [address, bits, more] = entry.split('/');
+  if (more !== undefined || !address || net.isIP(address) === 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (net.isIP(address) === 4 ? 32 : 128);
+}
+
 /** The directory of the server's package.json (above src/ when run from sources, above dist/ when built). */
 function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));

@@ -238,6 +238,9 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     logController: new AccessLog(),
     childLoggerFactory: tracedChildLogger,
     bodyLimit: config.bodyLimitBytes,
+    // Behind the proxies named in NORMA_TRUST_PROXY: the client's address and protocol from their
+    // X-Forwarded-For and X-Forwarded-Proto (the login limit per address, a Secure cookie over TLS).
+    ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),
     // A client's X-Request-Id is kept when it is a plain token (≤ 64 of [A-Za-z0-9._:-]); else req_….
     genReqId: (raw) => requestIdOf(raw.headers['x-request-id']) ?? newId('req'),
   }).withTypeProvider<TypeBoxTypeProvider>();

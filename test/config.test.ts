@@ -66,6 +66,7 @@ describe('loadConfig: defaults', () => {
       cgroup: 'auto',
       allowedHosts: null,
       lifecycleTimeoutMs: 10_000,
+      trustProxy: [],
       // The package's own build, whatever the working directory.
       console: { enabled: true, dir: path.resolve(import.meta.dirname, '..', 'dist', 'console') },
     });
@@ -116,6 +117,13 @@ describe('loadConfig: defaults', () => {
       egressAllow: ['example.com', '*.example.org', '10.0.0.0/8', '192.168.1.5', '::1', '2001:db8::/32'],
       model: { provider: 'scripted', model: 'm-1', baseUrl: 'https://api.example.com/v1', apiKey: 'k' },
     });
+  });
+
+  it('reads the proxies to trust, and refuses what is not an address, a range or a range name', () => {
+    expect(loadConfig({ NORMA_TRUST_PROXY: ' 10.0.0.5, 172.18.0.0/16,loopback, fd00::/8 ' }, CWD).trustProxy).toEqual(['10.0.0.5', '172.18.0.0/16', 'loopback', 'fd00::/8']);
+    for (const bad of ['true', '*', '10.0.0.0/33', 'proxy.example.com', '10.0.0.1/8/8', '::1/129']) {
+      expect(() => loadConfig({ NORMA_TRUST_PROXY: bad }, CWD), bad).toThrow(/NORMA_TRUST_PROXY entries must be the addresses or CIDR ranges/);
+    }
   });
 
   it('reads the console switch and directory, and refuses a switch that is neither on nor off', () => {

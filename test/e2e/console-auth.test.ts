@@ -280,4 +280,34 @@ describe('the console\'s login', () => {
     expect(limited?.headers['retry-after']).toBeDefined();
     expect(limited?.body.detail).toContain('console logins');
   });
+
+  it('behind a trusted proxy: Secure over TLS, and the login limit per client address', async () => {
+    const key = newKey('w');
+    const behind = await keyed([{ key, tenant: 'acme', scopes: ['write'] }], { NORMA_TRUST_PROXY: '127.0.0.1' });
+    const tls = await http(`${behind.url}/console/session`, { method: 'POST', headers: { ...CONSOLE, 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.7' }, body: { key } });
+    expect(String(tls.headers['set-cookie'])).toMatch(/; Secure/);
+    const plain = await http(`${behind.url}/console/session`, { method: 'POST', headers: { ...CONSOLE, 'x-forwarded-for': '203.0.113.7' }, body: { key } });
+    expect(String(plain.headers['set-cookie'])).not.toMatch(/Secure/);
+    // One client guessing is slowed down; another behind the same proxy is not.
+    let limited = false;
+    for (let i = 0; i < 25 && !limited; i++) {
+      const r = await http(`${behind.url}/console/session`, { method: 'POST', headers: { ...CONSOLE, 'x-forwarded-for': '203.0.113.8' }, body: { key: `guess-${i}` } });
+      limited = r.status === 429;
+    }
+    expect(limited).toBe(true);
+    expect((await http(`${behind.url}/console/session`, { method: 'POST', headers: { ...CONSOLE, 'x-forwarded-for': '203.0.113.9' }, body: { key } })).status).toBe(201);
+
+    // Without NORMA_TRUST_PROXY the forwarded headers are anybody's words: no Secure from them,
+    // and every guess counts against the address the request came from.
+    const direct = await keyed([{ key, tenant: 'acme', scopes: ['write'] }]);
+    const claimed = await http(`${direct.url}/console/session`, { method: 'POST', headers: { ...CONSOLE, 'x-forwarded-proto': 'https' }, body: { key } });
+    expect(String(claimed.headers['set-cookie'])).not.toMatch(/Secure/);
+    let statuses: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const r = await http(`${direct.url}/console/session`, { method: 'POST', headers: { ...CONSOLE, 'x-forwarded-for': `198.51.100.${i}` }, body: { key: `guess-${i}` } });
+      statuses.push(r.status);
+    }
+    statuses = [...new Set(statuses)];
+    expect(statuses).toEqual([401, 429]);
+  });
 });
