@@ -44,7 +44,6 @@ export const CONSOLE_SECURITY_HEADERS: Record<string, string> = {
 /** Logins tried from one address in a minute (keys are 128+ random bits: this only keeps logs quiet). */
 const LOGINS_PER_MINUTE = 20;
 
-
 function cookie(req: FastifyRequest, value: string, maxAgeS: number): string {
   return serializeCookie(CONSOLE_COOKIE, value, {
     httpOnly: true,
@@ -177,7 +176,14 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteOptions> = asy
         description: 'Ends the login at once (its token opens nothing from now on) and clears the cookie. 204 also when there was no login.',
         security: [],
         response: {
-          204: Type.Null({ description: 'Logged out; the cookie is cleared', headers: { 'set-cookie': { type: 'string', description: `${CONSOLE_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict` } } }), 403: problems[403], 421: problems[421], 500: problems[500] },
+          204: Type.Null({
+            description: 'Logged out; the cookie is cleared',
+            headers: { 'set-cookie': { type: 'string', description: `${CONSOLE_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict` } },
+          }),
+          403: problems[403],
+          421: problems[421],
+          500: problems[500],
+        },
       },
     },
     async (req, reply) => {

@@ -1,9 +1,9 @@
 // Who is calling, and whether it may do what the route does. Every request gets `req.scope`:
 // from its API key (`Authorization: Bearer …`), from an event ticket on the event stream (an
-// EventSource cannot send headers), from the web console's login cookie (see consoleLogin), or
-// the loopback caller when no key is configured. Each
-// route declares the access it needs (`config.access`); a key without it gets 403 before the
-// route runs, whatever the session — so the answer says nothing about other tenants' sessions.
+// EventSource cannot send headers), from the web console's login cookie (see consoleToken), or
+// the loopback caller when no key is configured. Each route declares the access it needs
+// (`config.access`); a key without it gets 403 before the route runs, whatever the session — so
+// the answer says nothing about other tenants' sessions.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOOPBACK, type Scope } from '../app/scope.js';
 import type { KeyScope } from '../contract/tenant.js';
