@@ -4,7 +4,7 @@
 // tool.completed, which are. While they stream, their text shows below the list. So every
 // list item has a unique data-seq, and every durable event has one.
 import { Component } from 'preact';
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { summarize } from '../lib/events.js';
 import { formatTime } from '../lib/format.js';
 import type { LiveState } from '../lib/session-state.js';
@@ -39,11 +39,21 @@ class Chunk extends Component<{ events: readonly NormaEvent[] }> {
 export function Timeline({ events, live }: { events: readonly NormaEvent[]; live: LiveState }) {
   const list = useRef<HTMLOListElement>(null);
   const atEnd = useRef(true);
-  // Follow new events while scrolled to the end; stay put while reading further up.
-  useLayoutEffect(() => {
-    const el = list.current;
-    if (el && atEnd.current) el.scrollTop = el.scrollHeight;
+  // Follow new events while scrolled to the end; stay put while reading further up. Once a
+  // frame at most: reading the list's height lays the page out, which a replay of thousands of
+  // events would otherwise do for every batch.
+  const follow = useRef<number | null>(null);
+  useEffect(() => {
+    if (!atEnd.current || follow.current !== null) return;
+    follow.current = requestAnimationFrame(() => {
+      follow.current = null;
+      const el = list.current;
+      if (el && atEnd.current) el.scrollTop = el.scrollHeight;
+    });
   }, [events.length]);
+  useEffect(() => () => {
+    if (follow.current !== null) cancelAnimationFrame(follow.current);
+  }, []);
   const onScroll = () => {
     const el = list.current;
     if (el) atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;

@@ -10,6 +10,7 @@ import type { LiveState, SessionAction } from '../lib/session-state.js';
 import { isFinal, turnStatus, type CallView, type TurnView } from '../lib/turns.js';
 import type { Turn } from '../lib/types.js';
 import { Collapsible, ToolResultView } from './tool-result';
+import { memoized } from '../components/memo';
 
 const STATE_TEXT: Record<CallView['state'], string> = { waiting: 'waiting', running: 'running', done: 'done' };
 
@@ -39,7 +40,19 @@ function Call({ sessionId, call, progress }: { sessionId: string; call: CallView
   );
 }
 
-function TurnItem({ sessionId, turn, pending, live, canWrite, dispatch }: { sessionId: string; turn: TurnView; pending: PendingState; live: LiveState; canWrite: boolean; dispatch: (a: SessionAction) => void }) {
+/** A call renders again when it changed, or when its live output did. */
+const MemoCall = memoized(Call, (a, b) => a.call === b.call && a.progress === b.progress && a.sessionId === b.sessionId);
+
+interface TurnItemProps {
+  sessionId: string;
+  turn: TurnView;
+  pending: PendingState;
+  live: LiveState;
+  canWrite: boolean;
+  dispatch: (a: SessionAction) => void;
+}
+
+function TurnItem({ sessionId, turn, pending, live, canWrite, dispatch }: TurnItemProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const status = turnStatus(turn, pending);
@@ -87,7 +100,7 @@ function TurnItem({ sessionId, turn, pending, live, canWrite, dispatch }: { sess
         ) : (
           <ol class="calls">
             {turn.calls.map((c) => (
-              <Call key={c.id} sessionId={sessionId} call={c} progress={live.progress[c.id]} />
+              <MemoCall key={c.id} sessionId={sessionId} call={c} progress={live.progress[c.id]} />
             ))}
           </ol>
         )}
@@ -95,6 +108,16 @@ function TurnItem({ sessionId, turn, pending, live, canWrite, dispatch }: { sess
     </li>
   );
 }
+
+/**
+ * A turn renders again when it changed; while it is not over, also when what waits or streams
+ * changed (its status and its calls' live output come from those).
+ */
+const MemoTurn = memoized(
+  TurnItem,
+  (a, b) =>
+    a.turn === b.turn && a.canWrite === b.canWrite && a.sessionId === b.sessionId && (isFinal(b.turn.status) || (a.pending === b.pending && a.live === b.live)),
+);
 
 export interface TurnsProps {
   sessionId: string;
@@ -112,7 +135,7 @@ export function Turns({ sessionId, turns, pending, live, canWrite, dispatch }: T
       {turns.length === 0 && <p class="muted">No turns yet.</p>}
       <ol class="turns" reversed>
         {[...turns].reverse().map((t) => (
-          <TurnItem key={t.id} sessionId={sessionId} turn={t} pending={pending} live={live} canWrite={canWrite} dispatch={dispatch} />
+          <MemoTurn key={t.id} sessionId={sessionId} turn={t} pending={pending} live={live} canWrite={canWrite} dispatch={dispatch} />
         ))}
       </ol>
     </section>
