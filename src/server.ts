@@ -261,10 +261,18 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     };
     setTimeout(next, WARM_AFTER_LISTEN_MS).unref();
   });
+  // Asked on every request (the Host check): read from the socket once it is listening, not per request.
+  let bound: { address: string; port: number }[] | undefined;
   listening = () => {
+    if (bound) return bound;
     const a = app.server.address();
-    return a !== null && typeof a === 'object' ? [{ address: a.address, port: a.port }] : [];
+    const now = a !== null && typeof a === 'object' ? [{ address: a.address, port: a.port }] : [];
+    if (now.length > 0) bound = now;
+    return now;
   };
+  app.addHook('onClose', async () => {
+    bound = undefined;
+  });
 
   // JSON only: anything else is a clear 415, not a confusing schema error.
   app.removeContentTypeParser('text/plain');

@@ -11,7 +11,10 @@ export class TurnUseCases {
 
   start(scope: Scope, sessionId: string, body: TurnCreate): Turn {
     const { parts } = this;
-    const { session } = parts.records.get(sessionId, scope.tenant); // 404 for an unknown session (or another tenant's)
+    // A live session as its runtime holds it (the stored record as committed), else as stored:
+    // 404 for an unknown session or another tenant's, 409 for a closed one.
+    const live = parts.runtimes.get(sessionId);
+    const session = live && visibleTo(scope, live.settings.session.tenant) ? live.settings.session : parts.records.get(sessionId, scope.tenant).session;
     const rt = parts.runtimes.require(sessionId);
     // The HTTP schema already holds a turn to exactly one kind; callers inside the server are held here.
     const prompt = 'prompt' in body ? body.prompt : undefined;
@@ -68,9 +71,7 @@ export class TurnUseCases {
     // the session's turn in memory too (a failed commit leaves the session free for the next).
     parts.deps.store.transaction(() => {
       parts.deps.store.putTurn(turn);
-      rt.settings.update((s) => {
-        s.active_turn_id = turn.id;
-      });
+      rt.settings.setActiveTurn(turn.id);
       runner.announce();
     });
     rt.activeTurn = runner;
@@ -79,22 +80,36 @@ export class TurnUseCases {
   }
 
   get(scope: Scope, sessionId: string, turnId: string): Turn {
-    this.parts.records.get(sessionId, scope.tenant);
+    this.ensureVisible(scope, sessionId);
     const t = this.parts.deps.store.getTurn(sessionId, turnId);
     if (!t) throw notFound('turn', turnId);
     return t;
   }
 
   list(scope: Scope, sessionId: string): Turn[] {
-    this.parts.records.get(sessionId, scope.tenant);
+    this.ensureVisible(scope, sessionId);
     return this.parts.deps.store.listTurns(sessionId);
   }
 
   /** Waits up to `seconds` for the turn to finish or pause, then returns it as it is. */
   async wait(scope: Scope, sessionId: string, turnId: string, seconds: number): Promise<Turn> {
     const active = this.parts.runtimes.get(sessionId)?.activeTurn;
-    if (active?.id === turnId) await active.waitSettled(seconds * 1000);
+    if (active?.id !== turnId) return this.get(scope, sessionId, turnId);
+    await active.waitSettled(seconds * 1000);
+    // A direct turn that ended is what its runner last stored (the final write has committed by
+    // now): its copy is the answer, without reading the turn back.
+    if (active.turn.kind === 'direct' && active.isFinal() && active.stored) {
+      this.ensureVisible(scope, sessionId);
+      return structuredClone(active.turn);
+    }
     return this.get(scope, sessionId, turnId);
+  }
+
+  /** 404 for an unknown session or another tenant's; a live one is checked without reading the store. */
+  private ensureVisible(scope: Scope, sessionId: string): void {
+    const live = this.parts.runtimes.get(sessionId);
+    if (live && visibleTo(scope, live.settings.session.tenant)) return;
+    this.parts.records.get(sessionId, scope.tenant);
   }
 
   cancel(scope: Scope, sessionId: string, turnId: string): Turn {
@@ -110,4 +125,8 @@ export class TurnUseCases {
     if (turn.status === 'cancelled') return turn;
     throw new DomainError('conflict', `turn ${turnId} has already ended (${turn.status})`);
   }
+}
+
+function visibleTo(scope: Scope, tenant: string): boolean {
+  return scope.tenant === null || scope.tenant === tenant;
 }

@@ -54,6 +54,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
     if (decision.behavior === 'ask' && !approvedBefore) {
       if (env.signal.aborted) throw cancelled(call, env.signal);
       const asked = input;
+      env.writeDecisions?.();
       const answer = await env.awaitApproval(
         { toolUseId: call.id, tool: tool.name, input, reason: decision.reason, suggestions: decision.suggestions },
         env.signal,
@@ -90,6 +91,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
 
     if (!hooksRan) {
       hooksRan = true;
+      if (env.hooks.has('PreToolUse')) env.writeDecisions?.();
       const pre = await env.hooks.run('PreToolUse', hookInput(env, call, tool, input), { stopOnBlock: true, ...(await hookOptions(call, input, inputs, env)) });
       if (pre.blocked) {
         record({ behavior: 'deny', decided_by: 'hook', rules: [], reason: pre.blocked.reason });

@@ -40,7 +40,8 @@ export async function execOne(call: ToolCall, env: PipelineEnv, delegated = fals
  */
 function delegate(call: ToolCall, outer: CoreTool, inner: { name: string; input: unknown }, env: PipelineEnv, delegated: boolean): Promise<ExecOutcome> {
   if (delegated) throw fail(call, `${outer.name}: a delegated call cannot hand its call on again.`);
-  return execOne({ id: call.id, name: inner.name, input: inner.input }, outer.handsOn ? env : { ...env, onStarted: () => undefined }, true);
+  // The inner call's decisions are stored before it runs, whether or not it is announced.
+  return execOne({ id: call.id, name: inner.name, input: inner.input }, outer.handsOn ? env : { ...env, onStarted: () => env.writeDecisions?.() }, true);
 }
 
 /** The session changes a result carries, applied before the result is recorded; one that cannot be applied fails the call. */

@@ -50,8 +50,13 @@ export interface PipelineEnv {
   /** Read at each evaluation, so rules remembered mid-turn apply at once. */
   permissionContext(): PermissionContext;
   awaitApproval(request: ApprovalRequest, signal: AbortSignal, reevaluate?: Reevaluate): Promise<ApprovalAnswer>;
-  /** The audit trail: every permission decision about every call. */
+  /**
+   * The audit trail: every permission decision about every call. A decision may be stored with
+   * the call's next write (its tool.started): `writeDecisions` stores those held now, and runs
+   * before a hook or a person is told of the call.
+   */
   recordDecision(note: DecisionNote): void;
+  writeDecisions?(): void;
   /** Every hook run of this call (for the hook audit events). */
   onHookRun?(record: HookRunRecord, toolUseId?: string): void;
   /** Applies the session changes a tool's result carries (set mode, add rules), through the session's settings. */

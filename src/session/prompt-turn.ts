@@ -276,7 +276,7 @@ export class PromptTurnRunner extends TurnRunner {
     const env: PipelineEnv = {
       ...base,
       onStarted: (call, input) =>
-        this.deps.events.emit(sid, { type: 'tool.started', turn_id: this.turn.id, ...mark, tool_use_id: call.id, tool: call.name, input }),
+        this.write(() => this.deps.events.emit(sid, { type: 'tool.started', turn_id: this.turn.id, ...mark, tool_use_id: call.id, tool: call.name, input })),
       onProgress: (call, chunk) =>
         this.deps.events.emit(sid, { type: 'tool.progress', turn_id: this.turn.id, ...mark, tool_use_id: call.id, chunk }),
     };

@@ -83,7 +83,6 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
           ...(earlier ? { earlier } : {}),
         });
       },
-      recordDecision: (note) => recordDecision(deps, sessionId, turn.id, note),
       applyEffects: (effects, call) => {
         settings.applyEffects(effects, deps.clock().toISOString(), { turnId: turn.id, toolUseId: call.id });
         // A used skill's folder becomes readable by the file tools (a workspace skill's already is).
@@ -101,10 +100,7 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
     onFinished: (r) => {
       if (rt.activeTurn === r) rt.activeTurn = null;
       try {
-        settings.update((s) => {
-          if (s.active_turn_id !== r.id) return false;
-          s.active_turn_id = null;
-        });
+        settings.setActiveTurn(null, r.id);
       } catch (err) {
         // The next start-up reconciles the stored pointer with the turn's state.
         deps.logger.error({ err, session_id: sessionId, turn_id: r.id }, 'could not record the end of the turn');
@@ -187,15 +183,4 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
     },
     onHookRun: (r, toolUseId) => deps.audit.recordRun(rt.id, r, turn.id, toolUseId),
   };
-}
-
-function recordDecision(deps: RunnerDeps, sessionId: string, turnId: string, note: DecisionNote): void {
-  const decision: Decision = {
-    seq: deps.store.lastDecisionSeq(sessionId) + 1,
-    session_id: sessionId,
-    turn_id: turnId,
-    ...note,
-    created_at: deps.clock().toISOString(),
-  };
-  deps.store.appendDecision(decision);
 }

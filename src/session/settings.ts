@@ -102,6 +102,23 @@ export class SessionSettings {
     return result!;
   }
 
+  /**
+   * Points the session at the turn it runs (`null`: none) — with `onlyIf`, only while it points
+   * at that turn. A narrow write of that one field (no other field, rule or mode changes), in
+   * force here once it commits.
+   */
+  setActiveTurn(turnId: string | null, onlyIf?: string): void {
+    const { store } = this.deps;
+    store.transaction(() => {
+      if (!store.setActiveTurn(this.id, turnId, onlyIf)) return;
+      store.afterCommit(() => {
+        // After any whole-record change of the same transaction was adopted (registered earlier),
+        // or before one made later in it (which read this value from the store).
+        this.current = { ...this.current, session: { ...this.current.session, active_turn_id: turnId } };
+      });
+    });
+  }
+
   /** Adds allow rules a person chose to remember; the ones already there are kept once. */
   remember(rules: readonly string[], now: string): void {
     this.update(

@@ -3,11 +3,11 @@
 // happens: the first result recorded for an id wins, and any exit path fills the rest.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { PAUSED_STATUSES, type ToolResult, type ToolUse, type Turn, type TurnStatus } from '../contract/schemas.js';
+import { PAUSED_STATUSES, type Decision, type ToolResult, type ToolUse, type Turn, type TurnStatus } from '../contract/schemas.js';
 import type { EventLog } from '../events/log.js';
 import type { Clock } from '../ids.js';
 import { partitionCalls } from '../pipeline/batch.js';
-import { errorResult, execOne, type PipelineEnv, type ToolCall } from '../pipeline/exec-one.js';
+import { errorResult, execOne, type DecisionNote, type PipelineEnv, type ToolCall } from '../pipeline/exec-one.js';
 import type { Store } from '../store/store.js';
 import type { SubagentTask, ToolOutput } from '../tools/tool.js';
 import type { PauseHost } from '../interaction/broker.js';
@@ -32,7 +32,7 @@ export interface TurnRunnerDeps {
   clock: Clock;
   logger: Logger;
   /** The pipeline environment minus what the runner supplies itself. */
-  env: Omit<PipelineEnv, 'signal' | 'turnId' | 'onStarted' | 'onProgress' | 'onRefusal'>;
+  env: Omit<PipelineEnv, 'signal' | 'turnId' | 'onStarted' | 'onProgress' | 'onRefusal' | 'recordDecision' | 'writeDecisions'>;
   /**
    * The trace the turn's outbound requests belong to (model calls, http hooks, web tools, MCP):
    * default the trace of the work that makes the runner — the request that posted the turn.
@@ -57,6 +57,14 @@ export class TurnRunner implements PauseHost {
   private readonly asking = new Set<string>();
   /** The trace everything the turn does runs in, also after a pause an answer ended. */
   readonly trace: TraceContext;
+  /**
+   * Permission decisions made since this turn last wrote: each is stored in the same transaction
+   * as the turn's next write (its call's tool.started, its result, a pause), and before a hook or
+   * a person is told of the call — one commit for a call's decision and its start, not two.
+   */
+  private heldDecisions: Omit<Decision, 'seq'>[] = [];
+  /** The final state has committed: the store holds exactly `turn`. */
+  private finalStored = false;
 
   constructor(
     readonly turn: Turn,
@@ -106,6 +114,11 @@ export class TurnRunner implements PauseHost {
     return FINAL.has(this.turn.status);
   }
 
+  /** Whether the turn's final state has committed (the store then holds what `turn` says). */
+  get stored(): boolean {
+    return this.finalStored;
+  }
+
   /** Resolves when the turn reaches a final status. */
   whenFinished(): Promise<void> {
     return this.finished;
@@ -134,20 +147,55 @@ export class TurnRunner implements PauseHost {
     this.start();
   }
 
+  /** Records a permission decision about a call of this turn: stored with the turn's next write (see heldDecisions). */
+  recordDecision(note: DecisionNote): void {
+    this.heldDecisions.push({ session_id: this.turn.session_id, turn_id: this.turn.id, ...note, created_at: this.deps.clock().toISOString() });
+  }
+
+  /** Stores the decisions held so far, in the transaction running now or in one of their own. */
+  writeDecisions(): void {
+    if (this.heldDecisions.length === 0) return;
+    const { store } = this.deps;
+    store.transaction(() => {
+      const held = this.heldDecisions;
+      this.heldDecisions = [];
+      // Refused by the store (a full disk): they stay held for the next write. Once written, a
+      // transaction around this one that then fails loses them with the rest of its writes.
+      try {
+        for (const d of held) store.appendDecision({ seq: store.lastDecisionSeq(d.session_id) + 1, ...d } as Decision);
+      } catch (err) {
+        this.heldDecisions = [...held, ...this.heldDecisions];
+        throw err;
+      }
+    });
+  }
+
+  /** One transaction of this turn: the held decisions first, then `fn`'s writes. */
+  protected write<T>(fn: () => T): T {
+    return this.deps.store.transaction(() => {
+      this.writeDecisions();
+      return fn();
+    });
+  }
+
   protected env(): PipelineEnv {
     return {
       ...this.deps.env,
       turnId: this.turn.id,
       signal: this.controller.signal,
+      recordDecision: (note) => this.recordDecision(note),
+      writeDecisions: () => this.writeDecisions(),
       onStarted: (call, input) => {
         this.running.add(call.id);
-        this.deps.events.emit(this.turn.session_id, {
-          type: 'tool.started',
-          turn_id: this.turn.id,
-          tool_use_id: call.id,
-          tool: call.name,
-          input,
-        });
+        this.write(() =>
+          this.deps.events.emit(this.turn.session_id, {
+            type: 'tool.started',
+            turn_id: this.turn.id,
+            tool_use_id: call.id,
+            tool: call.name,
+            input,
+          }),
+        );
       },
       onProgress: (call, chunk) =>
         this.deps.events.emit(this.turn.session_id, {
@@ -178,12 +226,16 @@ export class TurnRunner implements PauseHost {
 
   /** The turn's work: a direct turn runs its calls; a prompt turn overrides this with the model loop. */
   protected async body(): Promise<void> {
-    await this.runCalls(this.turn.tool_uses);
+    await this.runCalls(this.turn.tool_uses, { completeWithLast: true });
     if (!this.isFinal()) this.finish('completed');
   }
 
   /** Runs calls through the pipeline, grouped as SPEC §2 says; calls that already have a result are skipped. */
-  protected async runCalls(toolUses: readonly ToolUse[]): Promise<void> {
+  /**
+   * `completeWithLast`: the turn ends with its calls (a direct turn), so the last result and the
+   * turn's completion are stored in one transaction, unless that call stops the turn otherwise.
+   */
+  protected async runCalls(toolUses: readonly ToolUse[], opts: { completeWithLast?: boolean } = {}): Promise<void> {
     const env = this.env();
     const calls = toolUses.map((tu) => {
       const call: ToolCall = { id: tu.id, name: tu.name, input: tu.input };
@@ -195,7 +247,8 @@ export class TurnRunner implements PauseHost {
         group.map(async ({ call }) => {
           if (this.results.has(call.id)) return; // answered before a restart
           const outcome = await execOne(call, env);
-          this.recordResult(call, outcome.result);
+          const completes = opts.completeWithLast === true && !outcome.stopTurn && !outcome.interrupt && this.results.size === this.turn.tool_uses.length - 1;
+          this.recordResult(call, outcome.result, completes ? () => this.finish('completed') : undefined);
           if (outcome.stopTurn) {
             this.stop(new TurnStop(`hook ${outcome.stopTurn.hook} stopped the turn: ${outcome.stopTurn.reason}`, 'interrupt'), 'cancelled', {
               code: 'stopped_by_hook',
@@ -236,7 +289,8 @@ export class TurnRunner implements PauseHost {
     }
   }
 
-  protected recordResult(call: ToolCall, result: ToolResult): void {
+  /** `then`: more writes that commit with the result (the turn's completion). */
+  protected recordResult(call: ToolCall, result: ToolResult, then?: () => void): void {
     if (this.results.has(call.id) || this.isFinal()) return;
     this.results.set(call.id, result);
     this.running.delete(call.id);
@@ -245,7 +299,7 @@ export class TurnRunner implements PauseHost {
       return r ? [r] : [];
     });
     // The result and its event commit together.
-    this.deps.store.transaction(() => {
+    this.write(() => {
       this.persist();
       this.deps.events.emit(this.turn.session_id, {
         type: 'tool.completed',
@@ -254,6 +308,7 @@ export class TurnRunner implements PauseHost {
         tool: call.name,
         result,
       });
+      then?.();
     });
     this.notifySettle();
   }
@@ -274,7 +329,7 @@ export class TurnRunner implements PauseHost {
     this.turn.pending = [...this.pending.keys()];
     const kinds = new Set(this.pending.values());
     this.turn.status = kinds.has('permission') ? 'awaiting_permission' : kinds.has('question') ? 'awaiting_input' : 'running';
-    this.persist();
+    this.write(() => this.persist());
     this.notifySettle();
   }
 
@@ -284,7 +339,7 @@ export class TurnRunner implements PauseHost {
    */
   stop(reason: TurnStop, status: 'cancelled' | 'failed' | 'interrupted', error: { code: string; message: string }): void {
     if (this.isFinal()) return;
-    this.deps.store.transaction(() => {
+    this.write(() => {
       this.controller.abort(reason);
       for (const tu of this.turn.tool_uses) {
         if (!this.results.has(tu.id)) {
@@ -308,10 +363,13 @@ export class TurnRunner implements PauseHost {
     const type =
       status === 'completed' ? 'turn.completed' : status === 'failed' ? 'turn.failed' : status === 'interrupted' ? 'turn.interrupted' : 'turn.cancelled';
     // The final state, its event and the session's release of the turn commit together.
-    this.deps.store.transaction(() => {
+    this.write(() => {
       this.persist();
       this.deps.events.emit(this.turn.session_id, { type, turn: structuredClone(this.turn) });
       this.deps.onFinished(this);
+      this.deps.store.afterCommit(() => {
+        this.finalStored = true;
+      });
     });
     this.notifySettle();
   }

@@ -93,6 +93,13 @@ export class MemoryStore implements Store {
     return clone(r);
   }
 
+  setActiveTurn(id: string, turnId: string | null, onlyIf?: string): boolean {
+    const r = this.sessions.get(id);
+    if (!r || (onlyIf !== undefined && r.session.active_turn_id !== onlyIf)) return false;
+    r.session.active_turn_id = turnId;
+    return true;
+  }
+
   listSessions(query: SessionPageQuery): SessionRecord[] {
     const all = [...this.sessions.values()].filter((r) => query.tenant === undefined || tenantOf(r) === query.tenant).sort(newerFirst);
     const after = query.after;

@@ -121,12 +121,18 @@ export function openDatabase(file: string): Database.Database {
     throw new StoreOpenError(file, messageOf(err));
   }
   try {
+    // One server per database: the file stays locked while it is open, so a second server on the
+    // same data directory stops at start-up instead of writing beside the first (each keeps
+    // per-session counters in memory). It also spares every commit the lock calls of shared
+    // mode, and the WAL index lives in memory (no -shm file). Set before WAL is entered.
+    db.pragma('busy_timeout = 5000');
+    db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     // WAL + NORMAL: a committed transaction survives a process crash (SIGKILL included); only
     // an operating-system crash or power loss can lose the last ones, never corrupt the file.
     db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = OFF');
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
     const check = db.pragma('quick_check', { simple: true });
     if (check !== 'ok') throw new Error(`integrity check failed: ${String(check)}`);
     migrate(db);
@@ -136,7 +142,8 @@ export function openDatabase(file: string): Database.Database {
     } catch {
       // already unusable
     }
-    throw new StoreOpenError(file, messageOf(err));
+    const busy = (err as { code?: string }).code === 'SQLITE_BUSY';
+    throw new StoreOpenError(file, busy ? 'another process has it open (is another server running on this data directory?)' : messageOf(err));
   }
   return db;
 }

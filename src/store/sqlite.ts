@@ -98,6 +98,19 @@ export class SqliteStore implements Store {
     return sessionRecordOf(row as never);
   }
 
+  setActiveTurn(id: string, turnId: string | null, onlyIf?: string): boolean {
+    // json_set rewrites the document in SQLite itself: no index column changes, nothing is parsed here.
+    let changed = false;
+    this.write(() => {
+      changed =
+        (onlyIf === undefined
+          ? this.stmt(`UPDATE sessions SET data = json_set(data, '$.active_turn_id', ?) WHERE id = ?`).run(turnId, id)
+          : this.stmt(`UPDATE sessions SET data = json_set(data, '$.active_turn_id', ?) WHERE id = ? AND json_extract(data, '$.active_turn_id') IS ?`).run(turnId, id, onlyIf)
+        ).changes > 0;
+    });
+    return changed;
+  }
+
   listSessions(query: SessionPageQuery): SessionRecord[] {
     const where: string[] = [];
     const args: unknown[] = [];

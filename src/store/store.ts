@@ -59,6 +59,12 @@ export interface Store {
   putSession(record: SessionRecord): void;
   /** With `tenant`: only when the session is that tenant's (another tenant's costs what a missing one does). */
   getSession(id: string, tenant?: string): SessionRecord | undefined;
+  /**
+   * Points the session at the turn it runs (`null`: none), changing nothing else of it: the one
+   * field every turn writes twice, without reading and rewriting the whole record. With `onlyIf`,
+   * only while it points at that turn. Says whether it changed (false for an unknown session).
+   */
+  setActiveTurn(id: string, turnId: string | null, onlyIf?: string): boolean;
   /** Newest first; ties broken by id, descending. */
   listSessions(query: SessionPageQuery): SessionRecord[];
 

@@ -73,6 +73,9 @@ export class TimedStore implements Store {
   getSession(id: string, tenant?: string): SessionRecord | undefined {
     return this.time('getSession', () => this.inner.getSession(id, tenant));
   }
+  setActiveTurn(id: string, turnId: string | null, onlyIf?: string): boolean {
+    return this.time('setActiveTurn', () => this.inner.setActiveTurn(id, turnId, onlyIf));
+  }
   listSessions(query: SessionPageQuery): SessionRecord[] {
     return this.time('listSessions', () => this.inner.listSessions(query));
   }
@@ -141,6 +144,7 @@ const TIMED = [
   'deleteSession',
   'putSession',
   'getSession',
+  'setActiveTurn',
   'listSessions',
   'putTurn',
   'getTurn',
