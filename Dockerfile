@@ -45,5 +45,6 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||7070)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # The built server itself: `npm start` would check the build first (scripts/start.mjs), which needs the
-# sources the image does not have.
-CMD ["node", "dist/src/main.js"]
+# sources the image does not have. The V8 flag is npm start's too: a 2 MB young generation
+# keeps the idle server ~25 MB smaller at no measured cost in throughput.
+CMD ["node", "--max-semi-space-size=2", "dist/src/main.js"]

@@ -7,6 +7,9 @@ import { request, type Dispatcher } from 'undici';
 
 export const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The V8 flags the server runs with, as `npm start` and the Docker image start it (docs/DESIGN.md, memory). */
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=2'] as const;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -18,9 +21,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node <args>` with PORT set and waits until the port accepts connections. */
+/**
+ * Starts `node <args>` with PORT set and waits until the port accepts connections. The built
+ * server (dist/src/main.js) gets the flags it runs with in production.
+ */
 export async function startChild(args: string[], env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = args.some((a) => a.endsWith(path.join('dist', 'src', 'main.js')));
+  const child = spawn(process.execPath, [...(server ? SERVER_NODE_FLAGS : []), ...args], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; i < 100; i++) {
     try {
       await new Promise<void>((resolve, reject) => {

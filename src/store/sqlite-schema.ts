@@ -107,6 +107,12 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX sessions_by_tenant ON sessions (tenant, created_at DESC, id DESC);
   CREATE UNIQUE INDEX sessions_by_id_tenant ON sessions (id, tenant);
   `,
+  // Only restart recovery looks events up by turn, and only tool.started: every other event's
+  // insert no longer writes an index page too.
+  `
+  DROP INDEX events_by_turn;
+  CREATE INDEX events_started_by_turn ON events (session_id, turn_id) WHERE type = 'tool.started';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

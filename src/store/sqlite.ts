@@ -283,7 +283,12 @@ export class SqliteStore implements Store {
   }
 
   turnEvents(sessionId: string, turnId: string, type: string): NormaEvent[] {
-    return documentsOf<NormaEvent>(this.stmt('SELECT data FROM events WHERE session_id = ? AND turn_id = ? AND type = ? ORDER BY seq').all(sessionId, turnId, type));
+    // tool.started is spelled out so that the partial index on it can be used.
+    const rows =
+      type === 'tool.started'
+        ? this.stmt(`SELECT data FROM events INDEXED BY events_started_by_turn WHERE session_id = ? AND turn_id = ? AND type = 'tool.started' ORDER BY seq`).all(sessionId, turnId)
+        : this.stmt('SELECT data FROM events WHERE session_id = ? AND turn_id = ? AND type = ? ORDER BY seq').all(sessionId, turnId, type);
+    return documentsOf<NormaEvent>(rows);
   }
 
   appendDecision(decision: Decision): void {

@@ -47,6 +47,33 @@ describe.each(implementations)('%s: the Store contract', (_name, make) => {
   });
   afterEach(() => store.close());
 
+  it('points a session at its turn with one narrow write, and only while it points at the expected one', () => {
+    store.putSession(session('ses_a', '2026-01-01T00:00:00.000Z', { active_turn_id: null, rules: [{ rule: 'Read', behavior: 'allow', source: 'session', added_at: 'x' }] } as never));
+    expect(store.setActiveTurn('ses_a', 'turn_1')).toBe(true);
+    expect(store.getSession('ses_a')!.session.active_turn_id).toBe('turn_1');
+    // Not pointing at turn_2: nothing changes.
+    expect(store.setActiveTurn('ses_a', null, 'turn_2')).toBe(false);
+    expect(store.getSession('ses_a')!.session.active_turn_id).toBe('turn_1');
+    expect(store.setActiveTurn('ses_a', null, 'turn_1')).toBe(true);
+    const after = store.getSession('ses_a')!.session;
+    expect(after.active_turn_id).toBeNull();
+    // Every other field is as it was.
+    expect(after.rules).toEqual([{ rule: 'Read', behavior: 'allow', source: 'session', added_at: 'x' }]);
+    expect(after.created_at).toBe('2026-01-01T00:00:00.000Z');
+    expect(store.setActiveTurn('ses_missing', 'turn_1')).toBe(false);
+  });
+
+  it('finds the tool.started events of one turn, not another turn\'s or another type', () => {
+    store.appendEvent(event('s', 1, 'turn.started', 'turn_1'));
+    store.appendEvent({ ...event('s', 2, 'tool.started', 'turn_1'), tool_use_id: 'toolu_a' } as NormaEvent);
+    store.appendEvent({ ...event('s', 3, 'tool.completed', 'turn_1'), tool_use_id: 'toolu_a' } as NormaEvent);
+    store.appendEvent({ ...event('s', 4, 'tool.started', 'turn_2'), tool_use_id: 'toolu_b' } as NormaEvent);
+    store.appendEvent({ ...event('s', 5, 'tool.started', 'turn_1'), tool_use_id: 'toolu_c' } as NormaEvent);
+    expect(store.turnEvents('s', 'turn_1', 'tool.started').map((e) => e.seq)).toEqual([2, 5]);
+    expect(store.turnEvents('s', 'turn_1', 'tool.completed').map((e) => e.seq)).toEqual([3]);
+    expect(store.turnEvents('s', 'turn_2', 'tool.started').map((e) => e.seq)).toEqual([4]);
+  });
+
   it('keeps sessions newest first with keyset paging, and copies values in and out', () => {
     store.putSession(session('ses_a', '2026-01-01T00:00:00.000Z'));
     store.putSession(session('ses_b', '2026-01-02T00:00:00.000Z'));
@@ -197,6 +224,35 @@ describe('SqliteStore', () => {
     s.appendEvent(event('s', 2));
     expect(s.lastSeq('s')).toBe(2);
     s.close();
+  });
+
+  it('is held by one process: a second open of the same file is refused, naming why, until the first closes', () => {
+    const first = new SqliteStore(file());
+    const started = Date.now();
+    try {
+      new SqliteStore(file());
+      expect.unreachable('a second store on the same file must not open');
+    } catch (err) {
+      expect(err).toBeInstanceOf(StoreOpenError);
+      expect((err as Error).message).toContain(file());
+      expect((err as Error).message).toMatch(/another process has it open/);
+    }
+    // It waited for the lock (a restarting server gives its predecessor time to exit) before refusing.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
+    first.close();
+    const again = new SqliteStore(file());
+    again.appendEvent(event('s', 1));
+    expect(again.lastSeq('s')).toBe(1);
+    again.close();
+  }, 20_000);
+
+  it('uses the partial index for the events restart recovery looks up', () => {
+    new SqliteStore(file()).close();
+    const db = new Database(file());
+    const indexes = (db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'`).all() as { name: string; sql: string | null }[]).filter((i) => i.sql);
+    expect(indexes.map((i) => i.name)).toEqual(['events_started_by_turn']);
+    expect(indexes[0]!.sql).toMatch(/WHERE type = 'tool.started'/);
+    db.close();
   });
 
   it('records its schema version and uses WAL', () => {
