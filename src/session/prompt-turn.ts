@@ -89,7 +89,7 @@ export class PromptTurnRunner extends TurnRunner {
         return;
       }
       const response = await this.callModel();
-      if (!response) return;
+      if (!response || this.isFinal()) return;
       const uses = toolUsesOf(response.content);
       if (uses.length > 0) {
         await this.answer(uses);
@@ -197,7 +197,9 @@ export class PromptTurnRunner extends TurnRunner {
     usage.output_tokens += response.usage.output_tokens;
     this.turn.model_calls! += 1;
     const message: Message = { role: 'assistant', content };
-    this.deps.store.transaction(() => {
+    // The model's last answer, when no Stop hook may keep it going, ends the turn in the same commit.
+    const ends = uses.length === 0 && !this.prompt.hooks.has('Stop');
+    this.write(() => {
       this.messages.push(message);
       this.turn.tool_uses.push(...uses.map((u): ToolUse => ({ type: 'tool_use', id: u.id, name: u.name, input: u.input })));
       this.persist();
@@ -209,6 +211,10 @@ export class PromptTurnRunner extends TurnRunner {
         stop_reason: response.stopReason,
         usage: response.usage,
       });
+      if (ends) {
+        this.turn.stop_reason = response.stopReason;
+        this.finish('completed');
+      }
     });
     return { ...response, content };
   }
@@ -226,9 +232,17 @@ export class PromptTurnRunner extends TurnRunner {
         );
       } else runnable.push({ type: 'tool_use', id: u.id, name: u.name, input: u.input });
     }
-    await this.runCalls(runnable);
-    if (this.isFinal()) return; // beforeFinish closes the transcript
-    this.deps.store.transaction(() => {
+    // The message of results is stored with the last result when a call gives it (one commit).
+    let stored = false;
+    await this.runCalls(runnable, {
+      withLast: () => {
+        this.messages.push(this.resultsMessage(uses));
+        this.persist();
+        stored = true;
+      },
+    });
+    if (this.isFinal() || stored) return; // beforeFinish closes the transcript
+    this.write(() => {
       this.messages.push(this.resultsMessage(uses));
       this.persist();
     });

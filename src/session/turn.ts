@@ -226,16 +226,17 @@ export class TurnRunner implements PauseHost {
 
   /** The turn's work: a direct turn runs its calls; a prompt turn overrides this with the model loop. */
   protected async body(): Promise<void> {
-    await this.runCalls(this.turn.tool_uses, { completeWithLast: true });
+    await this.runCalls(this.turn.tool_uses, { withLast: () => this.finish('completed') });
     if (!this.isFinal()) this.finish('completed');
   }
 
   /** Runs calls through the pipeline, grouped as SPEC §2 says; calls that already have a result are skipped. */
   /**
-   * `completeWithLast`: the turn ends with its calls (a direct turn), so the last result and the
-   * turn's completion are stored in one transaction, unless that call stops the turn otherwise.
+   * `withLast`: what follows the calls (a direct turn's completion, a prompt turn's message of
+   * results) is written in the transaction of the turn's last result, unless that call stops the
+   * turn; it is not called when the last result comes some other way (a stop fills them).
    */
-  protected async runCalls(toolUses: readonly ToolUse[], opts: { completeWithLast?: boolean } = {}): Promise<void> {
+  protected async runCalls(toolUses: readonly ToolUse[], opts: { withLast?: () => void } = {}): Promise<void> {
     const env = this.env();
     const calls = toolUses.map((tu) => {
       const call: ToolCall = { id: tu.id, name: tu.name, input: tu.input };
@@ -247,8 +248,8 @@ export class TurnRunner implements PauseHost {
         group.map(async ({ call }) => {
           if (this.results.has(call.id)) return; // answered before a restart
           const outcome = await execOne(call, env);
-          const completes = opts.completeWithLast === true && !outcome.stopTurn && !outcome.interrupt && this.results.size === this.turn.tool_uses.length - 1;
-          this.recordResult(call, outcome.result, completes ? () => this.finish('completed') : undefined);
+          const last = opts.withLast !== undefined && !outcome.stopTurn && !outcome.interrupt && this.results.size === this.turn.tool_uses.length - 1;
+          this.recordResult(call, outcome.result, last ? opts.withLast : undefined);
           if (outcome.stopTurn) {
             this.stop(new TurnStop(`hook ${outcome.stopTurn.hook} stopped the turn: ${outcome.stopTurn.reason}`, 'interrupt'), 'cancelled', {
               code: 'stopped_by_hook',

@@ -134,3 +134,47 @@ describe('a direct turn', () => {
     await srv.api.post(`/v1/sessions/${s.body.id}/turns/${turn.body.id}/cancel`, {});
   });
 });
+
+describe('a prompt turn', () => {
+  it('stores a call\'s last result with the message of results, and the model\'s last answer with the turn\'s end', async () => {
+    const s = await srv.api.post('/v1/sessions', {
+      model: {
+        provider: 'scripted',
+        model: 'demo',
+        script: [{ content: [{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'toolu_r', name: 'Read', input: { file_path: 'a.txt' } }] }, { content: [{ type: 'text', text: 'It says hello.' }] }],
+      },
+    });
+    fs.writeFileSync(path.join(s.body.workspace, 'a.txt'), 'hello\n');
+    commits.length = 0;
+    const turn = await srv.api.post(`/v1/sessions/${s.body.id}/turns?wait=10`, { prompt: 'What does a.txt say?' });
+    expect(turn.body).toMatchObject({ status: 'completed', model_calls: 2, stop_reason: 'end_turn' });
+    expect(commits).toEqual([
+      ['turn:running', 'activeTurn', 'event:turn.started'],
+      ['turn:running'], // the prompt as the first user message
+      ['turn:running', 'event:message.completed'], // the model's tool_use, before the call runs
+      ['decision:allow', 'event:tool.started'],
+      ['turn:running', 'event:tool.completed', 'turn:running'], // the result, with the user message of results
+      ['turn:running', 'event:message.completed', 'turn:completed', 'event:turn.completed', 'activeTurn'],
+    ]);
+    // The stored transcript pairs the call with its result, as the model was sent it.
+    const stored = await srv.api.get(`/v1/sessions/${s.body.id}/turns/${turn.body.id}`);
+    const roles = stored.body.messages.map((m: { role: string }) => m.role);
+    expect(roles).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(stored.body.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_r' });
+  });
+
+  it('with a Stop hook, the last answer commits before the hook hears of it', async () => {
+    // A session-level Stop hook (http to nowhere would block; a command that exits 0 is enough).
+    const s = await srv.api.post('/v1/sessions', {
+      model: { provider: 'scripted', model: 'demo', script: [{ content: [{ type: 'text', text: 'Done.' }] }] },
+      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] },
+    });
+    expect(s.status).toBe(201);
+    commits.length = 0;
+    const turn = await srv.api.post(`/v1/sessions/${s.body.id}/turns?wait=10`, { prompt: 'Hi' });
+    expect(turn.body.status).toBe('completed');
+    const at = commits.findIndex((c) => c.includes('event:message.completed'));
+    expect(commits[at]).not.toContain('event:turn.completed');
+    expect(commits.slice(at + 1).some((c) => c.includes('event:turn.completed'))).toBe(true);
+  });
+});
