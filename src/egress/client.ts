@@ -6,7 +6,8 @@
 // it or fail — there is no fallback to a direct connection, and environment proxies are never used.
 // Every hop leaves an evidence record (time, method, URL, address, status, bytes, SHA-256).
 import { createHash } from 'node:crypto';
-import { ProxyAgent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici.js';
 import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
 import { withTraceHeaders } from '../trace/context.js';
 import { EgressFailure, type EgressEvidence, type EgressRequest, type EgressResponse, type Fetcher } from './types.js';
@@ -53,9 +54,10 @@ export function egressFetcher(opts: EgressClientOptions): Fetcher {
         throw err;
       }
       evidence.address = target.address;
+      const { ProxyAgent, request } = await undici();
       const dispatcher: Dispatcher = opts.proxy
         ? new ProxyAgent({ uri: opts.proxy, proxyTls: { timeout: timeoutMs }, requestTls: { timeout: timeoutMs } })
-        : pinnedAgent(target, timeoutMs);
+        : await pinnedAgent(target, timeoutMs);
       try {
         let res: Dispatcher.ResponseData;
         try {

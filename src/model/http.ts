@@ -21,7 +21,8 @@
 import { redactSecrets } from '../redact.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from '../egress/undici.js';
 import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderError, type ModelRequest, type ProviderTimeouts, type RetryPolicy } from './provider.js';
 import { parseSse, type SseEvent } from './sse.js';
@@ -252,7 +253,8 @@ export class HttpTransport {
     if (agent) await agent.close().catch(() => undefined);
   }
 
-  private sharedAgent(): Agent {
+  private async sharedAgent(): Promise<Agent> {
+    const { Agent } = await undici();
     this.agent ??= new Agent({
       connect: { timeout: this.timeouts.connectMs },
       headersTimeout: this.timeouts.headersMs,
@@ -269,7 +271,7 @@ export class HttpTransport {
       try {
         const target = await checkTarget(call.url, this.opts.egress);
         url = target.url;
-        pinned = pinnedAgent(target, this.timeouts.connectMs, this.timeouts);
+        pinned = await pinnedAgent(target, this.timeouts.connectMs, this.timeouts);
       } catch (err) {
         if (err instanceof EgressRefusal) {
           this.opts.onEgress?.('refused', err.message);
@@ -278,7 +280,8 @@ export class HttpTransport {
         throw err;
       }
       dispatcher = pinned;
-    } else dispatcher = this.sharedAgent();
+    } else dispatcher = await this.sharedAgent();
+    const { request } = await undici();
     let body: Readable | null = null;
     try {
       let res: Dispatcher.ResponseData;

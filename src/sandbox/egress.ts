@@ -9,7 +9,8 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from '../egress/undici.js';
 
 export class EgressRefusal extends Error {}
 
@@ -150,7 +151,8 @@ export interface PinnedTimeouts {
 }
 
 /** A dispatcher whose every connection goes to the checked address (the name only for TLS and Host). */
-export function pinnedAgent(target: CheckedTarget, timeoutMs: number, timeouts: PinnedTimeouts = {}): Agent {
+export async function pinnedAgent(target: CheckedTarget, timeoutMs: number, timeouts: PinnedTimeouts = {}): Promise<Agent> {
+  const { Agent } = await undici();
   return new Agent({
     connect: {
       timeout: timeouts.connectMs ?? timeoutMs,

@@ -2,7 +2,9 @@
 // written back byte-for-byte (UTF-8 with or without BOM), line-ending aware replacement, and
 // the unified diff each result carries.
 import { Type } from '@sinclair/typebox';
-import { createTwoFilesPatch } from 'diff';
+import { lazy } from '../../lazy.js';
+
+const diff = lazy<typeof import('diff')>('diff');
 import { PathRefusal } from '../../sandbox/paths.js';
 import { ToolRefusal, textOutput, type ToolContext, type ToolOutput } from '../../tools/tool.js';
 import type { FileReadState } from './read-state.js';
@@ -150,7 +152,7 @@ export function unifiedDiff(shownPath: string, before: string, after: string): s
     return `(diff omitted: the file is larger than ${MAX_DIFF_BYTES} bytes)`;
   }
   const strip = (s: string) => (s.startsWith(BOM) ? s.slice(1) : s);
-  return createTwoFilesPatch(`a/${shownPath}`, `b/${shownPath}`, strip(before), strip(after), undefined, undefined, { context: 3 })
+  return diff().createTwoFilesPatch(`a/${shownPath}`, `b/${shownPath}`, strip(before), strip(after), undefined, undefined, { context: 3 })
     .split('\n')
     .slice(1) // drop the "====" separator line
     .join('\n')

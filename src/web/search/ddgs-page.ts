@@ -1,7 +1,6 @@
 // DuckDuckGo's HTML results page → results. Runs in the HTML worker thread (src/web/html-worker.ts):
 // a hostile page of millions of nested elements must not hold the server's event loop.
-import { Parser } from 'htmlparser2';
-import { collapse, decodeEntities, httpUrl, INLINE_ELEMENTS, SKIPPED_CONTENT } from './text.js';
+import { collapse, decodeEntities, htmlparser2, httpUrl, INLINE_ELEMENTS, SKIPPED_CONTENT } from './text.js';
 import { SearchError, type SearchResult } from './types.js';
 
 /**
@@ -23,7 +22,7 @@ export function parseDdgHtml(html: string, fail: (message: string) => Error = (m
   let capture: string[] | null = null;
   let skip = 0;
   let challenge = false;
-  const parser = new Parser(
+  const parser = new (htmlparser2().Parser)(
     {
       onopentag(name, attrs) {
         const classes = (attrs.class ?? '').split(/\s+/);

@@ -2,8 +2,10 @@
 // the small string rules every backend shares. htmlparser2 reads the markup; `entities` decodes
 // character references as in an attribute value, so a legacy reference without `;` followed by a
 // letter, digit or `=` (`&copy=1` in a URL-like snippet) stays as written.
-import { decodeHTMLAttribute } from 'entities';
-import { Parser } from 'htmlparser2';
+import { lazy } from '../../lazy.js';
+
+export const htmlparser2 = lazy<typeof import('htmlparser2')>('htmlparser2');
+const entities = lazy<typeof import('entities')>('entities');
 
 /** HTML fragments (titles, snippets, error bodies) are read up to this many characters. */
 const MAX_FRAGMENT_CHARS = 16 * 1024;
@@ -20,14 +22,14 @@ export const INLINE_ELEMENTS = new Set([
 
 /** Decodes character references (named, decimal, hex); unknown names stay as written. */
 export function decodeEntities(s: string): string {
-  return s.includes('&') ? decodeHTMLAttribute(s) : s;
+  return s.includes('&') ? entities().decodeHTMLAttribute(s) : s;
 }
 
 /** The text of HTML in one streaming pass: script/style skipped, block boundaries a space, inline ones nothing. */
 function textOfHtml(html: string): string {
   const parts: string[] = [];
   let skip = 0;
-  const parser = new Parser(
+  const parser = new (htmlparser2().Parser)(
     {
       onopentag(name) {
         if (SKIPPED_CONTENT.has(name)) skip++;
