@@ -1,19 +1,25 @@
-// Where a direct turn's time goes: runs the built server with the V8 CPU profiler (started after
-// warm-up, bench/profile-on-signal.mjs), drives direct Read turns from this process, and sorts
+// Where a turn's time goes: runs the built server with the V8 CPU profiler (started after
+// warm-up, bench/profile-on-signal.mjs), drives turns from this process, and sorts
 // every sample of the server's main thread into a stage by the innermost frame of the server's
 // own code on its stack (a native or library frame counts for the server code that called it).
 // Prints microseconds per turn for each stage, the process CPU per turn (all threads, from
 // /proc) and the wall time per turn.
+// BENCH_KIND=direct (default): direct turns of one Read. BENCH_KIND=prompt: prompt turns against a
+// loopback fake Anthropic endpoint (bench/fake-anthropic.ts) — two model calls and a Read — in
+// sessions of 10 turns each (the session's creation and close are in the profile, a tenth each).
 //   npm run bench:profile          (BENCH_TURNS=3000 BENCH_CONNECTIONS=1; BENCH_PROFILE_KEEP=file.cpuprofile keeps it)
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
+import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.js';
 import { freePort, root, startChild, stopChildren } from './lib.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 3000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
 const WARMUP = 500;
+const KIND = process.env.BENCH_KIND === 'prompt' ? 'prompt' : 'direct';
+const TURNS_PER_SESSION = 10;
 
 interface ProfileNode {
   id: number;
@@ -35,6 +41,7 @@ const STAGES: [string, RegExp][] = [
   ['permission: rules, decision, digest', /^src\/(permission\/|pipeline\/(authorize|inputs)|digest)/],
   ['Read: path confinement, file I/O', /^src\/(sandbox\/|capabilities\/files\/)/],
   ['tool pipeline: hooks, output cap, result', /^src\/(pipeline|hooks|tools)\//],
+  ['model calls: request, stream, transcript', /^src\/model\//],
   ['turn runner and session state', /^src\/(session|app|interaction)\//],
   ['HTTP: auth, request context, routes', /^(src\/(http|server|tenants|trace|contract)|routes\/)/],
 ];
@@ -103,30 +110,42 @@ async function main(): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-bench-profile-'));
   const out = path.join(dir, 'turns.cpuprofile');
   const port = await freePort();
+  const fake: FakeAnthropic | null = KIND === 'prompt' ? await startFakeAnthropic() : null;
+  const model: Record<string, string> = fake
+    ? { NORMA_SANDBOX: 'off', NORMA_MODEL_PROVIDER: 'anthropic', NORMA_MODEL: 'bench', NORMA_MODEL_BASE_URL: `http://127.0.0.1:${fake.port}`, NORMA_MODEL_API_KEY: 'bench-key' }
+    : {};
   const child = await startChild(
     ['--import', path.join(root, 'bench/profile-on-signal.mjs'), path.join(root, 'dist/src/main.js')],
-    { NORMA_DATA_DIR: path.join(dir, 'data'), NORMA_LOG_LEVEL: 'warn', NORMA_PROFILE_OUT: out },
+    { NORMA_DATA_DIR: path.join(dir, 'data'), NORMA_LOG_LEVEL: 'warn', NORMA_PROFILE_OUT: out, ...model },
     port,
   );
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, pipelining: 1 });
+  const call = async (method: 'POST' | 'DELETE', p: string, body?: string) => {
+    const res = await pool.request({ method, path: p, ...(body !== undefined ? { body, headers: { 'content-type': 'application/json' } } : {}) });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`${method} ${p} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+    return text;
+  };
+  const newSession = async () => {
+    const s = JSON.parse(await call('POST', '/v1/sessions', KIND === 'prompt' ? '{"permission_mode":"acceptEdits"}' : '{}')) as { id: string; workspace: string };
+    await fs.writeFile(path.join(s.workspace, 'small.txt'), 'hello\nworld\n');
+    return s.id;
+  };
   try {
-    const sessions: string[] = [];
-    for (let i = 0; i < CONNECTIONS; i++) {
-      const res = await pool.request({ method: 'POST', path: '/v1/sessions', body: '{}', headers: { 'content-type': 'application/json' } });
-      const s = (await res.body.json()) as { id: string; workspace: string };
-      await fs.writeFile(path.join(s.workspace, 'small.txt'), 'hello\nworld\n');
-      sessions.push(s.id);
-    }
-    const body = JSON.stringify({ tool_uses: [{ name: 'Read', input: { file_path: 'small.txt' } }] });
+    const body = KIND === 'prompt' ? JSON.stringify({ prompt: 'small.txt' }) : JSON.stringify({ tool_uses: [{ name: 'Read', input: { file_path: 'small.txt' } }] });
     const drive = async (n: number) => {
       let left = n;
       await Promise.all(
-        sessions.map(async (id) => {
-          while (left > 0) {
+        Array.from({ length: CONNECTIONS }, async () => {
+          let id = await newSession();
+          for (let done = 0; left > 0; done++) {
             left--;
-            const res = await pool.request({ method: 'POST', path: `/v1/sessions/${id}/turns?wait=5`, body, headers: { 'content-type': 'application/json' } });
-            const text = await res.body.text();
-            if (res.statusCode !== 200 || !text.includes('"status":"completed"')) throw new Error(`turn answered ${res.statusCode}: ${text.slice(0, 300)}`);
+            if (KIND === 'prompt' && done > 0 && done % TURNS_PER_SESSION === 0) {
+              await call('DELETE', `/v1/sessions/${id}`);
+              id = await newSession();
+            }
+            const text = await call('POST', `/v1/sessions/${id}/turns?wait=5`, body);
+            if (!text.includes('"status":"completed"')) throw new Error(`turn ended: ${text.slice(0, 300)}`);
           }
         }),
       );
@@ -146,7 +165,7 @@ async function main(): Promise<void> {
     const stages = stagesOf(profile);
     const sampled = stages.reduce((a, s) => a + s.us, 0);
     const busy = stages.filter((s) => !s.stage.startsWith('idle')).reduce((a, s) => a + s.us, 0);
-    console.log(`direct Read turns: ${TURNS} on ${CONNECTIONS} connection(s), ${os.cpus().length} CPUs, node ${process.version}`);
+    console.log(`${KIND === 'prompt' ? 'prompt turns (2 model calls + Read)' : 'direct Read turns'}: ${TURNS} on ${CONNECTIONS} connection(s), ${os.cpus().length} CPUs, node ${process.version}`);
     console.log(`  wall ${(wall / TURNS).toFixed(3)} ms per turn; server CPU (all threads) ${(cpu / TURNS).toFixed(3)} ms per turn; main thread busy ${(busy / TURNS / 1000).toFixed(3)} ms per turn`);
     console.log(`  ${'stage (innermost server frame)'.padEnd(52)} µs/turn   share of busy`);
     for (const s of stages) {
@@ -157,6 +176,7 @@ async function main(): Promise<void> {
   } finally {
     await pool.close();
     await stopChildren([child]);
+    await fake?.close();
     await fs.rm(dir, { recursive: true, force: true });
   }
 }

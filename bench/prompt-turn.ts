@@ -10,80 +10,15 @@
 // a direct Read turn through the server, and the RSS growth over 1,000 direct-turn sessions.
 //   npm run bench:prompt           (BENCH_TURNS=200 BENCH_MEMORY_TURNS=1000)
 import fs from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
+import { startFakeAnthropic } from './fake-anthropic.js';
 import { apiCall, freePort, quantile, root, startChild, stopChildren } from './lib.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const MEMORY_TURNS = Number(process.env.BENCH_MEMORY_TURNS ?? 1000);
 const agent = new Agent({ connections: 4 });
-
-// ---- the fake provider ------------------------------------------------------------------------
-
-const finishedAt = new Map<string, number>();
-const gaps: number[] = [];
-let toolCounter = 0;
-
-function sse(events: [string, unknown][]): string {
-  return events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join('');
-}
-
-function reply(body: { messages: { role: string; content: { type: string; text?: string; tool_use_id?: string }[] }[] }): { text: string; toolId?: string } {
-  const last = body.messages.at(-1)!;
-  const result = last.content.find((b) => b.type === 'tool_result');
-  const start: [string, unknown] = ['message_start', { type: 'message_start', message: { id: 'msg_b', type: 'message', role: 'assistant', model: 'bench', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }];
-  if (result) {
-    const at = finishedAt.get(result.tool_use_id!);
-    if (at !== undefined) {
-      gaps.push(performance.now() - at);
-      finishedAt.delete(result.tool_use_id!);
-    }
-    return {
-      text: sse([
-        start,
-        ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-        ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'The file is read.' } }],
-        ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-        ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }],
-        ['message_stop', { type: 'message_stop' }],
-      ]),
-    };
-  }
-  const prompt = last.content.find((b) => b.type === 'text')?.text ?? 'a.txt';
-  const id = `toolu_bench_${++toolCounter}`;
-  const input = JSON.stringify({ file_path: prompt });
-  return {
-    toolId: id,
-    text: sse([
-      start,
-      ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id, name: 'Read', input: {} } }],
-      ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: input.slice(0, 10) } }],
-      ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: input.slice(10) } }],
-      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-      ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 12 } }],
-      ['message_stop', { type: 'message_stop' }],
-    ]),
-  };
-}
-
-async function fakeProvider(): Promise<{ server: http.Server; port: number }> {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { text, toolId } = reply(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.end(text, () => {
-        if (toolId) finishedAt.set(toolId, performance.now());
-      });
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { server, port };
-}
 
 // ---- the client -------------------------------------------------------------------------------
 
@@ -110,7 +45,8 @@ function stats(label: string, xs: number[]): { median: number; p90: number } {
 }
 
 async function main(): Promise<void> {
-  const fake = await fakeProvider();
+  const fake = await startFakeAnthropic();
+  const { gaps, finishedAt } = fake;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-bench-prompt-'));
   const port = await freePort();
   const child = await startChild(
@@ -214,7 +150,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await stopChildren([child]);
-    await new Promise<void>((resolve) => fake.server.close(() => resolve()));
+    await fake.close();
     await agent.close();
     await fs.rm(dataDir, { recursive: true, force: true });
   }

@@ -23,7 +23,7 @@ import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, Dispatcher } from 'undici';
 import { undici } from '../egress/undici.js';
-import { checkTarget, EgressRefusal, pinnedAgent, type EgressPolicy } from '../sandbox/egress.js';
+import { checkTarget, EgressRefusal, pinnedAgent, type CheckedTarget, type EgressPolicy } from '../sandbox/egress.js';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderError, type ModelRequest, type ProviderTimeouts, type RetryPolicy } from './provider.js';
 import { parseSse, type SseEvent } from './sse.js';
 import { withTraceHeaders } from '../trace/context.js';
@@ -206,8 +206,18 @@ export interface StreamCall<T> {
   consume: (events: AsyncIterable<SseEvent>) => Promise<T>;
 }
 
+/** Events read after the provider's terminal event before the rest of the body is given up on. */
+const MAX_EVENTS_AFTER_END = 8;
+
 export class HttpTransport {
   private agent: Agent | null = null;
+  /**
+   * Behind the egress guard: per origin, the dispatcher pinned to the address last checked. The
+   * target is checked on every attempt; while it resolves to the same address, its kept-alive
+   * connections are reused (no new TCP and TLS handshake per model call), and a new address gets
+   * a new dispatcher.
+   */
+  private readonly pinned = new Map<string, { address: string; agent: Agent }>();
   private readonly retry: RetryPolicy;
   private readonly timeouts: ProviderTimeouts;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -248,9 +258,29 @@ export class HttpTransport {
 
   /** Closes the kept dispatcher (its idle keep-alive connections). */
   async close(): Promise<void> {
-    const agent = this.agent;
+    const agents = [this.agent, ...[...this.pinned.values()].map((p) => p.agent)];
     this.agent = null;
-    if (agent) await agent.close().catch(() => undefined);
+    this.pinned.clear();
+    await Promise.all(agents.map((a) => a?.close().catch(() => undefined)));
+  }
+
+  /** The dispatcher pinned to `target`'s checked address, kept for the next attempt to the same origin and address. */
+  private async pinnedFor(target: CheckedTarget): Promise<Agent> {
+    const origin = target.url.origin;
+    const kept = this.pinned.get(origin);
+    if (kept && kept.address === target.address) return kept.agent;
+    const agent = await pinnedAgent(target, this.timeouts.connectMs, this.timeouts);
+    this.pinned.set(origin, { address: target.address, agent });
+    if (kept) void kept.agent.close().catch(() => undefined);
+    return agent;
+  }
+
+  /** A failed attempt's dispatcher is not reused: the next attempt connects afresh. */
+  private dropPinned(agent: Agent): void {
+    for (const [origin, kept] of this.pinned) {
+      if (kept.agent === agent) this.pinned.delete(origin);
+    }
+    void agent.destroy().catch(() => undefined);
   }
 
   private async sharedAgent(): Promise<Agent> {
@@ -271,7 +301,7 @@ export class HttpTransport {
       try {
         const target = await checkTarget(call.url, this.opts.egress);
         url = target.url;
-        pinned = await pinnedAgent(target, this.timeouts.connectMs, this.timeouts);
+        pinned = await this.pinnedFor(target);
       } catch (err) {
         if (err instanceof EgressRefusal) {
           this.opts.onEgress?.('refused', err.message);
@@ -282,7 +312,8 @@ export class HttpTransport {
       dispatcher = pinned;
     } else dispatcher = await this.sharedAgent();
     const { request } = await undici();
-    let body: Readable | null = null;
+    let body: Dispatcher.ResponseData['body'] | null = null;
+    let ok = false;
     try {
       let res: Dispatcher.ResponseData;
       try {
@@ -312,10 +343,20 @@ export class HttpTransport {
         const detail = errorDetail(text);
         throw new ProviderError(`${call.provider} answered HTTP ${res.statusCode} with ${type.split(';')[0]} instead of an event stream${detail ? `: ${detail}` : ''}`, 'provider_stream');
       }
-      return await call.consume(parseSse(this.guarded(res.body, signal, call.url)));
+      const events = parseSse(this.guarded(res.body, signal, call.url));
+      // The reader stops at the provider's terminal event; what follows it (normally only the end
+      // of the body) is read here, so that the connection is kept for the next call. A body that
+      // goes on past a few more events is cut (closing that connection) rather than waited for.
+      const result = await call.consume({ [Symbol.asyncIterator]: () => ({ next: () => events.next(), return: async () => ({ done: true as const, value: undefined }) }) });
+      let after = 0;
+      for await (const _ of events) {
+        if (++after > MAX_EVENTS_AFTER_END) break;
+      }
+      ok = true;
+      return result;
     } finally {
       if (body && !body.readableEnded) body.destroy();
-      if (pinned) await pinned.destroy().catch(() => undefined);
+      if (pinned && !ok) this.dropPinned(pinned);
     }
   }
 

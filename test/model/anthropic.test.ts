@@ -385,6 +385,24 @@ describe('AnthropicProvider: a session-supplied URL goes through the egress guar
     expect(server.received).toHaveLength(0);
   });
 
+  it('reuses the connection to the checked address for the next call; a failed attempt\'s is not reused', async () => {
+    const p = provider({ egress: { allow: ['127.0.0.1'] } });
+    const calls = 6;
+    for (let i = 0; i < calls; i++) server.reply(sse(fixture('anthropic/text.sse')));
+    for (let i = 0; i < calls; i++) expect((await complete(p)).result.content).toEqual([{ type: 'text', text: TEXT }]);
+    expect(server.received).toHaveLength(calls);
+    // Kept-alive connections are reused (undici may open a second while the first finishes its
+    // response): not a TCP (and, to a real provider, TLS) handshake per call.
+    const ports = new Set(server.received.map((r) => r.remotePort));
+    expect(ports.size).toBeLessThanOrEqual(2);
+    server.reply(jsonError(529, fixture('anthropic/529.json')), sse(fixture('anthropic/text.sse')));
+    const { retries } = await complete(p);
+    expect(retries).toHaveLength(1);
+    const [failed, retried] = server.received.slice(calls);
+    expect(ports.has(failed!.remotePort)).toBe(true);
+    expect(ports.has(retried!.remotePort)).toBe(false);
+  });
+
   it('works when the allowlist opens 127.0.0.1, on every attempt', async () => {
     server.reply(jsonError(529, fixture('anthropic/529.json')), sse(fixture('anthropic/text.sse')));
     const { result, retries } = await complete(provider({ egress: { allow: ['127.0.0.1'] } }));

@@ -28,6 +28,8 @@ export interface Received {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The client's port: the same for requests over one kept-alive connection. */
+  remotePort: number | undefined;
   /** Settles when the response is closed: `finished` false when the client went away first. */
   closed: Promise<{ finished: boolean }>;
 }
@@ -99,7 +101,7 @@ export class FakeServer {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const closed = new Promise<{ finished: boolean }>((resolve) => res.on('close', () => resolve({ finished: res.writableFinished })));
-    this.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), closed });
+    this.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort, closed });
     const reply = this.queue.shift() ?? this.fallback ?? jsonError(500, '{"error":"no reply queued"}');
     let body = Buffer.from(reply.body ?? '');
     if (reply.cutAt !== undefined) body = body.subarray(0, reply.cutAt);
