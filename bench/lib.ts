@@ -43,10 +43,16 @@ export async function startChild(args: string[], env: Record<string, string>, po
   throw new Error(`server ${args.join(' ')} did not start on port ${port}`);
 }
 
+/** SIGTERM, then SIGKILL for any still running after 3 s; resolves once every child has exited. */
 export async function stopChildren(children: ChildProcess[]): Promise<void> {
-  for (const c of children) c.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 300));
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  const exited = running.map((c) => new Promise<void>((resolve) => c.once('exit', () => resolve())));
+  for (const c of running) c.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  }, 3000);
+  await Promise.all(exited);
+  clearTimeout(timer);
 }
 
 /** The p-quantile (0..1) of sorted values. */

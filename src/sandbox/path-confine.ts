@@ -13,7 +13,8 @@ import { PathRefusal, confinementRefusal, fileKind, refusalFromErrno } from './p
 
 /** An open directory verified to be inside the boundary; children are reached through it. */
 export interface Anchor {
-  handle: FileHandle;
+  /** Closed by whoever opened the anchor (closing the workspace root's kept descriptor does nothing). */
+  handle: Pick<FileHandle, 'fd' | 'close'>;
   /** Its real path, as the kernel reports it for the descriptor. */
   real: string;
 }
@@ -25,6 +26,17 @@ export interface Anchor {
 export const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK | C.O_NOCTTY;
 export const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
+
+/** A workspace root's kept descriptor, and how many walks use it now. */
+interface KeptRoot {
+  handle: Promise<FileHandle>;
+  users: number;
+  retired: boolean;
+}
+
+/** At most this many workspace roots keep their descriptor open at once (the others open it each time). */
+const MAX_KEPT_ROOTS = 256;
+let keptRoots = 0;
 
 let procFdAvailable: Promise<boolean> | undefined;
 /** Whether /proc/self/fd works (Linux with procfs): then every open is anchored and verified. */
@@ -48,6 +60,15 @@ export class Confinement {
   private readonly allowed: string[];
   /** Allowed directories nothing is ever created or written in (a used skill's folder). */
   private readonly readOnly: string[] = [];
+  /**
+   * With `keepRoot`: the workspace directory's descriptor, opened once and kept until `close`.
+   * It is verified again (readlink of /proc/self/fd) at every use, so a workspace moved or removed
+   * meanwhile is opened afresh, never trusted: every walk from the root saves an open and a close.
+   * A descriptor let go of is closed only once no walk uses it (its number is never reused under one).
+   */
+  private kept: KeptRoot | null = null;
+  private keeping = false;
+  private closed = false;
 
   constructor(
     /** Real paths of the allowed directories; the first is the workspace. */
@@ -105,7 +126,7 @@ export class Confinement {
    * longer than PATH_MAX), the open is refused rather than trusted. Returns null without /proc.
    * Does not close the handle; callers do.
    */
-  async verifyDescriptor(userPath: string, handle: FileHandle): Promise<string | null> {
+  async verifyDescriptor(userPath: string, handle: Pick<FileHandle, 'fd'>): Promise<string | null> {
     if (!this.anchored) return null;
     let opened: string;
     try {
@@ -124,6 +145,68 @@ export class Confinement {
       throw new Error(`internal: ${JSON.stringify(name)} is not a single path component`);
     }
     return this.anchored ? `/proc/self/fd/${dir.handle.fd}/${name}` : path.join(dir.real, name);
+  }
+
+  /** Keeps the workspace directory's descriptor open from its first use until `close` (see `kept`). */
+  keepRoot(): void {
+    this.keeping = true;
+  }
+
+  /** Lets go of the kept descriptor (closed once no walk uses it); later walks open the root each time. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.kept) this.retire(this.kept);
+  }
+
+  private retire(k: KeptRoot): void {
+    if (this.kept === k) this.kept = null;
+    if (k.retired) return;
+    k.retired = true;
+    keptRoots--;
+    if (k.users === 0) void k.handle.then((h) => h.close()).catch(() => undefined);
+  }
+
+  private release(k: KeptRoot): void {
+    k.users--;
+    if (k.retired && k.users === 0) void k.handle.then((h) => h.close()).catch(() => undefined);
+  }
+
+  /** The workspace directory, verified: the kept descriptor while it is still the workspace, else opened now. */
+  private async openRoot(userPath: string): Promise<Anchor> {
+    if (!this.keeping || this.closed || !this.anchored) return this.openVerifiedDir(userPath, this.root, this.root);
+    let k = this.kept;
+    if (!k) {
+      if (keptRoots >= MAX_KEPT_ROOTS) return this.openVerifiedDir(userPath, this.root, this.root);
+      keptRoots++;
+      k = this.kept = { handle: fs.open(this.root, DIR_FLAGS), users: 0, retired: false };
+    }
+    k.users++;
+    let real: string | null = null;
+    let fd = -1;
+    try {
+      const handle = await k.handle;
+      fd = handle.fd;
+      real = await this.verifyDescriptor(userPath, handle);
+    } catch {
+      // Not opened, or moved or removed since: let it go, and open the workspace as it is now.
+    }
+    if (real === this.root && !k.retired) {
+      const used = k;
+      let released = false;
+      return {
+        handle: {
+          fd,
+          close: async () => {
+            if (!released) this.release(used);
+            released = true;
+          },
+        },
+        real,
+      };
+    }
+    this.release(k);
+    this.retire(k);
+    return this.openVerifiedDir(userPath, this.root, this.root);
   }
 
   /** Opens a directory by path and verifies the descriptor. */
@@ -154,7 +237,7 @@ export class Confinement {
   async openDir(userPath: string, absDir: string, create: boolean): Promise<Anchor> {
     const root = this.roots.find((r) => within(absDir, r));
     if (root === undefined) throw confinementRefusal(userPath, 'outside the workspace');
-    let cur = await this.openVerifiedDir(userPath, root, root);
+    let cur = root === this.root ? await this.openRoot(userPath) : await this.openVerifiedDir(userPath, root, root);
     // Where something may be created, every directory on the way is checked by what it really
     // is: a link in the workspace to a read-only folder cannot lead a mkdir or a write there.
     const writable = (a: Anchor) => {

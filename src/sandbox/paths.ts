@@ -41,8 +41,11 @@ export class Workspace {
     this.root = confined.root;
   }
 
-  /** Opens a workspace on an existing directory; extra roots are further allowed directories. */
-  static async open(dir: string, extraDirs: readonly string[] = []): Promise<Workspace> {
+  /**
+   * Opens a workspace on an existing directory; extra roots are further allowed directories.
+   * `keepRoot`: the directory's descriptor is kept open for the walks from it until `close`.
+   */
+  static async open(dir: string, extraDirs: readonly string[] = [], opts: { keepRoot?: boolean } = {}): Promise<Workspace> {
     const reals: string[] = [];
     const aliases: Array<readonly [string, string]> = [];
     for (const [i, d] of [dir, ...extraDirs].entries()) {
@@ -54,7 +57,14 @@ export class Workspace {
       const given = path.resolve(d);
       if (given !== real) aliases.push([given, real]);
     }
-    return new Workspace(new Confinement(reals, await procFd()), aliases);
+    const confined = new Confinement(reals, await procFd());
+    if (opts.keepRoot) confined.keepRoot();
+    return new Workspace(confined, aliases);
+  }
+
+  /** Lets go of what the workspace keeps open (the root's descriptor); it still works after, opening it each time. */
+  close(): Promise<void> {
+    return this.confined.close();
   }
 
   isInside(absPath: string): boolean {

@@ -80,7 +80,8 @@ export interface BuiltRuntime {
 /** Opens the workspace and makes the session's live parts; the workspace must exist. */
 export async function buildRuntime(record: SessionRecord, processSandbox: SandboxStatus, deps: BuildDeps): Promise<BuiltRuntime> {
   const s = record.session;
-  const workspace = await Workspace.open(s.workspace);
+  // The session's file tools walk from its root on every call: its descriptor is kept (closed with the runtime).
+  const workspace = await Workspace.open(s.workspace, [], { keepRoot: true });
   const missingTools: string[] = [];
   const names: string[] = [];
   for (const name of s.tools) {

@@ -110,4 +110,5 @@ export async function stopRuntimeParts(rt: SessionRuntime): Promise<void> {
   const p = rt.providers;
   rt.providers = undefined;
   if (p) await Promise.all([p.main.close?.(), p.subagent.close?.()]);
+  await rt.workspace.close();
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Confinement } from '../../src/sandbox/path-confine.js';
 import { PathRefusal, Workspace } from '../../src/sandbox/paths.js';
 import { refusal } from '../helpers/refusal.js';
 
@@ -135,5 +136,70 @@ describe('listRealDirectory (the walk\'s one-open listing)', () => {
     for (const name of ['swapped', 'alias']) {
       expect(await refusal(ws.listRealDirectory(path.join(root, name)))).toMatch(/not a directory|symlink|changed while/);
     }
+  });
+});
+
+describe('a workspace that keeps its root open (a session\'s)', () => {
+  const fds = async () => (await fs.readdir('/proc/self/fd')).length;
+  const read = async (w: Workspace, p: string) => {
+    const f = await w.openForRead(p);
+    try {
+      return await f.handle.readFile('utf8');
+    } finally {
+      await f.handle.close();
+    }
+  };
+
+  it('opens the root once for many walks, and closes it with the workspace', async () => {
+    await fs.writeFile(path.join(root, 'a.txt'), 'one');
+    await fs.mkdir(path.join(root, 'sub'));
+    await fs.writeFile(path.join(root, 'sub', 'b.txt'), 'two');
+    const before = await fds();
+    const kept = await Workspace.open(root, [], { keepRoot: true });
+    for (let i = 0; i < 5; i++) {
+      expect(await read(kept, 'a.txt')).toBe('one');
+      expect(await read(kept, 'sub/b.txt')).toBe('two');
+    }
+    // Exactly one more descriptor is open between walks: the root's.
+    expect(await fds()).toBe(before + 1);
+    await kept.close();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await fds()).toBe(before);
+    // Closed, it still works (opening the root each time) and keeps nothing open.
+    expect(await read(kept, 'a.txt')).toBe('one');
+    expect(await fds()).toBe(before);
+  });
+
+  it('never trusts the kept descriptor: a workspace moved away and made anew is read as it is now', async () => {
+    await fs.writeFile(path.join(root, 'a.txt'), 'old');
+    const kept = await Workspace.open(root, [], { keepRoot: true });
+    try {
+      expect(await read(kept, 'a.txt')).toBe('old');
+      await fs.rename(root, path.join(base, 'moved'));
+      await fs.mkdir(root);
+      await fs.writeFile(path.join(root, 'a.txt'), 'new');
+      expect(await read(kept, 'a.txt')).toBe('new');
+      // Removed altogether: a refusal for the missing file, not a read through the old descriptor.
+      await fs.rm(root, { recursive: true });
+      expect(await refusal(read(kept, 'a.txt'))).toMatch(/no such file|not found|does not exist/i);
+      await fs.mkdir(root);
+    } finally {
+      await kept.close();
+    }
+  });
+
+  it('a walk under way keeps the descriptor open after close, until it is done (its number is never reused under it)', async () => {
+    const c = new Confinement([root], true);
+    c.keepRoot();
+    const anchor = await c.openDir('.', root, false);
+    const fd = anchor.handle.fd;
+    expect(await fs.readlink(`/proc/self/fd/${fd}`)).toBe(root);
+    await c.close();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await fs.readlink(`/proc/self/fd/${fd}`)).toBe(root);
+    await anchor.handle.close();
+    await new Promise((r) => setTimeout(r, 20));
+    // Closed (the number may already name something else of this process, never the root).
+    expect(await fs.readlink(`/proc/self/fd/${fd}`).catch(() => null)).not.toBe(root);
   });
 });
