@@ -230,9 +230,9 @@ export class TurnRunner implements PauseHost {
     if (!this.isFinal()) this.finish('completed');
   }
 
-  /** Runs calls through the pipeline, grouped as SPEC §2 says; calls that already have a result are skipped. */
   /**
-   * `withLast`: what follows the calls (a direct turn's completion, a prompt turn's message of
+   * Runs calls through the pipeline, grouped as SPEC §2 says; calls that already have a result are
+   * skipped. `withLast`: what follows the calls (a direct turn's completion, a prompt turn's message of
    * results) is written in the transaction of the turn's last result, unless that call stops the
    * turn; it is not called when the last result comes some other way (a stop fills them).
    */
