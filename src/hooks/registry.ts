@@ -156,6 +156,11 @@ export class HookRegistry {
     return this.hooks.some((h) => h.event === event);
   }
 
+  /** Whether a hook of one of `events` has an `if` condition (matched against the call's rule subject). */
+  conditional(events: readonly HookEventName[]): boolean {
+    return this.hooks.some((h) => h.if !== undefined && events.includes(h.event));
+  }
+
   /**
    * Runs the hooks of one event in registration order. With `stopOnBlock` (PreToolUse) the
    * first block ends the chain; a failing hook then counts as a block (fail-closed) unless it

@@ -2,6 +2,7 @@
 // after every rewrite — the tool's own, an approval's `updated_input`, a hook's — each
 // validated and evaluated like a new call, so a rewrite never widens what was allowed. Every
 // decision is recorded. Returns the input the call runs with and the hooks' context for the model.
+import type { HookEventName } from '../contract/schemas.js';
 import type { HookInput, HookRunRecord } from '../hooks/registry.js';
 import type { CoreTool } from '../tools/tool.js';
 import type { CallInputs } from './inputs.js';
@@ -92,7 +93,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
     if (!hooksRan) {
       hooksRan = true;
       if (env.hooks.has('PreToolUse')) env.writeDecisions?.();
-      const pre = await env.hooks.run('PreToolUse', hookInput(env, call, tool, input), { stopOnBlock: true, ...(await hookOptions(call, input, inputs, env)) });
+      const pre = await env.hooks.run('PreToolUse', hookInput(env, call, tool, input), { stopOnBlock: true, ...(await hookOptions(call, input, inputs, env, ['PreToolUse'])) });
       if (pre.blocked) {
         record({ behavior: 'deny', decided_by: 'hook', rules: [], reason: pre.blocked.reason });
         throw fail(call, `Blocked by PreToolUse hook: ${pre.blocked.reason}`);
@@ -114,10 +115,10 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
   }
 }
 
-/** What a hook run of this call is told and reports to. */
-export async function hookOptions(call: ToolCall, input: unknown, inputs: CallInputs, env: PipelineEnv) {
+/** What a hook run of this call is told and reports to; the rule subject only when a hook of `events` has an `if` to match. */
+export async function hookOptions(call: ToolCall, input: unknown, inputs: CallInputs, env: PipelineEnv, events: readonly HookEventName[]) {
   return {
-    subject: await inputs.subject(input),
+    ...(env.hooks.conditional(events) ? { subject: await inputs.subject(input) } : {}),
     root: env.workspace.root,
     onRun: (r: HookRunRecord) => env.onHookRun?.(r, call.id),
     signal: env.signal,

@@ -4,15 +4,16 @@
 // may have changed while the call waited, and a stale subject could dodge a deny rule.
 import type { PermissionDecision } from '../permission/evaluate.js';
 import { evaluatePermission } from '../permission/evaluate.js';
+import type { ParsedRule } from '../permission/rules.js';
 import type { RuleSubject } from '../permission/subject.js';
 import type { CoreTool, ToolContext, ToolPermissionCheck } from '../tools/tool.js';
-import { fail, inputDigest, type PipelineEnv, type ToolCall } from './types.js';
+import { fail, inputDigest, type PermissionContext, type PipelineEnv, type ToolCall } from './types.js';
 
 export class CallInputs {
   private readonly valid = new Map<string, unknown>();
   /** Digests by input object: an input (a Write's content can be megabytes) is hashed once, not per stage. */
   private readonly digests = new WeakMap<object, string>();
-  private judged = new Map<string, Promise<{ subject: RuleSubject; check: ToolPermissionCheck }>>();
+  private judged = new Map<string, { check: Promise<ToolPermissionCheck>; subject: () => Promise<RuleSubject> }>();
 
   constructor(
     private readonly call: ToolCall,
@@ -43,14 +44,21 @@ export class CallInputs {
   }
 
   /** What rules with a specifier match this input against (paths, command, URL). */
-  async subject(input: unknown): Promise<RuleSubject> {
-    return (await this.judge(input)).subject;
+  subject(input: unknown): Promise<RuleSubject> {
+    return this.judge(input).subject();
   }
 
-  /** The permission stages over this input under the session's current rules and mode. */
+  /**
+   * The permission stages over this input under the session's current rules and mode. The rule
+   * subject (a file tool's realpaths) is computed only where a stage can use it: for a call that
+   * changes something, or when some rule has a specifier to match it against. A read-only call
+   * under rules of tool names alone is judged the same without it.
+   */
   async evaluate(input: unknown): Promise<PermissionDecision> {
-    const { subject, check } = await this.judge(input);
-    return evaluatePermission({ tool: this.tool, input, toolCheck: check, subject, root: this.ctx.workspace.root, ...this.env.permissionContext() });
+    const permission = this.env.permissionContext();
+    const j = this.judge(input);
+    const [check, subject] = await Promise.all([j.check, subjectMatters(this.tool, input, permission) ? j.subject() : undefined]);
+    return evaluatePermission({ tool: this.tool, input, toolCheck: check, ...(subject ? { subject } : {}), root: this.ctx.workspace.root, ...permission });
   }
 
   /** Time passed (a person was asked): subjects and checks are computed again from now on. */
@@ -58,13 +66,23 @@ export class CallInputs {
     this.judged = new Map();
   }
 
-  private judge(input: unknown): Promise<{ subject: RuleSubject; check: ToolPermissionCheck }> {
+  private judge(input: unknown): { check: Promise<ToolPermissionCheck>; subject: () => Promise<RuleSubject> } {
     const key = this.digest(input);
     let j = this.judged.get(key);
     if (!j) {
-      j = Promise.all([this.tool.checkPermissions(input, this.ctx), this.tool.permissionSubject(input, this.ctx)]).then(([check, subject]) => ({ check, subject }));
+      let subject: Promise<RuleSubject> | undefined;
+      j = { check: this.tool.checkPermissions(input, this.ctx), subject: () => (subject ??= this.tool.permissionSubject(input, this.ctx)) };
+      // Awaited by evaluate; a rejection is not left unhandled in the meantime.
+      j.check.catch(() => undefined);
       this.judged.set(key, j);
     }
     return j;
   }
+}
+
+/** Whether a stage of the evaluation can use the call's rule subject (see CallInputs.evaluate). */
+export function subjectMatters(tool: CoreTool, input: unknown, permission: PermissionContext): boolean {
+  if (!tool.isReadOnly(input)) return true;
+  const specific = (rules: readonly ParsedRule[] | undefined) => rules !== undefined && rules.some((r) => r.specifier !== null);
+  return specific(permission.policyDeny) || specific(permission.rules.deny) || specific(permission.rules.ask) || specific(permission.rules.allow);
 }

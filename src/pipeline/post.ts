@@ -40,7 +40,7 @@ export async function postToolUse(
   env: PipelineEnv,
 ): Promise<ExecOutcome> {
   const base = hookInput(env, call, tool, input);
-  const opts = { stopOnBlock: false, ...(await hookOptions(call, input, inputs, env)) };
+  const opts = { stopOnBlock: false, ...(await hookOptions(call, input, inputs, env, ['PostToolUse', 'PostToolUseFailure'])) };
   const post = !called.ok
     ? await env.hooks.run('PostToolUseFailure', { ...base, error: called.message }, opts)
     : await env.hooks.run(result.is_error ? 'PostToolUseFailure' : 'PostToolUse', { ...base, tool_response: result }, opts);

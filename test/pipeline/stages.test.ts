@@ -3,6 +3,7 @@
 // the files behind a subject may have changed.
 import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseRule, type ParsedRule } from '../../src/permission/rules.js';
 import { execOne } from '../../src/pipeline/exec-one.js';
 import { buildTool, textOutput } from '../../src/tools/tool.js';
 import { pipelineHarness, type PipelineHarness } from '../helpers/pipeline.js';
@@ -86,5 +87,65 @@ describe('one call, each thing learnt once', () => {
     expect(result.is_error).toBe(true);
     expect((result.content[0] as { text: string }).text).toMatch(/^Invalid updated_input \(from the approval\) for Put: input\.path/);
     expect(h.started).toHaveLength(0);
+  });
+});
+
+/** A read-only tool named Read (so path rules apply to it) whose subject is the path it names. */
+const peek = buildTool<{ path: string }>({
+  name: 'Read',
+  description: 'reads',
+  inputSchema: Type.Object({ path: Type.String({ pattern: '^[a-z./]+$' }) }, { additionalProperties: false }),
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  permissionSubject: (input) => {
+    subjects.push(input.path);
+    return { kind: 'paths', access: 'read', paths: [{ lexical: `/ws/${input.path}`, real: `/ws/${input.path}` }] } as never;
+  },
+  call: async (input) => textOutput(`read ${input.path}`),
+});
+
+function rule(text: string): ParsedRule {
+  const r = parseRule(text);
+  if (!r.ok) throw new Error(r.error);
+  return r.rule;
+}
+
+describe('a read-only call\'s rule subject', () => {
+  it('is not computed when no rule or hook condition has a specifier to match it against (it could not change the decision)', async () => {
+    h = await pipelineHarness([peek]);
+    h.setRules({ allow: ['Read'], deny: ['Write'] });
+    h.hooks.register({ name: 'pre', event: 'PreToolUse', callback: async () => ({}) });
+    const { result } = await execOne({ id: 'c1', name: 'Read', input: { path: 'a.txt' } }, h.env);
+    expect(result.is_error).toBe(false);
+    expect(subjects).toEqual([]);
+  });
+
+  it('is computed, and decides, as soon as a rule has one', async () => {
+    h = await pipelineHarness([peek]);
+    h.setRules({ deny: ['Read(/ws/secret.txt)'] });
+    const denied = await execOne({ id: 'c1', name: 'Read', input: { path: 'secret.txt' } }, h.env);
+    expect(denied.result.is_error).toBe(true);
+    expect(JSON.stringify(denied.result.content)).toMatch(/denied by rule/);
+    const allowed = await execOne({ id: 'c2', name: 'Read', input: { path: 'other.txt' } }, h.env);
+    expect(allowed.result.is_error).toBe(false);
+    expect(subjects).toEqual(['secret.txt', 'other.txt']);
+  });
+
+  it('is computed for a hook with an `if` condition, which it decides', async () => {
+    h = await pipelineHarness([peek]);
+    const seen: string[] = [];
+    h.hooks.register({
+      name: 'pre',
+      event: 'PreToolUse',
+      if: rule('Read(/ws/a.txt)'),
+      callback: async (input) => {
+        seen.push(String((input.tool_input as { path: string }).path));
+        return {};
+      },
+    });
+    await execOne({ id: 'c1', name: 'Read', input: { path: 'a.txt' } }, h.env);
+    await execOne({ id: 'c2', name: 'Read', input: { path: 'b.txt' } }, h.env);
+    expect(seen).toEqual(['a.txt']);
+    expect(subjects).toEqual(['a.txt', 'b.txt']);
   });
 });
