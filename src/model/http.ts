@@ -275,12 +275,16 @@ export class HttpTransport {
     return agent;
   }
 
-  /** A failed attempt's dispatcher is not reused: the next attempt connects afresh. */
+  /**
+   * A failed attempt's dispatcher is not reused: the next attempt connects afresh. It is closed
+   * gently — another call of this provider may still be streaming through it (parallel subagents);
+   * the failed attempt's own connection went with its destroyed body.
+   */
   private dropPinned(agent: Agent): void {
     for (const [origin, kept] of this.pinned) {
       if (kept.agent === agent) this.pinned.delete(origin);
     }
-    void agent.destroy().catch(() => undefined);
+    void agent.close().catch(() => undefined);
   }
 
   private async sharedAgent(): Promise<Agent> {
