@@ -206,8 +206,31 @@ export interface StreamCall<T> {
   consume: (events: AsyncIterable<SseEvent>) => Promise<T>;
 }
 
-/** Events read after the provider's terminal event before the rest of the body is given up on. */
+/** After the provider's terminal event, at most this many more events, or this long, are waited for. */
 const MAX_EVENTS_AFTER_END = 8;
+const MAX_MS_AFTER_END = 50;
+
+/**
+ * The reader stopped at the provider's terminal event: what follows it (normally only the end of
+ * the body, at once) is read, so that the connection goes back to the pool for the next call. A
+ * body that goes on, stays open or fails after that is left (its connection is then closed); the
+ * answer already read stands either way.
+ */
+async function drainAfterEnd(events: AsyncGenerator<SseEvent>): Promise<void> {
+  const drain = (async () => {
+    let after = 0;
+    for await (const _ of events) {
+      if (++after > MAX_EVENTS_AFTER_END) return;
+    }
+  })();
+  drain.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, MAX_MS_AFTER_END);
+  });
+  await Promise.race([drain.catch(() => undefined), late]);
+  clearTimeout(timer);
+}
 
 export class HttpTransport {
   private agent: Agent | null = null;
@@ -348,15 +371,9 @@ export class HttpTransport {
         throw new ProviderError(`${call.provider} answered HTTP ${res.statusCode} with ${type.split(';')[0]} instead of an event stream${detail ? `: ${detail}` : ''}`, 'provider_stream');
       }
       const events = parseSse(this.guarded(res.body, signal, call.url));
-      // The reader stops at the provider's terminal event; what follows it (normally only the end
-      // of the body) is read here, so that the connection is kept for the next call. A body that
-      // goes on past a few more events is cut (closing that connection) rather than waited for.
       const result = await call.consume({ [Symbol.asyncIterator]: () => ({ next: () => events.next(), return: async () => ({ done: true as const, value: undefined }) }) });
-      let after = 0;
-      for await (const _ of events) {
-        if (++after > MAX_EVENTS_AFTER_END) break;
-      }
       ok = true;
+      await drainAfterEnd(events);
       return result;
     } finally {
       if (body && !body.readableEnded) body.destroy();

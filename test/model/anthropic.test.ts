@@ -338,6 +338,34 @@ describe('AnthropicProvider: failures', () => {
   });
 });
 
+describe('AnthropicProvider: after the terminal event', () => {
+  for (const egress of [null, { allow: ['127.0.0.1'] }]) {
+    const kind = egress ? 'behind the egress guard' : 'without it';
+    it(`answers at once when the server holds the stream open after message_stop (${kind}), and that connection is not reused`, async () => {
+      const p = provider({ egress, timeouts: { connectMs: 5000, headersMs: 5000, idleMs: 30_000 } });
+      server.reply(sse(fixture('anthropic/text.sse'), { then: 'hang' }), sse(fixture('anthropic/text.sse')));
+      const started = Date.now();
+      const { result, retries } = await complete(p);
+      expect(result.content).toEqual([{ type: 'text', text: TEXT }]);
+      expect(retries).toEqual([]);
+      // Not the 30 s idle timeout: the answer was complete.
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await server.received[0]!.closed).toEqual({ finished: false });
+      await complete(p);
+      expect(server.received[1]!.remotePort).not.toBe(server.received[0]!.remotePort);
+    });
+
+    it(`keeps the answer when the connection breaks after message_stop (${kind}): no retry, no second call`, async () => {
+      const p = provider({ egress });
+      server.reply(sse(fixture('anthropic/text.sse'), { then: 'destroy' }));
+      const { result, retries } = await complete(p);
+      expect(result.content).toEqual([{ type: 'text', text: TEXT }]);
+      expect(retries).toEqual([]);
+      expect(server.received).toHaveLength(1);
+    });
+  }
+});
+
 describe('AnthropicProvider: cancellation', () => {
   it('stops mid-stream when the signal aborts: rejects with its reason at once, and the connection closes', async () => {
     const body = fixture('anthropic/text.sse');
