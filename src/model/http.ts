@@ -1,10 +1,8 @@
 // The transport the HTTP model providers share: POST a JSON body, read the answer as a
 // Server-Sent Events stream, and retry the whole request when it failed for a passing reason.
 //
-// - Dispatcher: an operator-configured provider (`egress: null`) gets one plain undici Agent,
-//   kept for the provider's life (keep-alive); a session-supplied URL goes through the egress
-//   guard on every attempt (checked, resolved once, pinned; a refusal is never retried). Either
-//   way the dispatcher is explicit, so environment proxies are never used.
+// - Dispatcher (dispatchers.ts): kept between calls; a session-supplied URL goes through the
+//   egress guard on every attempt (checked, resolved once, pinned; a refusal is never retried).
 // - Timeouts: connecting, waiting for the response headers, and silence between two body
 //   chunks (ProviderTimeouts).
 // - Cancellation: the request's AbortSignal stops the request in flight, the stream being read
@@ -21,9 +19,10 @@
 import { redactSecrets } from '../redact.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { undici } from '../egress/undici.js';
-import { checkTarget, EgressRefusal, pinnedAgent, type CheckedTarget, type EgressPolicy } from '../sandbox/egress.js';
+import { checkTarget, EgressRefusal, type CheckedTarget, type EgressPolicy } from '../sandbox/egress.js';
+import { drainAfterEnd, ProviderDispatchers } from './dispatchers.js';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderError, type ModelRequest, type ProviderTimeouts, type RetryPolicy } from './provider.js';
 import { parseSse, type SseEvent } from './sse.js';
 import { withTraceHeaders } from '../trace/context.js';
@@ -206,41 +205,8 @@ export interface StreamCall<T> {
   consume: (events: AsyncIterable<SseEvent>) => Promise<T>;
 }
 
-/** After the provider's terminal event, at most this many more events, or this long, are waited for. */
-const MAX_EVENTS_AFTER_END = 8;
-const MAX_MS_AFTER_END = 50;
-
-/**
- * The reader stopped at the provider's terminal event: what follows it (normally only the end of
- * the body, at once) is read, so that the connection goes back to the pool for the next call. A
- * body that goes on, stays open or fails after that is left (its connection is then closed); the
- * answer already read stands either way.
- */
-async function drainAfterEnd(events: AsyncGenerator<SseEvent>): Promise<void> {
-  const drain = (async () => {
-    let after = 0;
-    for await (const _ of events) {
-      if (++after > MAX_EVENTS_AFTER_END) return;
-    }
-  })();
-  drain.catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, MAX_MS_AFTER_END);
-  });
-  await Promise.race([drain.catch(() => undefined), late]);
-  clearTimeout(timer);
-}
-
 export class HttpTransport {
-  private agent: Agent | null = null;
-  /**
-   * Behind the egress guard: per origin, the dispatcher pinned to the address last checked. The
-   * target is checked on every attempt; while it resolves to the same address, its kept-alive
-   * connections are reused (no new TCP and TLS handshake per model call), and a new address gets
-   * a new dispatcher.
-   */
-  private readonly pinned = new Map<string, { address: string; agent: Agent }>();
+  private readonly dispatchers: ProviderDispatchers;
   private readonly retry: RetryPolicy;
   private readonly timeouts: ProviderTimeouts;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -249,6 +215,7 @@ export class HttpTransport {
     this.retry = opts.retry ?? DEFAULT_RETRY;
     this.timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
     this.sleep = opts.sleep ?? abortableSleep;
+    this.dispatchers = new ProviderDispatchers(this.timeouts);
   }
 
   /** Runs the call, retrying it whole as the policy allows. */
@@ -279,56 +246,18 @@ export class HttpTransport {
     }
   }
 
-  /** Closes the kept dispatcher (its idle keep-alive connections). */
-  async close(): Promise<void> {
-    const agents = [this.agent, ...[...this.pinned.values()].map((p) => p.agent)];
-    this.agent = null;
-    this.pinned.clear();
-    await Promise.all(agents.map((a) => a?.close().catch(() => undefined)));
-  }
-
-  /** The dispatcher pinned to `target`'s checked address, kept for the next attempt to the same origin and address. */
-  private async pinnedFor(target: CheckedTarget): Promise<Agent> {
-    const origin = target.url.origin;
-    const kept = this.pinned.get(origin);
-    if (kept && kept.address === target.address) return kept.agent;
-    const agent = await pinnedAgent(target, this.timeouts.connectMs, this.timeouts);
-    this.pinned.set(origin, { address: target.address, agent });
-    if (kept) void kept.agent.close().catch(() => undefined);
-    return agent;
-  }
-
-  /**
-   * A failed attempt's dispatcher is not reused: the next attempt connects afresh. It is closed
-   * gently — another call of this provider may still be streaming through it (parallel subagents);
-   * the failed attempt's own connection went with its destroyed body.
-   */
-  private dropPinned(agent: Agent): void {
-    for (const [origin, kept] of this.pinned) {
-      if (kept.agent === agent) this.pinned.delete(origin);
-    }
-    void agent.close().catch(() => undefined);
-  }
-
-  private async sharedAgent(): Promise<Agent> {
-    const { Agent } = await undici();
-    this.agent ??= new Agent({
-      connect: { timeout: this.timeouts.connectMs },
-      headersTimeout: this.timeouts.headersMs,
-      bodyTimeout: this.timeouts.idleMs,
-    });
-    return this.agent;
+  /** Closes the kept dispatchers (their idle keep-alive connections). */
+  close(): Promise<void> {
+    return this.dispatchers.close();
   }
 
   private async attempt<T>(call: StreamCall<T>, signal: AbortSignal): Promise<T> {
     let url: string | URL = call.url;
-    let dispatcher: Dispatcher;
-    let pinned: Agent | null = null;
+    let target: CheckedTarget | null = null;
     if (this.opts.egress) {
       try {
-        const target = await checkTarget(call.url, this.opts.egress);
+        target = await checkTarget(call.url, this.opts.egress);
         url = target.url;
-        pinned = await this.pinnedFor(target);
       } catch (err) {
         if (err instanceof EgressRefusal) {
           this.opts.onEgress?.('refused', err.message);
@@ -336,8 +265,8 @@ export class HttpTransport {
         }
         throw err;
       }
-      dispatcher = pinned;
-    } else dispatcher = await this.sharedAgent();
+    }
+    const dispatcher = await this.dispatchers.for(target);
     const { request } = await undici();
     let body: Dispatcher.ResponseData['body'] | null = null;
     let ok = false;
@@ -377,7 +306,7 @@ export class HttpTransport {
       return result;
     } finally {
       if (body && !body.readableEnded) body.destroy();
-      if (pinned && !ok) this.dropPinned(pinned);
+      if (!ok) this.dispatchers.drop(dispatcher);
     }
   }
 
