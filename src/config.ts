@@ -1,6 +1,7 @@
 // Environment → typed, validated configuration. A bad value stops start-up with a
 // message naming the variable and what is allowed (API.md "Configuration").
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
@@ -79,8 +80,12 @@ export interface Config {
   sseMaxBufferBytes: number;
   /** The `retry:` an event stream sends: how long an EventSource waits before reconnecting. */
   sseRetryMs: number;
-  /** `sqlite` (durable, the default) or `memory` (NORMA_STORE). */
-  store: 'sqlite' | 'memory';
+  /** `sqlite` (durable, the default), `postgres` (durable, shared by replicas) or `memory` (NORMA_STORE). */
+  store: 'sqlite' | 'memory' | 'postgres';
+  /** NORMA_DATABASE_URL: the PostgreSQL database of NORMA_STORE=postgres. */
+  databaseUrl: string | undefined;
+  /** NORMA_NODE_ID: this replica's name among those sharing the database (default: the host name). */
+  nodeId: string;
   /** The SQLite file: `$NORMA_DATA_DIR/norma.db`. */
   databaseFile: string;
   /** Closed sessions' data is removed this long after they closed (NORMA_SESSION_RETENTION_S). */
@@ -287,8 +292,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push(`NORMA_WEBSEARCH_BACKEND must be one of ${WEBSEARCH_BACKENDS.join(', ')}, got ${JSON.stringify(searchBackend)}`);
   }
   const store = (get('NORMA_STORE') ?? 'sqlite') as Config['store'];
-  if (store !== 'sqlite' && store !== 'memory') {
-    problems.push(`NORMA_STORE must be "sqlite" or "memory", got ${JSON.stringify(store)}`);
+  if (store !== 'sqlite' && store !== 'memory' && store !== 'postgres') {
+    problems.push(`NORMA_STORE must be "sqlite", "postgres" or "memory", got ${JSON.stringify(store)}`);
+  }
+  const databaseUrl = get('NORMA_DATABASE_URL');
+  if (store === 'postgres' && databaseUrl === undefined) {
+    problems.push('NORMA_STORE=postgres needs NORMA_DATABASE_URL (postgres://user:password@host:5432/database)');
+  } else if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/[^/\s]+/.test(databaseUrl)) {
+    // The URL is never echoed: it may hold a password.
+    problems.push('NORMA_DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
+  } else if (databaseUrl !== undefined && store !== 'postgres') {
+    problems.push(`NORMA_DATABASE_URL is set but NORMA_STORE is ${JSON.stringify(store)}: set NORMA_STORE=postgres to use it`);
+  }
+  const nodeId = get('NORMA_NODE_ID') ?? (os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 63) || 'node');
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(nodeId)) {
+    problems.push(`NORMA_NODE_ID must be 1-63 letters, digits, ".", "_" or "-" (starting with a letter or digit), got ${JSON.stringify(nodeId)}`);
   }
   const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
   const mb = 1024 * 1024;
@@ -376,6 +394,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sseRetryMs: 2000,
     store,
     databaseFile: path.join(dataDir, 'norma.db'),
+    databaseUrl,
+    nodeId,
     sessionRetentionMs: sessionRetentionS * 1000,
     shutdownGraceMs: shutdownGraceS * 1000,
     sandboxLimits,

@@ -40,6 +40,7 @@ import { CATALOG, ToolCatalog } from './tools/catalog.js';
 import { HtmlConverter } from './web/html-convert.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
+import { PostgresStore } from './store/pg-store.js';
 import type { Resolver } from './sandbox/egress.js';
 import { OutputFiles } from './store/outputs.js';
 import type { Store } from './store/store.js';
@@ -102,6 +103,12 @@ export interface NormaServer {
   compileValidators(): number;
 }
 
+function openStore(config: Config): Store {
+  if (config.store === 'memory') return new MemoryStore();
+  if (config.store === 'postgres') return new PostgresStore({ url: config.databaseUrl!, nodeId: config.nodeId });
+  return new SqliteStore(config.databaseFile);
+}
+
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
   const logOptions = { level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] };
   const logger = options.logger ?? (options.logDestination ? pino(logOptions, options.logDestination) : pino(logOptions));
@@ -117,7 +124,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const newId = options.newId ?? defaultNewId;
   const metrics = new ServerMetrics(new Set(CATALOG.map((e) => e.name)));
   // The database is opened first: an unusable one stops start-up (StoreOpenError names it).
-  const rawStore = options.store ?? (config.store === 'memory' ? new MemoryStore() : new SqliteStore(config.databaseFile));
+  const rawStore = options.store ?? openStore(config);
   const store = new TimedStore(rawStore, metrics.storeDuration);
   const events = new EventLog(store, clock);
   // Counts and log lines of domain events come from the one point every event passes.

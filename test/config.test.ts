@@ -53,6 +53,8 @@ describe('loadConfig: defaults', () => {
       sseRetryMs: 2000,
       store: 'sqlite',
       databaseFile: path.join(CWD, '.norma', 'norma.db'),
+      databaseUrl: undefined,
+      nodeId: expect.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/),
       sessionRetentionMs: 30 * 24 * 3600 * 1000,
       shutdownGraceMs: 10_000,
       sandboxLimits: {
@@ -323,11 +325,35 @@ describe('loadConfig: spill retention', () => {
   });
 });
 
+describe('loadConfig: PostgreSQL and the node id', () => {
+  it('takes a postgres URL with NORMA_STORE=postgres, and a node id (the host name by default)', () => {
+    const c = loadConfig({ NORMA_STORE: 'postgres', NORMA_DATABASE_URL: 'postgresql://norma:pw@db:5432/norma', NORMA_NODE_ID: 'replica-a' }, '/srv');
+    expect(c).toMatchObject({ store: 'postgres', databaseUrl: 'postgresql://norma:pw@db:5432/norma', nodeId: 'replica-a' });
+    expect(loadConfig({}, '/srv').nodeId).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/);
+  });
+
+  it('refuses postgres without a URL, a URL that is not postgres (never echoing it), a URL without postgres, and a bad node id', () => {
+    expect(() => loadConfig({ NORMA_STORE: 'postgres' }, '/srv')).toThrow(/NORMA_STORE=postgres needs NORMA_DATABASE_URL/);
+    let message = '';
+    try {
+      loadConfig({ NORMA_STORE: 'postgres', NORMA_DATABASE_URL: 'mysql://u:s3cret-pw@h/db' }, '/srv');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/NORMA_DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(message).not.toContain('s3cret');
+    expect(() => loadConfig({ NORMA_DATABASE_URL: 'postgres://h/db' }, '/srv')).toThrow(/NORMA_DATABASE_URL is set but NORMA_STORE is "sqlite"/);
+    for (const bad of ['-a', 'a b', 'x'.repeat(64), 'ä']) {
+      expect(() => loadConfig({ NORMA_NODE_ID: bad }, '/srv')).toThrow(/NORMA_NODE_ID must be 1-63 letters/);
+    }
+  });
+});
+
 describe('loadConfig: store, session retention and shutdown grace', () => {
   it('reads them, refusing unknown stores and non-positive durations', () => {
     const c = loadConfig({ NORMA_STORE: 'memory', NORMA_SESSION_RETENTION_S: '3600', NORMA_SHUTDOWN_GRACE_S: '2', NORMA_DATA_DIR: '/var/norma' }, '/srv');
     expect(c).toMatchObject({ store: 'memory', sessionRetentionMs: 3_600_000, shutdownGraceMs: 2000, databaseFile: '/var/norma/norma.db' });
-    expect(() => loadConfig({ NORMA_STORE: 'postgres' }, '/srv')).toThrow(/NORMA_STORE must be "sqlite" or "memory", got "postgres"/);
+    expect(() => loadConfig({ NORMA_STORE: 'mysql' }, '/srv')).toThrow(/NORMA_STORE must be "sqlite", "postgres" or "memory", got "mysql"/);
     expect(() => loadConfig({ NORMA_SESSION_RETENTION_S: '-1' }, '/srv')).toThrow(/NORMA_SESSION_RETENTION_S must be a positive integer/);
     expect(() => loadConfig({ NORMA_SHUTDOWN_GRACE_S: 'soon' }, '/srv')).toThrow(/NORMA_SHUTDOWN_GRACE_S must be a positive integer/);
   });

@@ -6,6 +6,7 @@ export const HealthSchema = Type.Object({ status: Type.Literal('ok') }, { $id: '
 export const ReadinessSchema = Type.Object(
   {
     status: StringEnum(['ready', 'unready']),
+    node_id: Type.String({ description: 'This replica (NORMA_NODE_ID; default: the host name). Replicas sharing a PostgreSQL database each have their own.' }),
     checks: Type.Array(
       Type.Object({
         name: Type.String(),

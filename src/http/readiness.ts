@@ -7,6 +7,7 @@ import type { Readiness } from '../contract/schemas.js';
 import { sandboxHostChecks } from '../sandbox/host.js';
 import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
 import type { Store } from '../store/store.js';
+import { PostgresStore } from '../store/pg-store.js';
 import { grepBackend } from '../capabilities/files/grep.js';
 
 export interface ReadinessSources {
@@ -31,14 +32,20 @@ export function missingPieces(checks: Readiness['checks']): Readiness['checks'] 
   return checks.filter((c) => !c.ok && INSTALLABLE.includes(c.name));
 }
 
+function storeDetail(config: Config, store: Store): string {
+  if (store instanceof PostgresStore) return `PostgreSQL ${store.where}, node ${store.nodeId}`;
+  return store.durable ? `SQLite ${config.databaseFile}` : `${store.constructor.name} (in memory: data does not survive a restart)`;
+}
+
 export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch, rgPath }: ReadinessSources): () => Promise<Readiness> {
   return async () => {
     const checks: Readiness['checks'] = [];
+    const reachable = store instanceof PostgresStore ? store.ping() : null;
     checks.push({
       name: 'store',
-      ok: true,
+      ok: reachable === null,
       required: true,
-      detail: store.durable ? `SQLite ${config.databaseFile}` : `${store.constructor.name} (in memory: data does not survive a restart)`,
+      detail: reachable === null ? storeDetail(config, store) : `${storeDetail(config, store)}: ${reachable}`,
     });
     try {
       await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });
@@ -63,6 +70,6 @@ export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webS
     checks.push({ name: 'web_search', ok: web.usable || !web.configured, required: false, detail: web.detail });
     checks.push(...sandboxHostChecks(sandboxHost));
     const ready = checks.every((c) => c.ok || !c.required);
-    return { status: ready ? 'ready' : 'unready', checks };
+    return { status: ready ? 'ready' : 'unready', node_id: config.nodeId, checks };
   };
 }

@@ -3,9 +3,9 @@
 // turn costs what changed, not the size of everything it has produced so far. A turn is kept
 // as a head row (the turn without tool_uses and results), its tool_uses, and one row per result.
 import type Database from 'better-sqlite3';
-import { isOpenStatus, type ToolResult, type Turn } from '../contract/schemas.js';
-import { transcriptResult } from '../contract/transcript.js';
+import { isOpenStatus, type Turn } from '../contract/schemas.js';
 import type { Row } from './sqlite-rows.js';
+import { headJsonOf, keyOf, turnOf } from './turn-docs.js';
 
 type TurnRow = { id: string; head: string; tool_uses: string };
 
@@ -20,9 +20,9 @@ export class SqliteTurns {
 
   /** Writes what changed since the turn was last written; the caller runs it inside a transaction. */
   write(turn: Turn): void {
-    const { results, tool_uses, ...head } = turn;
+    const { results, tool_uses } = turn;
     const key = keyOf(turn);
-    const headJson = JSON.stringify(head.messages ? { ...head, messages: head.messages.map(withoutResultContent) } : head);
+    const headJson = headJsonOf(turn);
     const updated =
       turn.kind === 'prompt' && this.storedToolUses.get(key) !== tool_uses.length
         ? this.stmt('UPDATE turns SET head = ?, tool_uses = ? WHERE session_id = ? AND id = ?').run(headJson, JSON.stringify(tool_uses), turn.session_id, turn.id)
@@ -81,39 +81,8 @@ export class SqliteTurns {
   }
 
   private toTurn(sessionId: string, row: TurnRow): Turn {
-    const results = (this.stmt('SELECT data FROM turn_results WHERE session_id = ? AND turn_id = ? ORDER BY idx').all(sessionId, row.id) as Row[]).map((r) =>
-      JSON.parse(r.data),
-    );
-    const turn = { ...JSON.parse(row.head), tool_uses: JSON.parse(row.tool_uses), results } as Turn;
-    if (turn.messages) {
-      const byId = new Map<string, ToolResult>(results.map((r: ToolResult) => [r.tool_use_id, r]));
-      turn.messages = turn.messages.map((m) => withResultContent(m, byId));
-    }
-    return turn;
+    const results = this.stmt('SELECT data FROM turn_results WHERE session_id = ? AND turn_id = ? ORDER BY idx').all(sessionId, row.id) as Row[];
+    return turnOf(row.head, row.tool_uses, results);
   }
 }
 
-function keyOf(turn: Turn): string {
-  return `${turn.session_id}\u0000${turn.id}`;
-}
-
-type StoredMessage = NonNullable<Turn['messages']>[number];
-
-// A prompt turn's messages repeat its results' text in their tool_result blocks: the head stores
-// them without it (the turn_results rows have it) and reading puts it back.
-function withoutResultContent(m: StoredMessage): StoredMessage {
-  if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result')) return m;
-  // The stored form only: its tool_result blocks hold a marker instead of their content.
-  return { ...m, content: m.content.map((b) => (b.type === 'tool_result' ? { ...b, content: undefined, content_from_result: true } : b)) } as unknown as StoredMessage;
-}
-
-function withResultContent(m: StoredMessage, results: Map<string, ToolResult>): StoredMessage {
-  const blocks = m.content as Record<string, unknown>[];
-  if (m.role !== 'user' || !blocks.some((b) => b.content_from_result === true)) return m;
-  return {
-    role: m.role,
-    content: blocks.map((b) =>
-      b.content_from_result === true ? transcriptResult(String(b.tool_use_id), results.get(String(b.tool_use_id))) : (b as unknown as StoredMessage['content'][number]),
-    ),
-  };
-}

@@ -8,7 +8,7 @@ import type { Decision, Output, PermissionRequest, PermissionStatus, Question, Q
 import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type Row } from './sqlite-rows.js';
 import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
-import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
+import { storeInt, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
 
@@ -124,7 +124,7 @@ export class SqliteStore implements Store {
     }
     const rows = this.stmt(
       `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
-    ).all(...args, query.limit);
+    ).all(...args, storeInt(query.limit));
     return (rows as never[]).map((r) => sessionRecordOf(r)!);
   }
 
@@ -143,7 +143,7 @@ export class SqliteStore implements Store {
   closedSessionsBefore(before: string, limit: number): SessionRecord[] {
     const rows = this.stmt(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'closed' AND closed_at < ? ORDER BY closed_at LIMIT ?`,
-    ).all(before, limit);
+    ).all(before, storeInt(limit));
     return (rows as never[]).map((r) => sessionRecordOf(r)!);
   }
 
@@ -267,7 +267,7 @@ export class SqliteStore implements Store {
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
-    return documentsOf<NormaEvent>(this.stmt('SELECT data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(sessionId, afterSeq, limit));
+    return documentsOf<NormaEvent>(this.stmt('SELECT data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(sessionId, storeInt(afterSeq), storeInt(limit)));
   }
 
   eventsOfTypes(sessionId: string, types: readonly string[], afterSeq: number, limit: number): NormaEvent[] {
@@ -275,9 +275,9 @@ export class SqliteStore implements Store {
     const marks = types.map(() => '?').join(', ');
     const rows = this.stmt(`SELECT data FROM events WHERE session_id = ? AND seq > ? AND type IN (${marks}) ORDER BY seq LIMIT ?`).all(
       sessionId,
-      afterSeq,
+      storeInt(afterSeq),
       ...types,
-      limit,
+      storeInt(limit),
     );
     return documentsOf<NormaEvent>(rows);
   }
@@ -317,7 +317,7 @@ export class SqliteStore implements Store {
 
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
     const where = ['session_id = ?', 'seq > ?'];
-    const args: unknown[] = [sessionId, query.afterSeq];
+    const args: unknown[] = [sessionId, storeInt(query.afterSeq)];
     if (query.turnId !== undefined) {
       where.push('turn_id = ?');
       args.push(query.turnId);
@@ -326,7 +326,7 @@ export class SqliteStore implements Store {
       where.push('tool_use_id = ?');
       args.push(query.toolUseId);
     }
-    args.push(query.limit);
+    args.push(storeInt(query.limit));
     return documentsOf<Decision>(this.stmt(`SELECT data FROM decisions WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...args));
   }
 

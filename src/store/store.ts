@@ -102,3 +102,12 @@ export interface Store {
   /** Durable events with seq > afterSeq, in order, at most `limit`. */
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[];
 }
+
+/**
+ * A seq or a count as a database column takes it: whatever number a query string held (1e99,
+ * -1e99, 2.5) is brought to an integer within range, so it asks what it says instead of failing.
+ */
+export function storeInt(n: number): number {
+  if (Number.isNaN(n)) return 0;
+  return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(n)));
+}

@@ -148,7 +148,7 @@ describe('a graceful restart', () => {
     await a.close();
     const b = await boot({ NORMA_STORE: 'memory' });
     expect((await b.api.get(`/v1/sessions/${s.id}`)).status).toBe(404);
-    const durable = await boot();
+    const durable = await boot({ NORMA_STORE: 'sqlite' });
     expect((await durable.api.get('/readyz')).body.checks.find((c: { name: string }) => c.name === 'store').detail).toBe(
       `SQLite ${path.join(dataDir, 'norma.db')}`,
     );

@@ -1,4 +1,5 @@
 // A real server on a loopback port with its own temp data dir; everything is removed on close.
+import { createTestDatabase } from './postgres.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +29,7 @@ export async function startServer(
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'norma-test-')));
   const ownsDir = options.dataDir === undefined;
-  const config = loadConfig({ NORMA_DATA_DIR: dataDir, PORT: '0', NORMA_LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ NORMA_DATA_DIR: dataDir, PORT: '0', NORMA_LOG_LEVEL: 'silent', ...(await storeOnRequest(env, dataDir, options)), ...env });
   options.configure?.(config);
   let server: NormaServer;
   try {
@@ -90,6 +91,21 @@ export async function startServer(
       if (violations.length > 0) throw new Error(`the server sent ${violations.length} response(s) off the OpenAPI contract:\n${violations.slice(0, 10).join('\n')}`);
     },
   };
+}
+
+/** Data directory → the database its servers use, when the run asked for PostgreSQL. */
+const databases = new Map<string, Promise<string>>();
+
+/**
+ * NORMA_TEST_STORE=postgres runs every server a test starts without a store of its own on
+ * PostgreSQL (a database per data directory, so a restart finds what the first server stored):
+ * the whole suite, once, on the other engine. The run's cluster is removed with them.
+ */
+async function storeOnRequest(env: Record<string, string>, dataDir: string, options: ServerOptions): Promise<Record<string, string>> {
+  if (process.env.NORMA_TEST_STORE !== 'postgres' || env.NORMA_STORE !== undefined || options.store) return {};
+  let url = databases.get(dataDir);
+  if (!url) databases.set(dataDir, (url = createTestDatabase().then((db) => db.url)));
+  return { NORMA_STORE: 'postgres', NORMA_DATABASE_URL: await url };
 }
 
 /**

@@ -4,12 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NormaEvent } from '../../src/contract/events.js';
 import type { Decision, PermissionRequest, Session, Turn } from '../../src/contract/schemas.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { SCHEMA_VERSION, SqliteStore, StoreOpenError } from '../../src/store/sqlite.js';
 import type { SessionRecord, Store } from '../../src/store/store.js';
+import { PostgresStore } from '../../src/store/pg-store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
 let dir: string;
 beforeEach(() => {
@@ -35,14 +37,28 @@ const perm = (session_id: string, id: string, status: PermissionRequest['status'
 const decision = (session_id: string, seq: number, turn_id = 'turn_1', tool_use_id = 'toolu_1'): Decision =>
   ({ seq, session_id, turn_id, tool_use_id, tool: 'Write', behavior: 'allow', decided_by: 'mode', rules: [], mode: 'default', reason: 'r', input_digest: '0'.repeat(64), input_source: 'call', created_at: 'x' }) as Decision;
 
+// PostgreSQL: one database for the file, emptied before each test.
+let pgDb: TestDatabase;
+beforeAll(async () => {
+  pgDb = await createTestDatabase();
+});
+afterAll(async () => {
+  await pgDb?.drop();
+});
+
 const implementations: [string, () => Store][] = [
   ['MemoryStore', () => new MemoryStore()],
   ['SqliteStore', () => new SqliteStore(path.join(dir, 'norma.db'))],
+  ['PostgresStore', () => new PostgresStore({ url: pgDb.url, nodeId: 'node-a' })],
 ];
 
-describe.each(implementations)('%s: the Store contract', (_name, make) => {
+describe.each(implementations)('%s: the Store contract', (name, make) => {
   let store: Store;
-  beforeEach(() => {
+  beforeEach(async () => {
+    if (name === 'PostgresStore') {
+      const tables = await pgDb.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'norma_schema'`);
+      if (tables.length > 0) await pgDb.query(`TRUNCATE ${tables.map((t) => t.tablename).join(', ')}`);
+    }
     store = make();
   });
   afterEach(() => store.close());
@@ -125,6 +141,18 @@ describe.each(implementations)('%s: the Store contract', (_name, make) => {
     expect(store.eventsOfTypes('s', ['tool.started'], 0, 10).map((e) => e.seq)).toEqual([2, 3]);
     expect(store.eventsOfTypes('s', ['tool.started', 'turn.started'], 1, 1).map((e) => e.seq)).toEqual([2]);
     expect(store.eventsOfTypes('s', [], 0, 10)).toEqual([]);
+  });
+
+  it('takes any number a query string held as a seq or a limit (huge, negative, fractional)', () => {
+    for (let i = 1; i <= 4; i++) store.appendEvent(event('s', i));
+    for (let i = 1; i <= 4; i++) store.appendDecision(decision('s', i));
+    expect(store.eventsAfter('s', 1e99, 10)).toEqual([]);
+    expect(store.eventsAfter('s', -1e99, 1e99).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(store.eventsAfter('s', 2.5, 10).map((e) => e.seq)).toEqual([3, 4]);
+    expect(store.eventsOfTypes('s', ['turn.started'], 1e99, 1e99)).toEqual([]);
+    expect(store.listDecisions('s', { afterSeq: 1e99, limit: 10 })).toEqual([]);
+    expect(store.listDecisions('s', { afterSeq: -1e99, limit: 1e99 }).map((d) => d.seq)).toEqual([1, 2, 3, 4]);
+    expect(store.closedSessionsBefore('9999', 1e99)).toEqual([]);
   });
 
   it('lists decisions by seq with filters', () => {

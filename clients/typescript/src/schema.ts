@@ -1591,6 +1591,8 @@ export interface components {
         Readiness: {
             /** @enum {string} */
             status: "ready" | "unready";
+            /** @description This replica (NORMA_NODE_ID; default: the host name). Replicas sharing a PostgreSQL database each have their own. */
+            node_id: string;
             checks: {
                 name: string;
                 ok: boolean;

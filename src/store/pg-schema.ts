@@ -1,0 +1,145 @@
+// The PostgreSQL schema as numbered migrations, applied at start-up. Replicas starting together
+// take a transaction-scoped advisory lock first, so one applies what is missing and the others
+// find it applied; norma_schema records the last migration applied. A database migrated by a
+// newer server is refused, never written.
+import { StoreOpenError } from './sqlite-schema.js';
+import { PgError, type SyncPg } from './pg-sync.js';
+
+const MIGRATIONS: readonly string[] = [
+  // 1: the initial schema. Documents are JSON text beside the columns queries need (as in
+  // SQLite); a session's active turn has a column of its own, the one field every turn changes.
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    status TEXT NOT NULL,
+    closed_at TEXT,
+    active_turn_id TEXT,
+    data TEXT NOT NULL,
+    hooks TEXT,
+    model_api_key TEXT,
+    model TEXT,
+    todos TEXT,
+    mcp_servers TEXT
+  );
+  CREATE INDEX sessions_by_created ON sessions (created_at DESC, id DESC);
+  CREATE INDEX sessions_by_tenant ON sessions (tenant, created_at DESC, id DESC);
+  CREATE INDEX sessions_by_status ON sessions (status, closed_at);
+  CREATE TABLE turns (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    head TEXT NOT NULL,
+    tool_uses TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX turns_by_order ON turns (session_id, ord);
+  CREATE TABLE turn_results (
+    session_id TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn_id, idx)
+  );
+  CREATE TABLE permissions (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX permissions_by_order ON permissions (session_id, ord);
+  CREATE TABLE questions (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX questions_by_order ON questions (session_id, ord);
+  CREATE TABLE outputs (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX outputs_by_order ON outputs (session_id, ord);
+  CREATE TABLE events (
+    session_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    type TEXT NOT NULL,
+    turn_id TEXT,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  CREATE INDEX events_started_by_turn ON events (session_id, turn_id) WHERE type = 'tool.started';
+  CREATE TABLE decisions (
+    session_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    turn_id TEXT NOT NULL,
+    tool_use_id TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  `,
+  // 2: replicas. A session's live runtime belongs to one node, its lease holder; a lease is good
+  // while its node's heartbeat is fresh, and taking it over raises its epoch. Only the holder
+  // appends a session's events (the insert checks it, under a share lock on the lease row, so a
+  // takeover waits for a commit in flight). Every committed event wakes the other replicas'
+  // streams: the trigger's notification is sent at commit, never for a rolled-back one.
+  `
+  CREATE TABLE nodes (
+    node_id TEXT PRIMARY KEY,
+    started_at TIMESTAMPTZ NOT NULL,
+    heartbeat_at TIMESTAMPTZ NOT NULL,
+    stopped_at TIMESTAMPTZ
+  );
+  CREATE TABLE leases (
+    session_id TEXT PRIMARY KEY,
+    node_id TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    acquired_at TIMESTAMPTZ NOT NULL
+  );
+  CREATE INDEX leases_by_node ON leases (node_id);
+  CREATE FUNCTION norma_event_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('norma_events', NEW.session_id || ' ' || NEW.seq);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION norma_event_notify();
+  `,
+];
+
+export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the database to the current schema; StoreOpenError when it cannot be used. */
+export function migratePg(db: SyncPg, where: string): void {
+  try {
+    db.request({
+      begin: true,
+      statements: [
+        // One replica migrates at a time; the lock ends with the transaction.
+        { sql: `SELECT pg_advisory_xact_lock(hashtext('norma.migrate'))` },
+        { sql: 'CREATE TABLE IF NOT EXISTS norma_schema (version INTEGER NOT NULL)' },
+      ],
+    });
+    const rows = db.query('SELECT version FROM norma_schema');
+    const version = rows.length > 0 ? Number(rows[0]!.version) : 0;
+    if (version > MIGRATIONS.length) {
+      db.request({ statements: [], end: 'rollback' });
+      throw new StoreOpenError(where, `schema version ${version} is newer than this server understands (${MIGRATIONS.length}); upgrade the server`);
+    }
+    const statements: { sql: string; simple?: boolean }[] = MIGRATIONS.slice(version).map((sql) => ({ sql, simple: true }));
+    if (statements.length > 0) {
+      statements.push({ sql: rows.length > 0 ? `UPDATE norma_schema SET version = ${MIGRATIONS.length}` : `INSERT INTO norma_schema (version) VALUES (${MIGRATIONS.length})` });
+    }
+    db.request({ statements, end: 'commit' });
+  } catch (err) {
+    if (err instanceof StoreOpenError) throw err;
+    throw new StoreOpenError(where, err instanceof PgError ? `${err.message}${err.code ? ` (${err.code})` : ''}` : String(err));
+  }
+}

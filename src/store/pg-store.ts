@@ -1,0 +1,443 @@
+// The Store on PostgreSQL (NORMA_STORE=postgres): the same documents-beside-columns layout as
+// SQLite (pg-schema.ts), reached synchronously through pg-sync.ts. A transaction's writes are
+// held until it commits, or until a read inside it needs them, and then sent as one request, so
+// a transaction of writes costs one round trip to the database thread. A read outside a
+// transaction reads what has committed.
+//
+// Events: a session's events are appended by the node holding its lease only; the insert checks
+// that (and that seq - 1 is there) in the database, under a share lock on the lease row, so two
+// writers never leave a gap or a duplicate, and a takeover waits for a commit in flight.
+import type { NormaEvent } from '../contract/events.js';
+import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
+import { migratePg } from './pg-schema.js';
+import { SyncPg, type PgStatement } from './pg-sync.js';
+import { PgTurns } from './pg-turns.js';
+import { documentsOf } from './sqlite-rows.js';
+import { StoreOpenError } from './sqlite-schema.js';
+import { storeInt as big, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+
+export interface PostgresStoreOptions {
+  url: string;
+  /** This replica's name: the lease holder that may append a session's events. */
+  nodeId: string;
+  poolSize?: number;
+  statementTimeoutMs?: number;
+}
+
+/** The database URL without its password, for messages and /readyz. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return `${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return 'an unparseable database URL';
+  }
+}
+
+const SESSION_COLUMNS = 'data, active_turn_id, hooks, model_api_key, model, todos, mcp_servers';
+
+type SessionRow = {
+  data: string;
+  active_turn_id: string | null;
+  hooks: string | null;
+  model_api_key: string | null;
+  model: string | null;
+  todos: string | null;
+  mcp_servers: string | null;
+};
+
+function recordOf(row: Record<string, unknown> | undefined): SessionRecord | undefined {
+  if (!row) return undefined;
+  const r = row as SessionRow;
+  const session = JSON.parse(r.data);
+  session.active_turn_id = r.active_turn_id;
+  return {
+    session,
+    hooks: r.hooks ? JSON.parse(r.hooks) : null,
+    modelApiKey: r.model_api_key,
+    model: r.model ? JSON.parse(r.model) : null,
+    todos: r.todos ? JSON.parse(r.todos) : null,
+    mcpServers: r.mcp_servers ? JSON.parse(r.mcp_servers) : null,
+  };
+}
+
+export class PostgresStore implements Store {
+  readonly durable = true;
+  readonly nodeId: string;
+  /** Where the database is, without its password. */
+  readonly where: string;
+  private readonly db: SyncPg;
+  private readonly turns = new PgTurns();
+  private readonly lastSeqs = new Map<string, number>();
+  private readonly lastDecisions = new Map<string, number>();
+  private committed: (() => void)[] = [];
+  private pending: PgStatement[] = [];
+  private depth = 0;
+  /** The open transaction has been begun in the database (a read inside it needed its writes). */
+  private began = false;
+
+  /** Connects and migrates; StoreOpenError when the database cannot be used. */
+  constructor(options: PostgresStoreOptions) {
+    this.nodeId = options.nodeId;
+    this.where = describeUrl(options.url);
+    this.db = new SyncPg({
+      url: options.url,
+      poolSize: options.poolSize ?? 2,
+      statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
+      applicationName: `norma ${options.nodeId}`.slice(0, 63),
+    });
+    try {
+      migratePg(this.db, this.where);
+    } catch (err) {
+      this.db.close();
+      throw err instanceof StoreOpenError ? err : new StoreOpenError(this.where, String(err));
+    }
+  }
+
+  // ── transactions ────────────────────────────────────────────────────────────────────────
+
+  transaction<T>(fn: () => T): T {
+    if (this.depth > 0) {
+      this.depth++;
+      try {
+        return fn();
+      } finally {
+        this.depth--;
+      }
+    }
+    this.depth = 1;
+    this.began = false;
+    this.pending = [];
+    let value: T;
+    try {
+      value = fn();
+      this.commit();
+    } catch (err) {
+      if (this.began) {
+        try {
+          this.db.request({ statements: [], end: 'rollback' });
+        } catch {
+          // the database thread ended it already
+        }
+      }
+      this.pending = [];
+      this.committed = [];
+      this.lastSeqs.clear();
+      this.lastDecisions.clear();
+      this.turns.rolledBack();
+      throw err;
+    } finally {
+      this.depth = 0;
+      this.began = false;
+    }
+    for (const f of this.committed.splice(0)) f();
+    return value;
+  }
+
+  private commit(): void {
+    const statements = this.pending;
+    this.pending = [];
+    if (this.began) this.db.request({ statements, end: 'commit' });
+    else if (statements.length === 1) this.db.request({ statements });
+    else if (statements.length > 1) this.db.request({ begin: true, statements, end: 'commit' });
+  }
+
+  afterCommit(fn: () => void): void {
+    if (this.depth === 0) fn();
+    else this.committed.push(fn);
+  }
+
+  /** Writes join the open transaction (sent with its next read or its commit); alone, they are one. */
+  private write(...statements: PgStatement[]): void {
+    if (this.depth > 0) this.pending.push(...statements);
+    else this.transaction(() => this.pending.push(...statements));
+  }
+
+  /** Reads what has committed, or inside a transaction what it has written so far too. */
+  private read(sql: string, params: unknown[] = []): Record<string, unknown>[] {
+    if (this.depth === 0 || (!this.began && this.pending.length === 0)) return this.db.query(sql, params);
+    const statements = [...this.pending, { sql, params }];
+    this.pending = [];
+    const rows = this.db.request({ begin: !this.began, statements }).rows;
+    this.began = true;
+    return rows;
+  }
+
+  // ── sessions ────────────────────────────────────────────────────────────────────────────
+
+  putSession(record: SessionRecord): void {
+    const s = record.session;
+    // The node that stores a session first holds its lease: one statement for both.
+    this.write({
+      sql: `WITH s AS (
+              INSERT INTO sessions (id, tenant, created_at, status, closed_at, active_turn_id, data, hooks, model_api_key, model, todos, mcp_servers)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+              ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, closed_at = EXCLUDED.closed_at, active_turn_id = EXCLUDED.active_turn_id,
+                data = EXCLUDED.data, hooks = EXCLUDED.hooks, model_api_key = EXCLUDED.model_api_key, model = EXCLUDED.model,
+                todos = EXCLUDED.todos, mcp_servers = EXCLUDED.mcp_servers
+              RETURNING id, (xmax = 0) AS inserted)
+            INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $13, 1, now() FROM s WHERE inserted
+            ON CONFLICT (session_id) DO NOTHING`,
+      params: [
+        s.id,
+        s.tenant ?? 'default',
+        s.created_at,
+        s.status,
+        s.closed_at,
+        s.active_turn_id ?? null,
+        // The policy a session shows is its tenant's as it is now: filled in when read, never stored.
+        JSON.stringify({ ...s, policy: undefined }),
+        record.hooks ? JSON.stringify(record.hooks) : null,
+        record.modelApiKey,
+        record.model ? JSON.stringify(record.model) : null,
+        record.todos ? JSON.stringify(record.todos) : null,
+        record.mcpServers ? JSON.stringify(record.mcpServers) : null,
+        this.nodeId,
+      ],
+    });
+  }
+
+  getSession(id: string, tenant?: string): SessionRecord | undefined {
+    const rows =
+      tenant === undefined
+        ? this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id])
+        : this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1 AND tenant = $2`, [id, tenant]);
+    return recordOf(rows[0]);
+  }
+
+  setActiveTurn(id: string, turnId: string | null, onlyIf?: string): boolean {
+    const statement: PgStatement =
+      onlyIf === undefined
+        ? { sql: 'UPDATE sessions SET active_turn_id = $2 WHERE id = $1', params: [id, turnId] }
+        : { sql: 'UPDATE sessions SET active_turn_id = $2 WHERE id = $1 AND active_turn_id IS NOT DISTINCT FROM $3', params: [id, turnId, onlyIf] };
+    if (this.depth === 0) return this.db.request({ statements: [statement] }).rowCount > 0;
+    const rows = this.read(`${statement.sql} RETURNING id`, statement.params);
+    return rows.length > 0;
+  }
+
+  listSessions(query: SessionPageQuery): SessionRecord[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (query.tenant !== undefined) {
+      args.push(query.tenant);
+      where.push(`tenant = $${args.length}`);
+    }
+    if (query.after) {
+      args.push(query.after.created_at, query.after.id);
+      where.push(`(created_at, id) < ($${args.length - 1}, $${args.length})`);
+    }
+    args.push(big(query.limit));
+    const rows = this.read(
+      `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`,
+      args,
+    );
+    return rows.map((r) => recordOf(r)!);
+  }
+
+  deleteSession(id: string): void {
+    this.write(
+      ...['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'decisions', 'leases'].map((table) => ({
+        sql: `DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = $1`,
+        params: [id],
+      })),
+    );
+    this.afterCommit(() => this.forget(id));
+  }
+
+  closedSessionsBefore(before: string, limit: number): SessionRecord[] {
+    const rows = this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'closed' AND closed_at < $1 ORDER BY closed_at LIMIT $2`, [before, big(limit)]);
+    return rows.map((r) => recordOf(r)!);
+  }
+
+  activeSessions(): SessionRecord[] {
+    return this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'active' ORDER BY created_at, id`).map((r) => recordOf(r)!);
+  }
+
+  /**
+   * What this node remembers of a session (its last seqs, which of its turns' rows are stored)
+   * is forgotten: another node may have written it since (a lease moved).
+   */
+  forget(sessionId: string): void {
+    this.lastSeqs.delete(sessionId);
+    this.lastDecisions.delete(sessionId);
+    this.turns.forget(sessionId);
+  }
+
+  // ── turns, permissions, questions, outputs ─────────────────────────────────────────────
+
+  private putOrdered(table: 'permissions' | 'questions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
+    const json = JSON.stringify(value);
+    const next = `(SELECT COALESCE(MAX(ord), 0) + 1 FROM ${table} WHERE session_id = $1)`;
+    this.write(
+      status === undefined
+        ? {
+            sql: `INSERT INTO ${table} (session_id, id, ord, data) VALUES ($1, $2, ${next}, $3) ON CONFLICT (session_id, id) DO UPDATE SET data = EXCLUDED.data`,
+            params: [sessionId, id, json],
+          }
+        : {
+            sql: `INSERT INTO ${table} (session_id, id, ord, status, data) VALUES ($1, $2, ${next}, $3, $4)
+                  ON CONFLICT (session_id, id) DO UPDATE SET status = EXCLUDED.status, data = EXCLUDED.data`,
+            params: [sessionId, id, status, json],
+          },
+    );
+  }
+
+  private getOne<T>(table: string, sessionId: string, id: string): T | undefined {
+    const row = this.read(`SELECT data FROM ${table} WHERE session_id = $1 AND id = $2`, [sessionId, id])[0];
+    return row ? (JSON.parse(row.data as string) as T) : undefined;
+  }
+
+  private listOrdered<T>(table: string, sessionId: string, status?: string): T[] {
+    return status === undefined
+      ? documentsOf<T>(this.read(`SELECT data FROM ${table} WHERE session_id = $1 ORDER BY ord`, [sessionId]))
+      : documentsOf<T>(this.read(`SELECT data FROM ${table} WHERE session_id = $1 AND status = $2 ORDER BY ord`, [sessionId, status]));
+  }
+
+  putTurn(turn: Turn): void {
+    this.write(...this.turns.write(turn));
+  }
+
+  getTurn(sessionId: string, turnId: string): Turn | undefined {
+    return PgTurns.get((sql, params) => this.read(sql, params), sessionId, turnId);
+  }
+
+  listTurns(sessionId: string): Turn[] {
+    return PgTurns.list((sql, params) => this.read(sql, params), sessionId);
+  }
+
+  putPermission(request: PermissionRequest): void {
+    this.putOrdered('permissions', request.session_id, request.id, request, request.status);
+  }
+
+  getPermission(sessionId: string, permissionId: string): PermissionRequest | undefined {
+    return this.getOne('permissions', sessionId, permissionId);
+  }
+
+  listPermissions(sessionId: string, status?: PermissionStatus): PermissionRequest[] {
+    return this.listOrdered('permissions', sessionId, status);
+  }
+
+  putQuestion(question: Question): void {
+    this.putOrdered('questions', question.session_id, question.id, question, question.status);
+  }
+
+  getQuestion(sessionId: string, questionId: string): Question | undefined {
+    return this.getOne('questions', sessionId, questionId);
+  }
+
+  listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
+    return this.listOrdered('questions', sessionId, status);
+  }
+
+  putOutput(output: Output): void {
+    this.putOrdered('outputs', output.session_id, output.id, output);
+  }
+
+  getOutput(sessionId: string, outputId: string): Output | undefined {
+    return this.getOne('outputs', sessionId, outputId);
+  }
+
+  listOutputs(sessionId: string): Output[] {
+    return this.listOrdered('outputs', sessionId);
+  }
+
+  sessionsWithOutputs(): string[] {
+    return this.read('SELECT DISTINCT session_id FROM outputs').map((r) => r.session_id as string);
+  }
+
+  // ── events and decisions ────────────────────────────────────────────────────────────────
+
+  appendEvent(event: NormaEvent): void {
+    const expected = this.lastSeq(event.session_id) + 1;
+    if (event.seq !== expected) throw new Error(`event seq ${event.seq} for ${event.session_id} is not the next one (${expected})`);
+    this.write({
+      sql: `INSERT INTO events (session_id, seq, type, turn_id, data)
+            SELECT $1::text, $2::bigint, $3::text, $4::text, $5::text
+            WHERE ($2::bigint = 1 OR EXISTS (SELECT 1 FROM events WHERE session_id = $1::text AND seq = $2::bigint - 1))
+              AND (EXISTS (SELECT 1 FROM leases WHERE session_id = $1::text AND node_id = $6::text FOR SHARE)
+                   OR NOT EXISTS (SELECT 1 FROM leases WHERE session_id = $1::text))`,
+      params: [event.session_id, event.seq, event.type, (event as { turn_id?: string }).turn_id ?? null, JSON.stringify(event), this.nodeId],
+      expect: {
+        rows: 1,
+        message: `event ${event.seq} of session ${event.session_id} was not stored: another node holds the session's lease, or its events moved on (seq ${event.seq - 1} is not the last)`,
+      },
+    });
+    if (event.type === 'session.closed') {
+      this.lastSeqs.delete(event.session_id);
+      this.lastDecisions.delete(event.session_id);
+    } else this.lastSeqs.set(event.session_id, event.seq);
+  }
+
+  lastSeq(sessionId: string): number {
+    let n = this.lastSeqs.get(sessionId);
+    if (n === undefined) {
+      n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
+      this.lastSeqs.set(sessionId, n);
+    }
+    return n;
+  }
+
+  eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
+    return documentsOf<NormaEvent>(this.read('SELECT data FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [sessionId, big(afterSeq), big(limit)]));
+  }
+
+  eventsOfTypes(sessionId: string, types: readonly string[], afterSeq: number, limit: number): NormaEvent[] {
+    if (types.length === 0) return [];
+    return documentsOf<NormaEvent>(
+      this.read('SELECT data FROM events WHERE session_id = $1 AND seq > $2 AND type = ANY($3::text[]) ORDER BY seq LIMIT $4', [sessionId, big(afterSeq), types, big(limit)]),
+    );
+  }
+
+  turnEvents(sessionId: string, turnId: string, type: string): NormaEvent[] {
+    return documentsOf<NormaEvent>(this.read('SELECT data FROM events WHERE session_id = $1 AND turn_id = $2 AND type = $3 ORDER BY seq', [sessionId, turnId, type]));
+  }
+
+  appendDecision(decision: Decision): void {
+    const expected = this.lastDecisionSeq(decision.session_id) + 1;
+    if (decision.seq !== expected) throw new Error(`decision seq ${decision.seq} does not follow ${expected - 1}`);
+    this.write({
+      sql: 'INSERT INTO decisions (session_id, seq, turn_id, tool_use_id, data) VALUES ($1, $2, $3, $4, $5)',
+      params: [decision.session_id, decision.seq, decision.turn_id, decision.tool_use_id, JSON.stringify(decision)],
+    });
+    this.lastDecisions.set(decision.session_id, decision.seq);
+  }
+
+  lastDecisionSeq(sessionId: string): number {
+    let n = this.lastDecisions.get(sessionId);
+    if (n === undefined) {
+      n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM decisions WHERE session_id = $1', [sessionId])[0]!.n);
+      this.lastDecisions.set(sessionId, n);
+    }
+    return n;
+  }
+
+  listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
+    const where = ['session_id = $1', 'seq > $2'];
+    const args: unknown[] = [sessionId, big(query.afterSeq)];
+    if (query.turnId !== undefined) {
+      args.push(query.turnId);
+      where.push(`turn_id = $${args.length}`);
+    }
+    if (query.toolUseId !== undefined) {
+      args.push(query.toolUseId);
+      where.push(`tool_use_id = $${args.length}`);
+    }
+    args.push(big(query.limit));
+    return documentsOf<Decision>(this.read(`SELECT data FROM decisions WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${args.length}`, args));
+  }
+
+  /** Null when the database answers; else why not (readiness). */
+  ping(): string | null {
+    try {
+      this.db.query('SELECT 1');
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,156 @@
+// The thread that talks to PostgreSQL for the synchronous store (pg-sync.ts): a `pg` pool, and
+// one request at a time from the server's thread, which blocks until the reply is posted and
+// the shared flag is raised. A request is a list of statements, optionally opening a
+// transaction on a client of its own and optionally committing it: a transaction of writes
+// only costs one request.
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import pg from 'pg';
+
+export interface PgStatement {
+  sql: string;
+  params?: unknown[];
+  /** Sent as a simple query: several statements in one, no parameters (migrations). */
+  simple?: boolean;
+  /** The statement must affect exactly this many rows; otherwise the request fails with `message`. */
+  expect?: { rows: number; message: string };
+}
+
+export interface PgRequest {
+  id: number;
+  /** Open a transaction first (on a client kept until commit or rollback). */
+  begin?: boolean;
+  statements: PgStatement[];
+  /** End the open transaction: commit it after the statements, or roll it back (statements ignored). */
+  end?: 'commit' | 'rollback';
+  /** Stop: end the pool. */
+  close?: boolean;
+}
+
+export type PgReply =
+  | { id: number; ok: true; rows: Record<string, unknown>[]; rowCount: number }
+  | { id: number; ok: false; message: string; code?: string; expectation?: boolean };
+
+export interface PgWorkerData {
+  url: string;
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+  applicationName: string;
+  port: MessagePort;
+  flag: SharedArrayBuffer;
+}
+
+class ExpectationFailed extends Error {}
+
+function main(): void {
+  const data = workerData as PgWorkerData;
+  const flag = new Int32Array(data.flag);
+  // 64-bit integers (COUNT, BIGINT columns) come back as numbers: seqs and counts stay far below 2^53.
+  pg.types.setTypeParser(20, (v) => Number(v));
+  const pool = new pg.Pool({
+    connectionString: data.url,
+    max: data.poolSize,
+    statement_timeout: data.statementTimeoutMs,
+    connectionTimeoutMillis: data.connectTimeoutMs,
+    application_name: data.applicationName,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client that loses its connection is dropped by the pool; the next request gets a new one.
+  pool.on('error', () => undefined);
+  let tx: pg.PoolClient | null = null;
+  // Requests come one at a time, so one connection serves them all: it is kept (a new one is
+  // taken from the pool after it fails), and each distinct statement is prepared on it once.
+  let kept: pg.PoolClient | null = null;
+  const names = new Map<string, string>();
+  const client = async (): Promise<pg.PoolClient> => {
+    if (!kept) {
+      const c = await pool.connect();
+      c.on('error', () => undefined);
+      kept = c;
+    }
+    return kept;
+  };
+  const named = (sql: string): string | undefined => {
+    let name = names.get(sql);
+    // Statements are few and fixed; one built from a varying list beyond that is not kept.
+    if (name === undefined && names.size < 1000) names.set(sql, (name = `n${names.size + 1}`));
+    return name;
+  };
+
+  const reply = (r: PgReply): void => {
+    data.port.postMessage(r);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+  };
+
+  const run = async (c: pg.PoolClient, statements: PgStatement[]): Promise<pg.QueryResult | null> => {
+    let last: pg.QueryResult | null = null;
+    for (const s of statements) {
+      last = s.simple ? await c.query(s.sql) : await c.query({ name: named(s.sql), text: s.sql, values: s.params ?? [] });
+      // A multi-statement query answers with one result per statement: the last one counts.
+      if (Array.isArray(last)) last = (last as pg.QueryResult[]).at(-1) ?? null;
+      if (s.expect && last?.rowCount !== s.expect.rows) throw new ExpectationFailed(s.expect.message);
+    }
+    return last;
+  };
+
+  const endTx = async (how: 'COMMIT' | 'ROLLBACK', broken?: Error): Promise<void> => {
+    const c = tx;
+    tx = null;
+    if (!c) return;
+    try {
+      if (!broken) await c.query(how);
+      else await c.query('ROLLBACK');
+    } catch (err) {
+      // A connection that failed mid-transaction is not used again.
+      drop(err as Error);
+      throw err;
+    }
+  };
+  const drop = (err: Error): void => {
+    if (!kept) return;
+    kept.release(err);
+    kept = null;
+    names.clear();
+  };
+
+  const handle = async (req: PgRequest): Promise<PgReply> => {
+    if (req.close) {
+      await endTx('ROLLBACK').catch(() => undefined);
+      kept?.release();
+      kept = null;
+      await pool.end();
+      return { id: req.id, ok: true, rows: [], rowCount: 0 };
+    }
+    try {
+      if (req.end === 'rollback') {
+        await endTx('ROLLBACK');
+        return { id: req.id, ok: true, rows: [], rowCount: 0 };
+      }
+      const c = await client();
+      if (req.begin) {
+        if (tx) throw new Error('a transaction is already open');
+        await c.query('BEGIN');
+        tx = c;
+      }
+      const last = await run(c, req.statements);
+      if (req.end === 'commit') await endTx('COMMIT');
+      return { id: req.id, ok: true, rows: last?.rows ?? [], rowCount: last?.rowCount ?? 0 };
+    } catch (err) {
+      // Any failure ends the transaction it happened in: PostgreSQL refuses everything after it.
+      await endTx('ROLLBACK', err as Error).catch(() => undefined);
+      const e = err as Error & { code?: string };
+      // A failure without a server's error code is the connection's: the next request takes a new one.
+      if (!e.code && !(err instanceof ExpectationFailed)) drop(e);
+      return { id: req.id, ok: false, message: e.message, ...(e.code ? { code: e.code } : {}), ...(err instanceof ExpectationFailed ? { expectation: true } : {}) };
+    }
+  };
+
+  // Requests come one at a time (the sender waits for each reply), so they never interleave.
+  data.port.on('message', (req: PgRequest) => {
+    void handle(req).then(reply);
+  });
+  parentPort?.postMessage('ready');
+}
+
+main();

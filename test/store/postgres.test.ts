@@ -1,0 +1,238 @@
+// What only the PostgreSQL store does (the Store contract it shares is in store.test.ts):
+// versioned migrations that replicas can race through, writers in several processes that never
+// leave a gap or a duplicate in a session's seqs, events appended by the lease holder only, a
+// notification per committed event, and refusing a database it cannot use with a clear reason.
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NormaEvent } from '../../src/contract/events.js';
+import type { Session, Turn } from '../../src/contract/schemas.js';
+import { PG_SCHEMA_VERSION } from '../../src/store/pg-schema.js';
+import { PostgresStore, describeUrl } from '../../src/store/pg-store.js';
+import { StoreOpenError } from '../../src/store/sqlite.js';
+import type { SessionRecord } from '../../src/store/store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+
+const run = promisify(execFile);
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'pg');
+
+let db: TestDatabase;
+const stores: PostgresStore[] = [];
+const open = (nodeId = 'node-a', extra: { statementTimeoutMs?: number } = {}): PostgresStore => {
+  const s = new PostgresStore({ url: db.url, nodeId, ...extra });
+  stores.push(s);
+  return s;
+};
+beforeEach(async () => {
+  db = await createTestDatabase();
+});
+afterEach(async () => {
+  for (const s of stores.splice(0)) s.close();
+  await db.drop();
+});
+
+function record(id: string, extra: Partial<Session> = {}): SessionRecord {
+  return {
+    session: { id, created_at: '2026-01-01T00:00:00.000Z', status: 'active', closed_at: null, rules: [], active_turn_id: null, tenant: 'acme', ...extra } as unknown as Session,
+    hooks: { PreToolUse: [] } as never,
+    modelApiKey: 'sk-secret',
+    model: { provider: 'anthropic', model: 'm' } as never,
+    todos: { items: [], updated_at: null } as never,
+    mcpServers: { x: { command: 'y', env: { TOKEN: 't' } } } as never,
+  };
+}
+const event = (session_id: string, seq: number, type = 'turn.started'): NormaEvent =>
+  ({ type, session_id, seq, time: '2026-01-01T00:00:00.000Z', turn_id: 'turn_1' }) as unknown as NormaEvent;
+
+describe('PostgresStore', () => {
+  it('keeps everything across reopening: the never-echoed parts, the active turn, turns with their results', () => {
+    const a = open();
+    a.putSession(record('ses_1'));
+    expect(a.setActiveTurn('ses_1', 'turn_1')).toBe(true);
+    const turn = {
+      id: 'turn_1',
+      session_id: 'ses_1',
+      kind: 'direct',
+      status: 'running',
+      tool_uses: [
+        { type: 'tool_use', id: 'tu_1', name: 'Read', input: {} },
+        { type: 'tool_use', id: 'tu_2', name: 'Read', input: {} },
+      ],
+      results: [{ type: 'tool_result', tool_use_id: 'tu_1', content: 'one', is_error: false }],
+      pending: [],
+      created_at: 'x',
+    } as unknown as Turn;
+    a.transaction(() => {
+      a.putTurn(turn);
+      a.appendEvent(event('ses_1', 1));
+    });
+    a.putTurn({ ...turn, status: 'completed', results: [...turn.results, { type: 'tool_result', tool_use_id: 'tu_2', content: 'two', is_error: false }] } as Turn);
+    a.close();
+    const b = open();
+    const got = b.getSession('ses_1')!;
+    expect(got.session.active_turn_id).toBe('turn_1');
+    expect(got.modelApiKey).toBe('sk-secret');
+    expect(got.hooks).toEqual({ PreToolUse: [] });
+    expect(got.mcpServers).toEqual({ x: { command: 'y', env: { TOKEN: 't' } } });
+    expect(b.getTurn('ses_1', 'turn_1')!.results.map((r) => r.content)).toEqual(['one', 'two']);
+    expect(b.getTurn('ses_1', 'turn_1')!.status).toBe('completed');
+    expect(b.lastSeq('ses_1')).toBe(1);
+    // A putSession of the record as read keeps the pointer (it is a column beside the document).
+    b.putSession(got);
+    expect(b.getSession('ses_1')!.session.active_turn_id).toBe('turn_1');
+  });
+
+  it('records its schema version; replicas opening a fresh database at once all migrate it once', async () => {
+    const tsx = ['--import', 'tsx'];
+    const opened = await Promise.all([1, 2, 3].map((i) => run(process.execPath, [...tsx, path.join(fixtures, 'open.ts'), db.url, `node-${i}`], { timeout: 60_000 })));
+    expect(opened.map((o) => o.stdout.trim())).toEqual(['opened', 'opened', 'opened']);
+    expect(await db.query('SELECT version FROM norma_schema')).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    const tables = (await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)).map((r) => r.tablename);
+    expect(tables).toEqual(['decisions', 'events', 'leases', 'nodes', 'norma_schema', 'outputs', 'permissions', 'questions', 'sessions', 'turn_results', 'turns']);
+    // Opening again changes nothing.
+    open();
+    expect(await db.query('SELECT version FROM norma_schema')).toEqual([{ version: PG_SCHEMA_VERSION }]);
+  });
+
+  it('refuses a database a newer server migrated, naming it without its password', async () => {
+    open().close();
+    await db.query(`UPDATE norma_schema SET version = ${PG_SCHEMA_VERSION + 1}`);
+    const u = new URL(db.url);
+    u.password = 'hunter2-secret';
+    let err: unknown;
+    try {
+      new PostgresStore({ url: u.toString(), nodeId: 'node-a' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StoreOpenError);
+    expect((err as Error).message).toContain(`schema version ${PG_SCHEMA_VERSION + 1} is newer than this server understands (${PG_SCHEMA_VERSION})`);
+    expect((err as Error).message).toContain(describeUrl(db.url));
+    expect((err as Error).message).not.toContain('hunter2');
+  });
+
+  it('refuses a database it cannot reach, at once and with the reason', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const started = Date.now();
+    expect(() => new PostgresStore({ url: `postgres://norma:pw@127.0.0.1:${port}/x`, nodeId: 'n' })).toThrow(
+      new RegExp(`cannot use the database postgres://norma@127\\.0\\.0\\.1:${port}/x: .*ECONNREFUSED`),
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('rolls back every write of a failed transaction, and its counters, and goes on', () => {
+    const a = open();
+    a.putSession(record('ses_1'));
+    a.appendEvent(event('ses_1', 1));
+    expect(() =>
+      a.transaction(() => {
+        a.appendEvent(event('ses_1', 2));
+        a.putTurn({ id: 'turn_x', session_id: 'ses_1', kind: 'direct', status: 'running', tool_uses: [], results: [], pending: [], created_at: 'x' } as unknown as Turn);
+        // A read inside the transaction sees its own writes…
+        expect(a.lastSeq('ses_1')).toBe(2);
+        expect(a.getTurn('ses_1', 'turn_x')).toBeDefined();
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    // …and nothing of it is there after.
+    expect(a.lastSeq('ses_1')).toBe(1);
+    expect(a.getTurn('ses_1', 'turn_x')).toBeUndefined();
+    // A failure in the database (a seq taken meanwhile by another writer) rolls back the same way.
+    const b = open();
+    b.appendEvent(event('ses_1', 2));
+    expect(() =>
+      a.transaction(() => {
+        a.putTurn({ id: 'turn_y', session_id: 'ses_1', kind: 'direct', status: 'running', tool_uses: [], results: [], pending: [], created_at: 'x' } as unknown as Turn);
+        a.appendEvent(event('ses_1', 2));
+      }),
+    ).toThrow();
+    expect(a.getTurn('ses_1', 'turn_y')).toBeUndefined();
+    a.appendEvent(event('ses_1', 3));
+    expect(a.eventsAfter('ses_1', 0, 10).map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('writers in three processes appending to one session leave no gap and no duplicate', async () => {
+    const a = open();
+    a.putSession(record('ses_c'));
+    const per = 150;
+    const outs = await Promise.all(
+      ['w1', 'w2', 'w3'].map((tag) => run(process.execPath, ['--import', 'tsx', path.join(fixtures, 'writer.ts'), db.url, 'node-a', 'ses_c', String(per), tag], { timeout: 120_000 })),
+    );
+    const reports = outs.map((o) => JSON.parse(o.stdout) as { stored: number; lost: number });
+    expect(reports.map((r) => r.stored)).toEqual([per, per, per]);
+    const rows = await db.query(`SELECT seq, data FROM events WHERE session_id = 'ses_c' ORDER BY seq`);
+    expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 3 * per }, (_, i) => i + 1));
+    // Every event each writer stored is there once, with the seq it was stored under.
+    const turns = rows.map((r) => (JSON.parse(r.data as string) as { turn_id: string; seq: number }));
+    expect(new Set(turns.map((t) => t.turn_id)).size).toBe(3 * per);
+    expect(turns.every((t, i) => t.seq === i + 1)).toBe(true);
+  });
+
+  it('appends a session\'s events only on the node holding its lease; a takeover moves that', async () => {
+    const a = open('node-a');
+    const b = open('node-b');
+    a.putSession(record('ses_l'));
+    a.appendEvent(event('ses_l', 1));
+    expect(() => b.appendEvent(event('ses_l', 2))).toThrow(/another node holds the session's lease/);
+    expect(b.lastSeq('ses_l')).toBe(1);
+    await db.query(`UPDATE leases SET node_id = 'node-b', epoch = epoch + 1 WHERE session_id = 'ses_l'`);
+    b.forget('ses_l');
+    b.appendEvent(event('ses_l', 2));
+    expect(() => a.appendEvent(event('ses_l', 2))).toThrow();
+    expect(b.eventsAfter('ses_l', 0, 10).map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it('an append waits for a takeover in flight (a lock on the lease row) instead of slipping past it', async () => {
+    const a = open('node-a', { statementTimeoutMs: 400 });
+    a.putSession(record('ses_w'));
+    const taker = new pg.Client({ connectionString: db.url });
+    await taker.connect();
+    try {
+      await taker.query('BEGIN');
+      await taker.query(`SELECT 1 FROM leases WHERE session_id = 'ses_w' FOR UPDATE`);
+      expect(() => a.appendEvent(event('ses_w', 1))).toThrow(/statement timeout/);
+      await taker.query('ROLLBACK');
+      a.appendEvent(event('ses_w', 1));
+      expect(a.lastSeq('ses_w')).toBe(1);
+    } finally {
+      await taker.end();
+    }
+  });
+
+  it('notifies every committed event once it commits, and never a rolled-back one', async () => {
+    const a = open();
+    a.putSession(record('ses_n'));
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(`${n.channel}:${n.payload}`));
+    await listener.query('LISTEN norma_events');
+    try {
+      a.transaction(() => {
+        a.appendEvent(event('ses_n', 1));
+        a.appendEvent(event('ses_n', 2));
+      });
+      expect(() =>
+        a.transaction(() => {
+          a.appendEvent(event('ses_n', 3));
+          throw new Error('no');
+        }),
+      ).toThrow('no');
+      a.appendEvent(event('ses_n', 3));
+      for (let i = 0; i < 100 && heard.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(heard).toEqual(['norma_events:ses_n 1', 'norma_events:ses_n 2', 'norma_events:ses_n 3']);
+    } finally {
+      await listener.end();
+    }
+  });
+});
