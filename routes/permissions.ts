@@ -69,7 +69,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: ref(PermissionRequestSchema, 'The resolved request'), ...bodyProblems, 404: problems[404], 409: problems[409] },
       },
     },
-    async (req) => ctx.app.interactions.answerPermission(scopeOf(req), req.params.session_id, req.params.permission_id, req.body),
+    async (req) => ctx.owner.call(scopeOf(req), 'interactions.answerPermission', req.params.session_id, req.params.permission_id, req.body),
   );
 
   app.get(

@@ -60,6 +60,6 @@ export const questionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         response: { 200: ref(QuestionSchema, 'The resolved question'), ...bodyProblems, 404: problems[404], 409: problems[409] },
       },
     },
-    async (req) => ctx.app.interactions.answerQuestion(scopeOf(req), req.params.session_id, req.params.question_id, req.body),
+    async (req) => ctx.owner.call(scopeOf(req), 'interactions.answerQuestion', req.params.session_id, req.params.question_id, req.body),
   );
 };

@@ -19,7 +19,7 @@ export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: ref(TodoListSchema, 'The list'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.app.state.todos(scopeOf(req), req.params.session_id),
+    async (req) => ctx.owner.call(scopeOf(req), 'state.todos', req.params.session_id),
   );
 
   app.get(
@@ -51,7 +51,7 @@ export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: ref(McpServerListSchema, 'The servers'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.app.state.mcp(scopeOf(req), req.params.session_id),
+    async (req) => ctx.owner.call(scopeOf(req), 'state.mcp', req.params.session_id),
   );
 
   app.get(
@@ -67,6 +67,6 @@ export const sessionStateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         response: { 200: ref(SkillListSchema, 'The skills'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.app.state.skills(scopeOf(req), req.params.session_id),
+    async (req) => ctx.owner.call(scopeOf(req), 'state.skills', req.params.session_id),
   );
 };

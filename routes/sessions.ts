@@ -95,7 +95,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         response: { 200: ref(SessionSchema, 'The updated session'), ...bodyProblems, 404: problems[404], 409: problems[409] },
       },
     },
-    async (req) => ctx.app.sessions.patch(scopeOf(req), req.params.session_id, req.body),
+    async (req) => ctx.owner.call(scopeOf(req), 'sessions.patch', req.params.session_id, req.body),
   );
 
   app.delete(
@@ -112,7 +112,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (req, reply) => {
-      await ctx.app.sessions.close(scopeOf(req), req.params.session_id);
+      await ctx.owner.call(scopeOf(req), 'sessions.close', req.params.session_id);
       return reply.code(204).send(null);
     },
   );
@@ -131,7 +131,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         response: { 200: ref(ToolListSchema, 'Tools as exposed to a model'), ...commonProblems, 404: problems[404] },
       },
     },
-    async (req) => ctx.app.sessions.tools(scopeOf(req), req.params.session_id, req.query.include === 'deferred'),
+    async (req) => ctx.owner.call(scopeOf(req), 'sessions.tools', req.params.session_id, req.query.include === 'deferred'),
   );
 
   app.get(

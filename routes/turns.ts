@@ -36,10 +36,10 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       },
     },
     async (req, reply) => {
-      const turn = ctx.app.turns.start(scopeOf(req), req.params.session_id, req.body);
+      const turn = await ctx.owner.call(scopeOf(req), 'turns.start', req.params.session_id, req.body);
       reply.header('location', `/v1/sessions/${turn.session_id}/turns/${turn.id}`);
       if (req.query.wait === undefined) return reply.code(202).send(turn);
-      return reply.code(200).send(await ctx.app.turns.wait(scopeOf(req), turn.session_id, turn.id, req.query.wait));
+      return reply.code(200).send(await ctx.owner.call(scopeOf(req), 'turns.wait', turn.session_id, turn.id, req.query.wait));
     },
   );
 
@@ -79,7 +79,7 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     async (req) => {
       const { session_id, turn_id } = req.params;
       if (req.query.wait === undefined) return ctx.app.turns.get(scopeOf(req), session_id, turn_id);
-      return ctx.app.turns.wait(scopeOf(req), session_id, turn_id, req.query.wait);
+      return ctx.owner.call(scopeOf(req), 'turns.wait', session_id, turn_id, req.query.wait);
     },
   );
 
@@ -96,6 +96,6 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         response: { 200: ref(TurnSchema, 'The cancelled turn'), ...commonProblems, 404: problems[404], 409: problems[409] },
       },
     },
-    async (req) => ctx.app.turns.cancel(scopeOf(req), req.params.session_id, req.params.turn_id),
+    async (req) => ctx.owner.call(scopeOf(req), 'turns.cancel', req.params.session_id, req.params.turn_id),
   );
 };

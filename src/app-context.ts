@@ -1,5 +1,6 @@
 // What the composition root hands to the HTTP edge: the use cases, the event log and the config.
 import type { Application } from './app/index.js';
+import type { OwnerRouter } from './app/owner.js';
 import type { Config } from './config.js';
 import type { EventLog } from './events/log.js';
 import type { Readiness } from './contract/schemas.js';
@@ -7,6 +8,8 @@ import type { Readiness } from './contract/schemas.js';
 export interface AppContext {
   config: Config;
   app: Application;
+  /** Runs a use case that needs the session's runtime where that runtime is (replicas: its owner). */
+  owner: OwnerRouter;
   events: EventLog;
   readiness(): Promise<Readiness>;
   /** Runs the spill retention sweep now (it also runs on a timer). */

@@ -41,6 +41,9 @@ import { HtmlConverter } from './web/html-convert.js';
 import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
 import { PostgresStore } from './store/pg-store.js';
+import { StoreOpenError } from './store/sqlite.js';
+import { ClusterNode } from './cluster/node.js';
+import type { Replicas, ReplicaOptions } from './app/replicas.js';
 import type { Resolver } from './sandbox/egress.js';
 import { OutputFiles } from './store/outputs.js';
 import type { Store } from './store/store.js';
@@ -62,6 +65,8 @@ import { installRequestContext, requestIdOf, tracedChildLogger } from './http/re
 
 export interface ServerOptions {
   store?: Store;
+  /** Replicas on PostgreSQL: how often dead nodes are looked for, how long a command may take (tests shorten them). */
+  replicaOptions?: ReplicaOptions;
   clock?: Clock;
   newId?: IdFactory;
   logger?: Logger;
@@ -220,8 +225,31 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   });
 
   metrics.track({ openStreams: () => events.openStreams, pending: () => application.pendingInteractions() });
+  // Replicas on PostgreSQL: this node joins (its liveness lock, its notifications), takes its own
+  // sessions and those of dead nodes, and asks the owners of the others.
+  let replicas: Replicas | undefined;
+  let node: ClusterNode | undefined;
+  if (rawStore instanceof PostgresStore && config.databaseUrl !== undefined) {
+    try {
+      node = await ClusterNode.join({
+        url: config.databaseUrl,
+        nodeId: rawStore.nodeId,
+        onSignal: (s) => replicas?.signal(s),
+        onLost: (why) => {
+          // This node cannot prove it is alive: others take its sessions over. It lets them go and stops.
+          logger.fatal({ reason: why }, 'lost the node lock on the database and could not take it again; stopping');
+          void replicas?.releaseAll().finally(() => process.kill(process.pid, 'SIGTERM'));
+        },
+        log: logger,
+      });
+    } catch (err) {
+      if (!options.store) rawStore.close();
+      throw new StoreOpenError(rawStore.where, (err as Error).message);
+    }
+    replicas = application.replicate(node, rawStore, options.replicaOptions);
+  }
   // What a previous process left: paused turns wait again, interrupted ones are answered.
-  const recovered = await application.recovery.recover(INTERNAL);
+  const recovered = replicas ? await replicas.start() : await application.recovery.recover(INTERNAL);
   if (recovered.sessions > 0) logger.info(recovered, 'recovered sessions from the store');
 
   const readiness = readinessCheck({ config, store: rawStore, sandboxHost, sandboxStatus, webSearch: () => application.webSearch, rgPath: catalog.options.rgPath });
@@ -230,6 +258,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const ctx: AppContext = {
     config,
     app: application,
+    owner: application.owner,
     events,
     readiness,
     sweepOutputs: () => outputs.sweep(),
@@ -389,10 +418,13 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     closing ??= (async () => {
       // No new turns; running calls get the grace period; paused turns stay paused in a
       // durable store (a restart resumes them); SSE streams end with stream.end.
+      replicas?.stop();
       await application.shutdown(INTERNAL, config.shutdownGraceMs);
       try {
         await shutdown.drain(() => app.close());
       } finally {
+        // The node's lock goes last: its sessions are taken over once what it had to write is stored.
+        await node?.close();
         if (!options.store) rawStore.close();
         if (ownsSandbox) await sandboxHost.limits.close();
         await html.close();

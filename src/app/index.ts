@@ -10,6 +10,10 @@ import { SessionUseCases } from './sessions.js';
 import { shutdownSessions } from './shutdown.js';
 import { TurnUseCases } from './turns.js';
 import type { SearchStatus } from '../web/state.js';
+import type { ClusterNode } from '../cluster/node.js';
+import type { PostgresStore } from '../store/pg-store.js';
+import { localOwner, type OwnerRouter } from './owner.js';
+import { Replicas, type ReplicaOptions } from './replicas.js';
 
 export type { AppDeps } from './parts.js';
 export { INTERNAL, type Scope } from './scope.js';
@@ -33,12 +37,17 @@ export interface Application {
   policiesChanged(scope: Scope, tenants: ReadonlySet<string>): void;
   /** Permission requests and questions waiting for an answer now, every tenant's (metrics). */
   pendingInteractions(): { permission: number; question: number };
+  /** Where the use cases that need a session's runtime run: here (one server), or on its owner once `replicate` was called. */
+  readonly owner: OwnerRouter;
+  /** Makes this server one of several replicas on `store`'s PostgreSQL database (replicas.ts). */
+  replicate(node: ClusterNode, store: PostgresStore, options?: ReplicaOptions): Replicas;
 }
 
 export function createApplication(deps: AppDeps): Application {
   const parts = createParts(deps);
   const sessions = new SessionUseCases(parts);
-  return {
+  let owner: OwnerRouter | undefined;
+  const app: Application = {
     sessions,
     state: new SessionStateUseCases(parts),
     turns: new TurnUseCases(parts),
@@ -57,5 +66,14 @@ export function createApplication(deps: AppDeps): Application {
         void parts.broker.reevaluatePending(rt.id);
       }
     },
+    get owner() {
+      return (owner ??= localOwner(() => app));
+    },
+    replicate: (node, store, options) => {
+      const replicas = new Replicas(node, app, parts, store, deps.events, options);
+      owner = replicas;
+      return replicas;
+    },
   };
+  return app;
 }

@@ -42,12 +42,23 @@ function buildAll<T, R>(items: readonly T[], build: (item: T) => Promise<R>, lim
 export class RecoveryUseCases {
   constructor(private readonly parts: Parts) {}
 
-  async recover(_scope: Scope): Promise<{ sessions: number; resumed: number; interrupted: number }> {
+  /**
+   * Builds the runtimes of the active sessions a previous process left (all of them, or with
+   * `only` those sessions: the ones a replica took over) and resumes or interrupts their turns.
+   */
+  async recover(_scope: Scope, only?: readonly string[]): Promise<{ sessions: number; resumed: number; interrupted: number }> {
     const { parts } = this;
     const out = { sessions: 0, resumed: 0, interrupted: 0 };
     const { store, logger } = parts.deps;
     if (!store.durable) return out;
-    const records = store.activeSessions().map((stored) => parts.records.normalized(stored));
+    const stored =
+      only === undefined
+        ? store.activeSessions()
+        : only.flatMap((id) => {
+            const r = store.getSession(id);
+            return r && r.session.status === 'active' && !parts.runtimes.has(id) ? [r] : [];
+          });
+    const records = stored.map((r) => parts.records.normalized(r));
     // Nothing to recover: start-up does not wait for the sandbox's self-test.
     if (records.length === 0) return out;
     const sandbox = await parts.deps.sandboxStatus();

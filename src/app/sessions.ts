@@ -206,6 +206,21 @@ export class SessionUseCases {
     return run;
   }
 
+  /**
+   * Stops running a session here without recording anything (replicas: another node took it
+   * over while this one was cut off; what it has stored stays for that node).
+   */
+  async release(_scope: Scope, id: string): Promise<void> {
+    const rt = this.parts.runtimes.delete(id);
+    if (!rt) return;
+    // First the waiting calls, so that the turn's stop does not answer their requests.
+    this.parts.broker.detachSession(id);
+    rt.activeTurn?.abandon(new TurnStop('another node runs this session now', 'shutdown'));
+    rt.activeTurn = null;
+    await stopRuntimeParts(rt).catch(() => undefined);
+    await rt.sandbox.close().catch(() => undefined);
+  }
+
   /** Closes every active session (graceful shutdown with a store that does not survive): SessionEnd fires for each. */
   async closeAll(scope: Scope, reason: string): Promise<void> {
     const ids = new Set([...this.parts.runtimes.ids(), ...this.parts.closing.keys()]);

@@ -18,6 +18,12 @@ export class EventLog {
   /** Told of every durable event of every session once it committed (metrics, log lines). */
   private readonly observers: EventListener[] = [];
   private streams = 0;
+  /**
+   * Sessions with listeners here: the seq every listener has (events up to it were delivered to
+   * all of them). Events another node appends are read on from it when a notification says so.
+   */
+  private readonly seen = new Map<string, number>();
+  private readonly reading = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -43,7 +49,9 @@ export class EventLog {
     const deliver = () => {
       if (!live) this.tell(event);
       const set = this.listeners.get(sessionId);
-      if (set) for (const listener of [...set]) listener(event);
+      if (!set) return;
+      if (!live && event.seq > (this.seen.get(sessionId) ?? 0)) this.seen.set(sessionId, event.seq);
+      for (const listener of [...set]) listener(event);
     };
     if (live) deliver();
     else this.store.afterCommit(deliver);
@@ -52,6 +60,55 @@ export class EventLog {
 
   lastSeq(sessionId: string): number {
     return this.store.lastSeq(sessionId);
+  }
+
+  /**
+   * Another node committed the session's event `seq` (replicas: a database notification): the
+   * session's listeners here get what they have not had yet, read from the store, in order.
+   * Reads of one session do not overlap; notifications that come meanwhile are served by the
+   * read in progress or one after it.
+   */
+  wake(sessionId: string, seq: number): void {
+    if (!this.listeners.has(sessionId) || seq <= (this.seen.get(sessionId) ?? 0)) return;
+    if (this.reading.has(sessionId)) {
+      this.again.add(sessionId);
+      return;
+    }
+    this.reading.add(sessionId);
+    setImmediate(() => this.readOn(sessionId));
+  }
+
+  /** Sessions someone listens to here now. */
+  listened(): string[] {
+    return [...this.listeners.keys()];
+  }
+
+  /** Every session listened to here reads on (notifications may have been missed). */
+  wakeAll(): void {
+    for (const sessionId of this.listeners.keys()) this.wake(sessionId, Number.MAX_SAFE_INTEGER);
+  }
+
+  private readonly again = new Set<string>();
+
+  private readOn(sessionId: string): void {
+    try {
+      for (;;) {
+        this.again.delete(sessionId);
+        const set = this.listeners.get(sessionId);
+        const from = this.seen.get(sessionId);
+        if (!set || from === undefined) return;
+        const page = this.store.eventsAfter(sessionId, from, REPLAY_PAGE);
+        for (const event of page) {
+          this.seen.set(sessionId, event.seq);
+          for (const listener of [...set]) listener(event);
+        }
+        if (page.length < REPLAY_PAGE && !this.again.has(sessionId)) return;
+      }
+    } catch {
+      // The store cannot be read now: the next notification or check reads on from the same seq.
+    } finally {
+      this.reading.delete(sessionId);
+    }
   }
 
   /**
@@ -161,13 +218,19 @@ export class EventLog {
     }
     replaying = false;
     for (const event of buffered.splice(0)) forward(event);
+    // Every listener of the session has what this one has at least up to here (see wake).
+    const seen = this.seen.get(sessionId);
+    this.seen.set(sessionId, seen === undefined ? delivered : Math.min(seen, delivered));
 
     return {
       close: () => {
         const s = this.listeners.get(sessionId);
         if (!s) return;
         s.delete(listener);
-        if (s.size === 0) this.listeners.delete(sessionId);
+        if (s.size === 0) {
+          this.listeners.delete(sessionId);
+          this.seen.delete(sessionId);
+        }
       },
     };
   }

@@ -260,6 +260,19 @@ export class InteractionBroker {
   }
 
   /** Stops waiting on every request without resolving it (shutdown: they stay pending in the store). */
+  /**
+   * Forgets one session's waiting calls without resolving their requests (another node runs the
+   * session now: the requests stay pending in the store for it to answer).
+   */
+  detachSession(sessionId: string): void {
+    for (const [id, w] of this.waiters) {
+      if (w.sessionId !== sessionId) continue;
+      w.cleanup();
+      this.waiters.delete(id);
+      this.parked.delete(id);
+    }
+  }
+
   detachAll(): void {
     for (const w of this.waiters.values()) w.cleanup();
     this.waiters.clear();

@@ -338,6 +338,14 @@ export class TurnRunner implements PauseHost {
    * Stops the turn now: the signal aborts (pending asks resolve as cancelled, running tools
    * are told to stop), every unfinished tool_use gets its error result, and the turn ends.
    */
+  /**
+   * Stops the turn's work in this process without recording anything: another node runs the
+   * session now and answers for the turn (what its calls still try to write is refused).
+   */
+  abandon(reason: TurnStop): void {
+    this.controller.abort(reason);
+  }
+
   stop(reason: TurnStop, status: 'cancelled' | 'failed' | 'interrupted', error: { code: string; message: string }): void {
     if (this.isFinal()) return;
     this.write(() => {

@@ -86,14 +86,18 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, seq)
   );
   `,
-  // 2: replicas. A session's live runtime belongs to one node, its lease holder; a lease is good
-  // while its node's heartbeat is fresh, and taking it over raises its epoch. Only the holder
-  // appends a session's events (the insert checks it, under a share lock on the lease row, so a
-  // takeover waits for a commit in flight). Every committed event wakes the other replicas'
-  // streams: the trigger's notification is sent at commit, never for a rolled-back one.
+  // 2: replicas. A node is alive while it holds the advisory lock (class "NORM", its lock_key)
+  // that one connection of its process takes at start-up and keeps. A session's live runtime
+  // belongs to its lease holder; a lease is taken over only while its holder is not alive, and
+  // taking it raises its epoch. Only the holder appends a session's events (the insert checks it,
+  // under a share lock on the lease row, so a takeover waits for a commit in flight). Every
+  // committed event wakes the other replicas' streams: the trigger's notification is sent at
+  // commit, never for a rolled-back one. Commands carry what a node asks a session's owner to do
+  // (start a turn, answer a request); the owner writes the outcome, with the work when it can.
   `
   CREATE TABLE nodes (
     node_id TEXT PRIMARY KEY,
+    lock_key SERIAL UNIQUE,
     started_at TIMESTAMPTZ NOT NULL,
     heartbeat_at TIMESTAMPTZ NOT NULL,
     stopped_at TIMESTAMPTZ
@@ -111,10 +115,32 @@ const MIGRATIONS: readonly string[] = [
     RETURN NULL;
   END $$;
   CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION norma_event_notify();
+  CREATE TABLE commands (
+    id BIGSERIAL PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    from_node TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    outcome TEXT,
+    done_at TIMESTAMPTZ
+  );
+  CREATE INDEX commands_open ON commands (session_id, id) WHERE outcome IS NULL;
+  CREATE INDEX commands_done ON commands (done_at) WHERE outcome IS NOT NULL;
   `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * "This node may write the session": it holds the session's lease (read FOR SHARE, so a takeover
+ * waits for the transaction and the writes after it are refused), or the session has no lease.
+ * `$s` and `$n` are the statement's parameters of the session id and this node's id.
+ */
+export function fence(s: string, n: string): string {
+  return `(EXISTS (SELECT 1 FROM leases WHERE session_id = ${s}::text AND node_id = ${n}::text FOR SHARE) OR NOT EXISTS (SELECT 1 FROM leases WHERE session_id = ${s}::text))`;
+}
+
 
 /** Brings the database to the current schema; StoreOpenError when it cannot be used. */
 export function migratePg(db: SyncPg, where: string): void {

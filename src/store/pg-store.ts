@@ -9,7 +9,7 @@
 // writers never leave a gap or a duplicate, and a takeover waits for a commit in flight.
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import { migratePg } from './pg-schema.js';
+import { fence, migratePg } from './pg-schema.js';
 import { SyncPg, type PgStatement } from './pg-sync.js';
 import { PgTurns } from './pg-turns.js';
 import { documentsOf } from './sqlite-rows.js';
@@ -68,7 +68,7 @@ export class PostgresStore implements Store {
   /** Where the database is, without its password. */
   readonly where: string;
   private readonly db: SyncPg;
-  private readonly turns = new PgTurns();
+  private readonly turns: PgTurns;
   private readonly lastSeqs = new Map<string, number>();
   private readonly lastDecisions = new Map<string, number>();
   private committed: (() => void)[] = [];
@@ -80,6 +80,7 @@ export class PostgresStore implements Store {
   /** Connects and migrates; StoreOpenError when the database cannot be used. */
   constructor(options: PostgresStoreOptions) {
     this.nodeId = options.nodeId;
+    this.turns = new PgTurns(options.nodeId);
     this.where = describeUrl(options.url);
     this.db = new SyncPg({
       url: options.url,
@@ -176,9 +177,10 @@ export class PostgresStore implements Store {
               ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, closed_at = EXCLUDED.closed_at, active_turn_id = EXCLUDED.active_turn_id,
                 data = EXCLUDED.data, hooks = EXCLUDED.hooks, model_api_key = EXCLUDED.model_api_key, model = EXCLUDED.model,
                 todos = EXCLUDED.todos, mcp_servers = EXCLUDED.mcp_servers
-              RETURNING id, (xmax = 0) AS inserted)
-            INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $13, 1, now() FROM s WHERE inserted
-            ON CONFLICT (session_id) DO NOTHING`,
+              WHERE ${fence('$1', '$13')}
+              RETURNING id, (xmax = 0) AS inserted),
+            l AS (INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $13, 1, now() FROM s WHERE inserted ON CONFLICT (session_id) DO NOTHING)
+            SELECT id FROM s`,
       params: [
         s.id,
         s.tenant ?? 'default',
@@ -195,6 +197,7 @@ export class PostgresStore implements Store {
         record.mcpServers ? JSON.stringify(record.mcpServers) : null,
         this.nodeId,
       ],
+      expect: { rows: 1, message: `session ${s.id} was not stored: another node holds its lease` },
     });
   }
 
@@ -237,7 +240,7 @@ export class PostgresStore implements Store {
 
   deleteSession(id: string): void {
     this.write(
-      ...['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'decisions', 'leases'].map((table) => ({
+      ...['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'decisions', 'leases', 'commands'].map((table) => ({
         sql: `DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = $1`,
         params: [id],
       })),
@@ -354,9 +357,7 @@ export class PostgresStore implements Store {
     this.write({
       sql: `INSERT INTO events (session_id, seq, type, turn_id, data)
             SELECT $1::text, $2::bigint, $3::text, $4::text, $5::text
-            WHERE ($2::bigint = 1 OR EXISTS (SELECT 1 FROM events WHERE session_id = $1::text AND seq = $2::bigint - 1))
-              AND (EXISTS (SELECT 1 FROM leases WHERE session_id = $1::text AND node_id = $6::text FOR SHARE)
-                   OR NOT EXISTS (SELECT 1 FROM leases WHERE session_id = $1::text))`,
+            WHERE ($2::bigint = 1 OR EXISTS (SELECT 1 FROM events WHERE session_id = $1::text AND seq = $2::bigint - 1)) AND ${fence('$1', '$6')}`,
       params: [event.session_id, event.seq, event.type, (event as { turn_id?: string }).turn_id ?? null, JSON.stringify(event), this.nodeId],
       expect: {
         rows: 1,
@@ -370,12 +371,9 @@ export class PostgresStore implements Store {
   }
 
   lastSeq(sessionId: string): number {
-    let n = this.lastSeqs.get(sessionId);
-    if (n === undefined) {
-      n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
-      this.lastSeqs.set(sessionId, n);
-    }
-    return n;
+    // Remembered only from this node's own appends: another node may append to a session this
+    // node does not run, so a read is not kept.
+    return this.lastSeqs.get(sessionId) ?? Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
@@ -404,12 +402,20 @@ export class PostgresStore implements Store {
   }
 
   lastDecisionSeq(sessionId: string): number {
-    let n = this.lastDecisions.get(sessionId);
-    if (n === undefined) {
-      n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM decisions WHERE session_id = $1', [sessionId])[0]!.n);
-      this.lastDecisions.set(sessionId, n);
-    }
-    return n;
+    return this.lastDecisions.get(sessionId) ?? Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM decisions WHERE session_id = $1', [sessionId])[0]!.n);
+  }
+
+  /**
+   * Answers a command with the work it did, in the open transaction: the work and its answer
+   * commit together or not at all (a command answered already fails the transaction).
+   */
+  completeCommand(commandId: number, outcome: string): void {
+    this.write({
+      sql: `WITH u AS (UPDATE commands SET outcome = $2, done_at = now() WHERE id = $1 AND outcome IS NULL RETURNING id)
+            SELECT pg_notify('norma_done', id::text) FROM u`,
+      params: [commandId, outcome],
+      expect: { rows: 1, message: `command ${commandId} was answered already` },
+    });
   }
 
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {

@@ -4,7 +4,13 @@
 // what changed; after a rollback it is forgotten, and the next write stores everything again.
 import { isOpenStatus, type Turn } from '../contract/schemas.js';
 import type { PgStatement } from './pg-sync.js';
+import { fence } from './pg-schema.js';
 import { headJsonOf, keyOf, turnOf } from './turn-docs.js';
+
+/** A turn's head is written by the session's lease holder only. */
+function refused(turn: Turn): { rows: number; message: string } {
+  return { rows: 1, message: `turn ${turn.id} of session ${turn.session_id} was not stored: another node holds the session's lease` };
+}
 
 type TurnRow = { id: string; head: string; tool_uses: string };
 type ResultRow = { turn_id: string; data: string };
@@ -13,19 +19,28 @@ export class PgTurns {
   private readonly storedResults = new Map<string, Set<number>>();
   private readonly storedToolUses = new Map<string, number>();
 
+  /** `nodeId`: the node writing, which must hold the session's lease. */
+  constructor(private readonly nodeId: string) {}
+
   /** The statements that store what changed since the turn was last written. */
   write(turn: Turn): PgStatement[] {
     const key = keyOf(turn);
     const out: PgStatement[] = [];
     const head = headJsonOf(turn);
     if (this.storedToolUses.get(key) === turn.tool_uses.length) {
-      out.push({ sql: 'UPDATE turns SET head = $3 WHERE session_id = $1 AND id = $2', params: [turn.session_id, turn.id, head] });
+      out.push({
+        sql: `UPDATE turns SET head = $3 WHERE session_id = $1 AND id = $2 AND ${fence('$1', '$4')}`,
+        params: [turn.session_id, turn.id, head, this.nodeId],
+        expect: refused(turn),
+      });
     } else {
       out.push({
         sql: `INSERT INTO turns (session_id, id, ord, head, tool_uses)
               VALUES ($1, $2, (SELECT COALESCE(MAX(ord), 0) + 1 FROM turns WHERE session_id = $1), $3, $4)
-              ON CONFLICT (session_id, id) DO UPDATE SET head = EXCLUDED.head, tool_uses = EXCLUDED.tool_uses`,
-        params: [turn.session_id, turn.id, head, JSON.stringify(turn.tool_uses)],
+              ON CONFLICT (session_id, id) DO UPDATE SET head = EXCLUDED.head, tool_uses = EXCLUDED.tool_uses
+              WHERE ${fence('$1', '$5')}`,
+        params: [turn.session_id, turn.id, head, JSON.stringify(turn.tool_uses), this.nodeId],
+        expect: refused(turn),
       });
       this.storedToolUses.set(key, turn.tool_uses.length);
     }

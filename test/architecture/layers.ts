@@ -6,8 +6,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['src/contract/', 'src/trace/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts', 'src/lazy.ts'],
   // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs,
   // the MCP client (its transports run in the sandbox and through the guard), and telemetry
-  // (metrics and log lines derived from the event log, the store's timer)
-  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/', 'src/telemetry/'],
+  // (metrics and log lines derived from the event log, the store's timer), and the replicas'
+  // coordination through the database (liveness, leases, commands, notifications)
+  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/', 'src/telemetry/', 'src/cluster/'],
   // 2: what tools analyse with (shell analysis, rule subjects), the pause broker
   ['src/permission/shell/', 'src/permission/shell.ts', 'src/permission/subject.ts', 'src/interaction/'],
   // 3: the tool contract

@@ -1,0 +1,98 @@
+// The use cases that need a session's live runtime (its turn runner, shells, MCP servers, the
+// calls waiting for an answer), by name. With one server they run where they are asked; with
+// replicas (replicas.ts) a node that does not run the session asks the node that does, through the
+// database, and answers with what that node answered.
+import type { PermissionResponse, QuestionResponse, SessionPatch, TurnCreate } from '../contract/schemas.js';
+import { DomainError, type DomainErrorKind } from '../errors.js';
+import type { Scope } from './scope.js';
+import type { InteractionUseCases } from './interactions.js';
+import type { RecoveryUseCases } from './recovery.js';
+import type { SessionStateUseCases } from './session-state.js';
+import type { SessionUseCases } from './sessions.js';
+import type { TurnUseCases } from './turns.js';
+import type { KeyScope } from '../contract/tenant.js';
+
+/** The use cases the owner calls reach (the application's, without the rest of it). */
+export interface Application {
+  turns: TurnUseCases;
+  sessions: SessionUseCases;
+  state: SessionStateUseCases;
+  interactions: InteractionUseCases;
+  recovery: RecoveryUseCases;
+}
+
+export const OWNER_CALLS = {
+  'turns.start': (app: Application, scope: Scope, sessionId: string, body: TurnCreate) => app.turns.start(scope, sessionId, body),
+  'turns.cancel': (app: Application, scope: Scope, sessionId: string, turnId: string) => app.turns.cancel(scope, sessionId, turnId),
+  'turns.wait': (app: Application, scope: Scope, sessionId: string, turnId: string, seconds: number) => app.turns.wait(scope, sessionId, turnId, seconds),
+  'sessions.patch': (app: Application, scope: Scope, sessionId: string, body: SessionPatch) => app.sessions.patch(scope, sessionId, body),
+  'sessions.close': (app: Application, scope: Scope, sessionId: string) => app.sessions.close(scope, sessionId),
+  'sessions.tools': (app: Application, scope: Scope, sessionId: string, includeDeferred: boolean) => app.sessions.tools(scope, sessionId, includeDeferred),
+  'state.todos': (app: Application, scope: Scope, sessionId: string) => app.state.todos(scope, sessionId),
+  'state.mcp': (app: Application, scope: Scope, sessionId: string) => app.state.mcp(scope, sessionId),
+  'state.skills': (app: Application, scope: Scope, sessionId: string) => app.state.skills(scope, sessionId),
+  'interactions.answerPermission': (app: Application, scope: Scope, sessionId: string, permissionId: string, body: PermissionResponse) =>
+    app.interactions.answerPermission(scope, sessionId, permissionId, body),
+  'interactions.answerQuestion': (app: Application, scope: Scope, sessionId: string, questionId: string, body: QuestionResponse) =>
+    app.interactions.answerQuestion(scope, sessionId, questionId, body),
+} as const;
+
+export type OwnerCalls = typeof OWNER_CALLS;
+export type OwnerCallName = keyof OwnerCalls;
+type Rest<F> = F extends (app: Application, scope: Scope, sessionId: string, ...rest: infer R) => unknown ? R : never;
+export type OwnerCallArgs<N extends OwnerCallName> = Rest<OwnerCalls[N]>;
+export type OwnerCallResult<N extends OwnerCallName> = Awaited<ReturnType<OwnerCalls[N]>>;
+
+/**
+ * Calls whose whole effect is one store transaction (no await inside): run for another node, their
+ * work and their answer commit together, so a node that dies in between leaves neither.
+ */
+export const ATOMIC_CALLS: ReadonlySet<OwnerCallName> = new Set(['interactions.answerPermission', 'interactions.answerQuestion', 'sessions.patch']);
+
+export interface OwnerRouter {
+  call<N extends OwnerCallName>(scope: Scope, name: N, sessionId: string, ...args: OwnerCallArgs<N>): Promise<OwnerCallResult<N>>;
+}
+
+/** One server: every session's runtime is here. */
+export function localOwner(app: () => Application): OwnerRouter {
+  return {
+    call: async (scope, name, sessionId, ...args) => {
+      const f = OWNER_CALLS[name] as (app: Application, scope: Scope, sessionId: string, ...rest: unknown[]) => unknown;
+      return f(app(), scope, sessionId, ...args) as never;
+    },
+  };
+}
+
+// ── what travels in a command ─────────────────────────────────────────────────────────────
+
+export interface ScopeWire {
+  principal: Scope['principal'];
+  tenant: string | null;
+  access: KeyScope[];
+  key: string | null;
+}
+
+export function scopeToWire(scope: Scope): ScopeWire {
+  return { principal: scope.principal, tenant: scope.tenant, access: [...scope.access], key: scope.key };
+}
+
+export function scopeFromWire(w: ScopeWire): Scope {
+  return Object.freeze({ principal: w.principal, tenant: w.tenant, access: new Set(w.access), key: w.key });
+}
+
+/** What a command's owner answered: the call's value, or the DomainError it refused with. */
+export type Outcome =
+  | { ok: true; value: unknown }
+  | { ok: false; error: { kind: DomainErrorKind; message: string; problems: string[]; location: DomainError['location'] } };
+
+export function outcomeOf(err: unknown): Outcome {
+  if (err instanceof DomainError) return { ok: false, error: { kind: err.kind, message: err.message, problems: err.problems, location: err.location } };
+  // Anything else is the owner's own failure: the caller is told it failed there, not why.
+  return { ok: false, error: { kind: 'unavailable', message: 'the node that runs this session failed to carry out the request; try again', problems: [], location: 'body' } };
+}
+
+export function valueOf(outcome: Outcome): unknown {
+  if (outcome.ok) return outcome.value;
+  const e = outcome.error;
+  throw new DomainError(e.kind, e.message, e.problems, e.location);
+}

@@ -1,0 +1,198 @@
+// Replicas: real server processes on loopback sharing one PostgreSQL database (a database of the
+// run's throwaway cluster) and one data directory. Any replica serves any request; the session's
+// owner runs it; a dead owner's sessions are taken over, paused turns resumed.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { launchServer, type ServerProcess } from '../helpers/server-process.js';
+import { openSse, type SseMessage, type SseStream } from '../helpers/sse.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+
+let db: TestDatabase;
+let dataDir: string;
+const running: ServerProcess[] = [];
+const streams: SseStream[] = [];
+
+beforeEach(async () => {
+  db = await createTestDatabase();
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-replicas-'));
+});
+afterEach(async () => {
+  for (const s of streams.splice(0)) s.close();
+  await Promise.all(running.splice(0).map((r) => r.kill()));
+  await db.drop();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+async function replica(nodeId: string): Promise<ServerProcess> {
+  const r = await launchServer({ NORMA_STORE: 'postgres', NORMA_DATABASE_URL: db.url, NORMA_NODE_ID: nodeId, NORMA_DATA_DIR: dataDir, NORMA_LOG_LEVEL: 'info' }, undefined, {
+    startTimeoutMs: 40_000,
+  });
+  running.push(r);
+  return r;
+}
+
+async function sse(r: ServerProcess, sessionId: string, lastEventId?: string): Promise<SseStream> {
+  const s = await openSse(`${r.url}/v1/sessions/${sessionId}/events`, lastEventId !== undefined ? { lastEventId } : {});
+  streams.push(s);
+  return s;
+}
+
+/** Every durable event the database holds for the session, in order (the truth streams are compared with). */
+async function stored(sessionId: string): Promise<{ seq: number; type: string }[]> {
+  const rows = await db.query('SELECT seq, type FROM events WHERE session_id = $1 ORDER BY seq', [sessionId]);
+  return rows.map((r) => ({ seq: Number(r.seq), type: String(r.type) }));
+}
+
+const durable = (events: SseMessage[]) => events.filter((e) => e.event !== 'stream.end' && e.id !== undefined).map((e) => ({ seq: Number(e.id), type: e.event }));
+
+describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
+  it('three replicas: created on A, posted on B, answered and watched on C, with no gap', async () => {
+    const [a, b, c] = await Promise.all([replica('a'), replica('b'), replica('c')]);
+    for (const [r, id] of [[a, 'a'], [b, 'b'], [c, 'c']] as const) expect((await r.api.get('/readyz')).body.node_id).toBe(id);
+    const s = (await a.api.post('/v1/sessions', {})).body;
+    // C's stream is open before anything runs on the session: what follows reaches it live.
+    const watch = await sse(c, s.id);
+    await watch.waitFor((e) => e.event === 'session.created');
+
+    // Posted on B, which does not run the session: the owner (A) runs it and B answers with its turn.
+    const posted = await b.api.post(`/v1/sessions/${s.id}/turns`, {
+      tool_uses: [
+        { id: 'toolu_read', name: 'LS', input: { path: '.' } },
+        { id: 'toolu_write', name: 'Write', input: { file_path: 'from-b.txt', content: 'written once' } },
+      ],
+    });
+    expect(posted.status).toBe(202);
+    expect(posted.body).toMatchObject({ session_id: s.id, status: 'running' });
+    const asked = await watch.waitFor((e) => e.event === 'permission.requested');
+    // Answered on C: through the database to A's waiting call.
+    const answered = await c.api.post(`/v1/sessions/${s.id}/permissions/${asked.data.permission.id}`, { behavior: 'allow' });
+    expect(answered.status).toBe(200);
+    expect(answered.body.status).toBe('allowed');
+    // A second answer, anywhere, is a conflict: the first one won.
+    expect((await b.api.post(`/v1/sessions/${s.id}/permissions/${asked.data.permission.id}`, { behavior: 'deny' })).status).toBe(409);
+    // Waited for on B.
+    const done = await b.api.get(`/v1/sessions/${s.id}/turns/${posted.body.id}?wait=20`);
+    expect(done.body.status).toBe('completed');
+    expect(done.body.results.map((r: { tool_use_id: string }) => r.tool_use_id)).toEqual(['toolu_read', 'toolu_write']);
+    expect(await fs.readFile(path.join(dataDir, 'workspaces', s.id, 'from-b.txt'), 'utf8')).toBe('written once');
+
+    // More turns, posted on each replica in turn and waited for there.
+    for (let i = 0; i < 9; i++) {
+      const r = [a, b, c][i % 3]!;
+      const t = await r.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] });
+      expect(t.status).toBe(200);
+      expect(t.body.status).toBe('completed');
+    }
+    // What C streamed is exactly what is stored: every seq once, in order, none missing.
+    const truth = await stored(s.id);
+    await watch.waitFor((e) => Number(e.id) === truth.length);
+    expect(durable(watch.events)).toEqual(truth);
+    expect(truth.map((e) => e.seq)).toEqual(truth.map((_, i) => i + 1));
+    // Reads on any replica agree.
+    const lists = await Promise.all([a, b, c].map(async (r) => (await r.api.get(`/v1/sessions/${s.id}/turns`)).body.items.map((t: { id: string; status: string }) => `${t.id}:${t.status}`)));
+    expect(lists[1]).toEqual(lists[0]);
+    expect(lists[2]).toEqual(lists[0]);
+    // A session's runtime-bound reads are answered by its owner wherever they are asked.
+    const names = async (r: ServerProcess) => (await r.api.get(`/v1/sessions/${s.id}/tools`)).body.map((t: { name: string }) => t.name);
+    expect(await names(c)).toEqual(await names(a));
+    expect(await names(c)).toContain('Write');
+  });
+
+  it('the owner killed during a paused permission: answered through another replica, the call runs once and every tool_use gets one result', async () => {
+    const [a, b] = await Promise.all([replica('a'), replica('b')]);
+    const s = (await a.api.post('/v1/sessions', {})).body;
+    const t = (
+      await a.api.post(`/v1/sessions/${s.id}/turns?wait=10`, {
+        tool_uses: [
+          { id: 'toolu_w', name: 'Bash', input: { command: 'echo ran >> runs.txt' } },
+          { id: 'toolu_l', name: 'LS', input: { path: '.' } },
+        ],
+      })
+    ).body;
+    expect(t.status).toBe('awaiting_permission');
+    const watch = await sse(b, s.id);
+    await watch.waitFor((e) => e.event === 'permission.requested');
+    const killedAt = Date.now();
+    await a.kill();
+    // B finds A gone and takes the session over by itself: the paused turn is resumed, not answered.
+    const resumed = await watch.waitFor((e) => e.event === 'turn.resumed', 15_000);
+    const takeoverMs = Date.now() - killedAt;
+    expect(resumed.data.pending).toHaveLength(1);
+    expect(takeoverMs).toBeLessThan(15_000);
+    const permission = (await b.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items[0];
+    expect(permission.tool_use_id).toBe('toolu_w');
+    const answered = await b.api.post(`/v1/sessions/${s.id}/permissions/${permission.id}`, { behavior: 'allow' });
+    expect(answered.status).toBe(200);
+    const done = await b.api.get(`/v1/sessions/${s.id}/turns/${t.id}?wait=20`);
+    expect(done.body.status).toBe('completed');
+    expect(done.body.results.map((r: { tool_use_id: string; is_error: boolean }) => [r.tool_use_id, r.is_error])).toEqual([
+      ['toolu_w', false],
+      ['toolu_l', false],
+    ]);
+    expect(await fs.readFile(path.join(dataDir, 'workspaces', s.id, 'runs.txt'), 'utf8')).toBe('ran\n');
+    const events = await stored(s.id);
+    expect(events.filter((e) => e.type === 'tool.started').length).toBe(2);
+    expect(events.filter((e) => e.type === 'tool.completed').length).toBe(2);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect((await db.query('SELECT node_id, epoch FROM leases WHERE session_id = $1', [s.id]))[0]).toEqual({ node_id: 'b', epoch: 2 });
+    console.log(`takeover after SIGKILL: ${takeoverMs} ms`);
+  });
+
+  it('an answer that reaches another replica before it noticed the owner died takes the session over at once and goes to the waiting call', async () => {
+    const [a, b] = await Promise.all([replica('a'), replica('b')]);
+    const s = (await a.api.post('/v1/sessions', {})).body;
+    const t = (await a.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ id: 'toolu_w', name: 'Write', input: { file_path: 'x.txt', content: 'x' } }] })).body;
+    expect(t.status).toBe('awaiting_permission');
+    const pending = (await b.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items[0];
+    await a.kill();
+    const answered = await b.api.post(`/v1/sessions/${s.id}/permissions/${pending.id}`, { behavior: 'allow' });
+    expect(answered.status).toBe(200);
+    expect(answered.body.status).toBe('allowed');
+    const done = await b.api.get(`/v1/sessions/${s.id}/turns/${t.id}?wait=20`);
+    expect(done.body.status).toBe('completed');
+    expect(done.body.results).toHaveLength(1);
+    expect(await fs.readFile(path.join(dataDir, 'workspaces', s.id, 'x.txt'), 'utf8')).toBe('x');
+  });
+
+  it('200 SSE reconnects across three replicas while turns run lose and duplicate nothing', { timeout: 120_000 }, async () => {
+    const replicas = await Promise.all([replica('a'), replica('b'), replica('c')]);
+    const s = (await replicas[0]!.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+    // A producer: 30 turns of 3 calls each, posted on B (run by A).
+    const producing = (async () => {
+      for (let i = 0; i < 30; i++) {
+        const t = await replicas[1]!.api.post(`/v1/sessions/${s.id}/turns?wait=20`, {
+          tool_uses: [
+            { name: 'LS', input: { path: '.' } },
+            { name: 'Write', input: { file_path: `f${i}.txt`, content: String(i) } },
+            { name: 'Read', input: { file_path: `f${i}.txt` } },
+          ],
+        });
+        expect(t.body.status).toBe('completed');
+      }
+    })();
+    const got: SseMessage[] = [];
+    let last: string | undefined;
+    for (let i = 0; i < 200; i++) {
+      const r = replicas[i % 3]!;
+      const stream = await openSse(`${r.url}/v1/sessions/${s.id}/events`, last !== undefined ? { lastEventId: last } : {});
+      // Read a few events (or none, when nothing comes within a moment), then drop the connection.
+      const want = 1 + (i % 4);
+      const deadline = Date.now() + 150;
+      while (durable(stream.events).length < want && Date.now() < deadline) await new Promise((r2) => setTimeout(r2, 5));
+      stream.close();
+      const taken = stream.events.filter((e) => e.id !== undefined);
+      got.push(...taken);
+      if (taken.length > 0) last = taken[taken.length - 1]!.id;
+    }
+    await producing;
+    // The rest, from the last one seen, on another replica.
+    const truth = await stored(s.id);
+    const rest = await sse(replicas[2]!, s.id, last);
+    if (Number(last ?? 0) < truth.length) await rest.waitFor((e) => Number(e.id) === truth.length);
+    got.push(...rest.events.filter((e) => e.id !== undefined));
+    expect(durable(got)).toEqual(truth);
+    expect(truth.length).toBeGreaterThan(30 * 7);
+  });
+});
