@@ -23,6 +23,7 @@ import { requestGate } from './http/host-check.js';
 import { useDepthCheckedJson } from './http/json-body.js';
 import { installProblemHandling, sendProblem } from './http/problem.js';
 import { readinessCheck } from './http/readiness.js';
+import { sharedRateStore } from './http/rate-store.js';
 import { httpShutdown } from './http/shutdown.js';
 import { EventLog } from './events/log.js';
 import { loadHooksFile } from './hooks/file.js';
@@ -190,8 +191,11 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     if (ownsSandbox) await sandboxHost.limits.close();
     throw err;
   }
-  const tickets = new TicketBook(() => clock().getTime());
-  const logins = new ConsoleLogins(() => clock().getTime());
+  // With replicas on PostgreSQL, tickets and console logins are kept in the database: any replica
+  // takes one another made.
+  const shared = rawStore instanceof PostgresStore ? rawStore : undefined;
+  const tickets = new TicketBook(() => clock().getTime(), shared?.tokens);
+  const logins = new ConsoleLogins(() => clock().getTime(), shared?.tokens);
   // The sockets the server listens on: a sandbox's network never reaches them.
   let listening: () => { address: string; port: number }[] = () => [];
   const application = createApplication({
@@ -357,6 +361,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     // One counter per tenant: room for as many tenants as a keys file can name.
     cache: 10_000,
     keyGenerator: (req) => `tenant:${req.scope?.tenant ?? ''}`,
+    // Replicas count in the database: a tenant's limit is one limit, whichever replica it calls.
+    ...(shared ? { store: sharedRateStore((key, now, windowMs) => shared.countRequest(key, now, windowMs), () => clock().getTime()), skipOnError: false } : {}),
     allowList: (req) => req.scope?.tenant == null || keys.policyOf(req.scope.tenant)?.source.requests_per_minute === undefined,
     max: (req) => keys.policyOf(req.scope!.tenant!)?.source.requests_per_minute ?? Number.MAX_SAFE_INTEGER,
     addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },

@@ -1,6 +1,7 @@
 // Every error leaves the server as application/problem+json (RFC 9457): the status a domain
 // error maps to, a stable `type` URI clients can switch on, and a detail precise enough to fix
 // the request. Validation, body-parser and store failures are translated here, in one place.
+import { PgError } from '../store/pg-sync.js';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Problem } from '../contract/schemas.js';
@@ -173,6 +174,11 @@ export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes, e
     if (sqlite !== undefined) {
       req.log.error({ err }, 'store unavailable');
       return sendProblem(reply, req, 503, `the store cannot be used right now (${sqlite}): nothing of this request was stored; retry later`);
+    }
+    if (err instanceof PgError) {
+      req.log.error({ err }, 'database unavailable');
+      if (err.code === '53100') return sendProblem(reply, req, 507, 'the database\'s storage is full: nothing of this request was stored (what was stored before is intact); retry once space is freed');
+      return sendProblem(reply, req, 503, `the database cannot be used right now${err.code ? ` (${err.code})` : ''}: nothing of this request was stored; retry later`);
     }
     req.log.error({ err }, 'unhandled error');
     return sendProblem(reply, req, 500, `internal error; quote request id ${req.id} when reporting it`);

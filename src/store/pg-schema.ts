@@ -128,6 +128,26 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX commands_open ON commands (session_id, id) WHERE outcome IS NULL;
   CREATE INDEX commands_done ON commands (done_at) WHERE outcome IS NOT NULL;
   `,
+  // 3: what replicas share besides sessions: short-lived tokens (event tickets, console logins)
+  // by their SHA-256, and the per-tenant request counters of requests_per_minute.
+  `
+  CREATE TABLE tokens (
+    kind TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    grp TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    expires_ms BIGINT NOT NULL,
+    PRIMARY KEY (kind, digest)
+  );
+  CREATE INDEX tokens_by_group ON tokens (kind, grp, created_ms);
+  CREATE INDEX tokens_by_expiry ON tokens (kind, expires_ms);
+  CREATE TABLE rate_windows (
+    key TEXT PRIMARY KEY,
+    started_ms BIGINT NOT NULL,
+    count BIGINT NOT NULL
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,10 +8,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { launchServer, type ServerProcess } from '../helpers/server-process.js';
 import { openSse, type SseMessage, type SseStream } from '../helpers/sse.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { request } from 'undici';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { clientFor, keysFile, newKey } from '../helpers/tenants.js';
 
 let db: TestDatabase;
 let dataDir: string;
 const running: ServerProcess[] = [];
+const inProcess: TestServer[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 const streams: SseStream[] = [];
 
 beforeEach(async () => {
@@ -21,6 +26,8 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const s of streams.splice(0)) s.close();
   await Promise.all(running.splice(0).map((r) => r.kill()));
+  await Promise.all(inProcess.splice(0).map((t) => t.close()));
+  for (const c of cleanups.splice(0)) await c();
   await db.drop();
   await fs.rm(dataDir, { recursive: true, force: true });
 });
@@ -194,5 +201,60 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     got.push(...rest.events.filter((e) => e.id !== undefined));
     expect(durable(got)).toEqual(truth);
     expect(truth.length).toBeGreaterThan(30 * 7);
+  });
+
+  it('event tickets, console logins and requests_per_minute hold across replicas', async () => {
+    const key = newKey('ops');
+    const limited = newKey('busy');
+    const f = await keysFile([
+      { key, tenant: 'acme', scopes: ['admin'], name: 'ops' },
+      { key: limited, tenant: 'busy', scopes: ['admin'], name: 'busy', policy: { requests_per_minute: 6 } },
+    ]);
+    cleanups.push(f.remove);
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map(async (id) => {
+        const t = await startServer({ NORMA_STORE: 'postgres', NORMA_DATABASE_URL: db.url, NORMA_NODE_ID: id, NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file }, { dataDir });
+        inProcess.push(t);
+        return t;
+      }),
+    );
+    const s = (await clientFor(a!.url, key).post('/v1/sessions', {})).body;
+    // A ticket taken on A opens the stream on B, once.
+    const { ticket } = (await clientFor(a!.url, key).post(`/v1/sessions/${s.id}/events/tickets`, {})).body;
+    const stream = await openSse(`${b!.url}/v1/sessions/${s.id}/events?ticket=${encodeURIComponent(ticket)}`);
+    streams.push(stream);
+    expect(stream.status).toBe(200);
+    await stream.waitFor((e) => e.event === 'session.created');
+    const again = await request(`${a!.url}/v1/sessions/${s.id}/events?ticket=${encodeURIComponent(ticket)}`);
+    await again.body.text();
+    expect(again.statusCode).toBe(401);
+
+    // A console login made on A acts on B; logging out on B ends it on A.
+    const console = { 'x-norma-console': '1', 'content-type': 'application/json' };
+    const made = await request(`${a!.url}/console/session`, { method: 'POST', headers: console, body: JSON.stringify({ key }) });
+    await made.body.text();
+    expect(made.statusCode).toBe(201);
+    const cookie = String(made.headers['set-cookie']).split(';')[0]!;
+    const onB = await request(`${b!.url}/v1/sessions/${s.id}`, { headers: { 'x-norma-console': '1', cookie } });
+    expect(onB.statusCode).toBe(200);
+    expect(((await onB.body.json()) as { id: string }).id).toBe(s.id);
+    const out = await request(`${b!.url}/console/session`, { method: 'DELETE', headers: { 'x-norma-console': '1', cookie } });
+    await out.body.text();
+    expect(out.statusCode).toBe(204);
+    const onA = await request(`${a!.url}/v1/sessions/${s.id}`, { headers: { 'x-norma-console': '1', cookie } });
+    await onA.body.text();
+    expect(onA.statusCode).toBe(401);
+
+    // 6 requests a minute for the tenant "busy": 6 in all, whichever replica they reach.
+    const statuses: number[] = [];
+    const remaining: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const r = await request(`${(i % 2 === 0 ? a : b)!.url}/v1/sessions`, { headers: { authorization: `Bearer ${limited}` } });
+      await r.body.text();
+      statuses.push(r.statusCode);
+      remaining.push(String(r.headers['x-ratelimit-remaining']));
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    expect(remaining.slice(0, 6)).toEqual(['5', '4', '3', '2', '1', '0']);
   });
 });
