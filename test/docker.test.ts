@@ -1,7 +1,9 @@
 // The Dockerfile and docker-compose.yml, read as files (no Docker engine is needed): a maintained
 // Node base, a non-root user, a health check on /readyz, every COPY source present, the Debian
 // packages the README names; in compose, the sandbox's security options, a read-only root, the
-// port on the host's loopback only, and PostgreSQL only under its profile.
+// port on the host's loopback only; in the replicas' compose file, PostgreSQL, two replicas with
+// their own node ids on one shared volume, and nginx in front (deploy/nginx.conf is run for real
+// by test/e2e/proxy.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -145,7 +147,6 @@ interface Service {
 describe('docker-compose.yml', () => {
   const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
   const norma = compose.services.norma!;
-  const postgres = compose.services.postgres!;
   const testOf = (s: Service) => (Array.isArray(s.healthcheck!.test) ? s.healthcheck!.test.join(' ') : s.healthcheck!.test);
 
   it('norma: health on /readyz with node, like the image', () => {
@@ -166,24 +167,59 @@ describe('docker-compose.yml', () => {
     for (const p of norma.ports!) expect(p).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
   });
 
-  it('norma: data on a named volume, and no dependency on the optional PostgreSQL', () => {
+  it('norma: data on a named volume, SQLite, one service', () => {
     expect(norma.volumes).toContain('norma-data:/data');
     expect(compose.volumes).toHaveProperty('norma-data');
-    expect(JSON.stringify(norma.depends_on ?? null)).not.toContain('postgres');
+    expect(Object.keys(compose.services)).toEqual(['norma']);
+    expect(norma.environment?.NORMA_STORE).toBeUndefined();
+  });
+});
+
+describe('docker-compose.replicas.yml', () => {
+  const compose = parse(read('docker-compose.replicas.yml'), { merge: true }) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
+  const { postgres, proxy } = compose.services as Record<string, Service>;
+  const replicas = ['norma-a', 'norma-b'].map((name) => compose.services[name]!);
+
+  it('has PostgreSQL, two replicas and a proxy, and nothing else', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['norma-a', 'norma-b', 'postgres', 'proxy']);
   });
 
-  it('postgres: only under its profile, postgres:17, pg_isready, a named volume, the password from the environment', () => {
-    expect(postgres.profiles).toEqual(['postgres']);
-    expect(postgres.image).toBe('postgres:17');
-    expect(testOf(postgres)).toMatch(/pg_isready/);
-    const volume = postgres.volumes!.map((v) => v.split(':')[0]!).find((v) => !v.startsWith('.') && !v.startsWith('/'));
-    expect(volume).toBeDefined();
-    expect(compose.volumes).toHaveProperty(volume!);
-    // No password committed: a variable, with no default value.
-    expect(postgres.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{[A-Z_]+(:-)?\}$/);
-    expect(postgres.ports).toBeUndefined();
-    // Every other service starts without a profile: only norma.
-    const unprofiled = Object.entries(compose.services).filter(([, s]) => !s.profiles).map(([name]) => name);
-    expect(unprofiled).toEqual(['norma']);
+  it('postgres: postgres:17, pg_isready, a named volume, a password that must be given, not published', () => {
+    expect(postgres!.image).toBe('postgres:17');
+    expect(JSON.stringify(postgres!.healthcheck!.test)).toMatch(/pg_isready/);
+    expect(postgres!.volumes).toContain('norma-postgres:/var/lib/postgresql/data');
+    expect(postgres!.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{NORMA_POSTGRES_PASSWORD:\?[^}]+\}$/);
+    expect(postgres!.ports).toBeUndefined();
+  });
+
+  it('replicas: PostgreSQL through the password variable, their own node ids, one shared data volume, health on /readyz, the sandbox\'s options', () => {
+    const ids = replicas.map((r) => r.environment!.NORMA_NODE_ID);
+    expect(new Set(ids).size).toBe(2);
+    for (const r of replicas) {
+      const env = r.environment!;
+      expect(env.NORMA_STORE).toBe('postgres');
+      expect(env.NORMA_DATABASE_URL).toBe('postgres://norma:${NORMA_POSTGRES_PASSWORD:?set NORMA_POSTGRES_PASSWORD}@postgres:5432/norma');
+      expect(r.volumes).toEqual(['norma-shared:/data']);
+      expect(JSON.stringify(r.depends_on)).toContain('service_healthy');
+      expect(JSON.stringify(r.healthcheck!.test)).toContain('/readyz');
+      expect(r.security_opt).toEqual(expect.arrayContaining(['seccomp=unconfined', 'apparmor=unconfined', 'systempaths=unconfined']));
+      expect(r.read_only).toBe(true);
+      // Reached through the proxy only.
+      expect(r.ports).toBeUndefined();
+    }
+    expect(compose.volumes).toHaveProperty('norma-shared');
+  });
+
+  it('proxy: nginx with the committed configuration, on the host\'s loopback only, after both replicas are healthy', () => {
+    expect(proxy!.image).toMatch(/^nginx:/);
+    expect(proxy!.volumes).toContain('./deploy/nginx.conf:/etc/nginx/nginx.conf:ro');
+    for (const p of proxy!.ports!) expect(p).toMatch(/^127\.0\.0\.1:\d+:8080$/);
+    expect(JSON.stringify(proxy!.depends_on)).toContain('norma-a');
+    expect(JSON.stringify(proxy!.depends_on)).toContain('norma-b');
+    const conf = read('deploy/nginx.conf');
+    expect(conf).toMatch(/server norma-a:7070/);
+    expect(conf).toMatch(/server norma-b:7070/);
+    expect(conf).toMatch(/proxy_buffering off;/);
+    expect(conf).toMatch(/listen 8080;/);
   });
 });

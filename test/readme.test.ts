@@ -362,15 +362,16 @@ describe('README', () => {
     for (const b of sh) shownOutputs(b.code);
   });
 
-  it('the quick start installs what .ci/run installs: the server\'s packages, and chromium and postgresql for the tests', () => {
+  it('the quick start installs what .ci/run installs: the server\'s packages, and chromium, postgresql and nginx for the tests', () => {
     const packages = (text: string) =>
       [...text.matchAll(/apt-get install ([^\n;&]+)/g)].flatMap((m) => m[1]!.split(/\s+/).filter((w) => w && !w.startsWith('-') && !/[>`)]/.test(w)));
     const quick = packages(sh.find((b) => b.section === 'Quick start')!.code);
     expect(quick.sort()).toEqual(['bubblewrap', 'curl', 'g++', 'make', 'python3', 'ripgrep', 'socat']);
     const ci = packages(fs.readFileSync(path.join(root, '.ci', 'run'), 'utf8'));
-    expect(ci.sort()).toEqual([...quick, 'chromium', 'postgresql'].sort());
+    expect(ci.sort()).toEqual([...quick, 'chromium', 'postgresql', 'nginx'].sort());
     expect(README).toContain('(`sudo apt-get install -y chromium`');
     expect(README).toContain('(`sudo apt-get install -y postgresql`');
+    expect(README).toContain('(`sudo apt-get install -y nginx`');
   });
 
   for (const section of walkThroughs) {

@@ -80,6 +80,11 @@ export interface Parts {
   closing: Map<string, Promise<void>>;
   /** Session creations under way, by tenant (counted against max_sessions). */
   creating: Map<string, number>;
+  /**
+   * What a tenant's policy limits count: its active sessions and its unfinished turns. This
+   * process's runtimes alone; every replica's when replicas share a database (replicas.ts).
+   */
+  tenantCounts: { activeSessions(tenant: string): number; unfinishedTurns(tenant: string): number };
   /** NORMA_WORKSPACE_ROOT, made if missing, as a real path. */
   workspaceRoot(): Promise<string>;
   /** Where the tenant's workspaces lie (made if missing), as a real path. */
@@ -99,10 +104,11 @@ export function createParts(deps: AppDeps): Parts {
   const egress: EgressPolicy = { allow: config.egressAllow, ...(deps.resolve ? { resolve: deps.resolve } : {}) };
   const webSearch = searchStatus(config.web.search);
   let root: string | undefined;
+  const runtimes = new RuntimeTable();
   return {
     deps,
     records: new SessionRecords(store, defaultLimits, deps.tenants),
-    runtimes: new RuntimeTable(),
+    runtimes,
     broker,
     audit,
     egress,
@@ -144,6 +150,10 @@ export function createParts(deps: AppDeps): Parts {
     stopping: false,
     closing: new Map(),
     creating: new Map(),
+    tenantCounts: {
+      activeSessions: (tenant) => runtimes.countOf(tenant),
+      unfinishedTurns: (tenant) => runtimes.turnsOf(tenant),
+    },
     workspaceRoot: async () => {
       if (root === undefined) {
         await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });

@@ -45,6 +45,7 @@ export class Replicas implements OwnerRouter {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private ticking = false;
+  private lastSweep = 0;
   private readonly checkMs: number;
   private readonly commandTimeoutMs: number;
 
@@ -57,6 +58,11 @@ export class Replicas implements OwnerRouter {
     options: ReplicaOptions = {},
   ) {
     this.checkMs = options.checkMs ?? 1_000;
+    // A tenant's limits count every replica's sessions and turns, as the database has them.
+    parts.tenantCounts = {
+      activeSessions: (tenant) => store.countSessions(tenant),
+      unfinishedTurns: (tenant) => store.countSessions(tenant, true),
+    };
     this.commandTimeoutMs = options.commandTimeoutMs ?? 30_000;
   }
 
@@ -95,6 +101,11 @@ export class Replicas implements OwnerRouter {
       for (const lease of shuffle(orphans)) await this.takeOver(lease);
       await this.letGoOfLost();
       await this.runCommands(this.parts.runtimes.ids());
+      // Answered commands are kept a while (a requester may read its answer late), then go.
+      if (Date.now() - this.lastSweep > 60_000) {
+        this.lastSweep = Date.now();
+        await this.node.sweepCommands(10 * 60_000);
+      }
       // A notification can be missed: streams of sessions run elsewhere read on now and then.
       for (const id of this.events.listened()) if (!this.parts.runtimes.has(id)) this.events.wake(id, Number.MAX_SAFE_INTEGER);
     } catch (err) {

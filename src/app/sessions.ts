@@ -38,7 +38,7 @@ export class SessionUseCases {
     const { parts } = this;
     const creating = parts.creating.get(tenant) ?? 0;
     if (max !== undefined) {
-      const active = parts.runtimes.countOf(tenant) + creating;
+      const active = parts.tenantCounts.activeSessions(tenant) + creating;
       if (active >= max) {
         throw new DomainError('limit', `tenant ${tenant} has ${active} active session(s), its policy's max_sessions (${max}); close one first (DELETE /v1/sessions/{session_id})`);
       }

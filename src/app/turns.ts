@@ -35,7 +35,7 @@ export class TurnUseCases {
     }
     const maxTurns = parts.deps.tenants.policyOf(session.tenant)?.source.max_running_turns;
     if (maxTurns !== undefined) {
-      const running = parts.runtimes.turnsOf(session.tenant);
+      const running = parts.tenantCounts.unfinishedTurns(session.tenant);
       if (running >= maxTurns) {
         throw new DomainError('limit', `tenant ${session.tenant} has ${running} unfinished turn(s), its policy's max_running_turns (${maxTurns}); wait for one to finish (or answer what it waits for)`);
       }

@@ -438,6 +438,14 @@ export class PostgresStore implements Store {
     return documentsOf<Decision>(this.read(`SELECT data FROM decisions WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${args.length}`, args));
   }
 
+  /** The tenant's active sessions (with `withTurn`: those running or pausing a turn), every replica's. */
+  countSessions(tenant: string, withTurn = false): number {
+    const sql = withTurn
+      ? `SELECT count(*) AS n FROM sessions WHERE tenant = $1 AND status = 'active' AND active_turn_id IS NOT NULL`
+      : `SELECT count(*) AS n FROM sessions WHERE tenant = $1 AND status = 'active'`;
+    return Number(this.read(sql, [tenant])[0]!.n);
+  }
+
   /** Event tickets and console logins, shared by every replica on the database. */
   readonly tokens: TokenShelf = {
     put: (kind, digest, group, data, now, expiresAt, keep) => {

@@ -206,9 +206,11 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
   it('event tickets, console logins and requests_per_minute hold across replicas', async () => {
     const key = newKey('ops');
     const limited = newKey('busy');
+    const few = newKey('few');
     const f = await keysFile([
       { key, tenant: 'acme', scopes: ['admin'], name: 'ops' },
       { key: limited, tenant: 'busy', scopes: ['admin'], name: 'busy', policy: { requests_per_minute: 6 } },
+      { key: few, tenant: 'few', scopes: ['admin'], name: 'few', policy: { max_sessions: 2, max_running_turns: 1 } },
     ]);
     cleanups.push(f.remove);
     const [a, b] = await Promise.all(
@@ -256,5 +258,19 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
     expect(remaining.slice(0, 6)).toEqual(['5', '4', '3', '2', '1', '0']);
+
+    // max_sessions and max_running_turns count the tenant's sessions and turns on every replica.
+    const fa = clientFor(a!.url, few);
+    const fb = clientFor(b!.url, few);
+    const s1 = (await fa.post('/v1/sessions', {})).body;
+    const s2 = (await fb.post('/v1/sessions', {})).body;
+    const third = await fa.post('/v1/sessions', {});
+    expect(third.status).toBe(429);
+    expect(third.body.detail).toContain('max_sessions (2)');
+    const paused = await fa.post(`/v1/sessions/${s1.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'p.txt', content: 'p' } }] });
+    expect(paused.body.status).toBe('awaiting_permission');
+    const second = await fb.post(`/v1/sessions/${s2.id}/turns`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] });
+    expect(second.status).toBe(429);
+    expect(second.body.detail).toContain('max_running_turns (1)');
   });
 });
