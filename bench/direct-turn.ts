@@ -11,50 +11,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
-import { freePort, quantile, root, startChild, stopChildren } from './lib.js';
+import { fmt, freePort, load as loadFor, root, startChild, stopChildren, type Result } from './lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_S = 1;
-
-interface Result {
-  requests: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-}
-
-/** Each connection sends requests back to back; `makeRequest(i)` gives the i-th connection's request. */
-async function load(pool: Pool, connections: number, makeRequest: (conn: number) => { path: string; body: string }, check: (status: number, body: string) => void): Promise<Result> {
-  const latencies: number[] = [];
-  let measuring = false;
-  let stop = false;
-  const worker = async (conn: number) => {
-    while (!stop) {
-      const { path: p, body } = makeRequest(conn);
-      const t0 = performance.now();
-      const res = await pool.request({ method: 'POST', path: p, body, headers: { 'content-type': 'application/json' } });
-      const text = await res.body.text();
-      const dt = performance.now() - t0;
-      check(res.statusCode, text);
-      if (measuring) latencies.push(dt);
-    }
-  };
-  const workers = Array.from({ length: connections }, (_, i) => worker(i));
-  await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
-  measuring = true;
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
-  measuring = false;
-  const seconds = (performance.now() - t0) / 1000;
-  stop = true;
-  await Promise.all(workers);
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
-}
-
-const fmt = (r: Result) =>
-  `${(r.requests / r.seconds).toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} requests)`;
+const load = (pool: Pool, connections: number, makeRequest: (conn: number) => { path: string; body: string }, check: (status: number, body: string) => void): Promise<Result> =>
+  loadFor(pool, connections, makeRequest, check, { seconds: SECONDS, warmupS: WARMUP_S });
 
 async function main(): Promise<void> {
   await fs.access(path.join(root, 'dist/src/main.js')).catch(() => {

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request, type Dispatcher } from 'undici';
+import { request, type Dispatcher, type Pool } from 'undici';
 
 export const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -71,3 +71,48 @@ export async function apiCall(dispatcher: Dispatcher, base: string, method: stri
   if (res.statusCode >= 300) throw new Error(`${method} ${p}: ${res.statusCode} ${text}`);
   return text ? JSON.parse(text) : null;
 }
+
+export interface Result {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+}
+
+/** Each connection sends requests back to back; `makeRequest(i)` gives the i-th connection's request. Measured after `warmupS`, for `seconds`. */
+export async function load(
+  pool: Pool,
+  connections: number,
+  makeRequest: (conn: number) => { path: string; body: string },
+  check: (status: number, body: string) => void,
+  opts: { seconds: number; warmupS: number },
+): Promise<Result> {
+  const latencies: number[] = [];
+  let measuring = false;
+  let stop = false;
+  const worker = async (conn: number) => {
+    while (!stop) {
+      const { path: p, body } = makeRequest(conn);
+      const t0 = performance.now();
+      const res = await pool.request({ method: 'POST', path: p, body, headers: { 'content-type': 'application/json' } });
+      const text = await res.body.text();
+      const dt = performance.now() - t0;
+      check(res.statusCode, text);
+      if (measuring) latencies.push(dt);
+    }
+  };
+  const workers = Array.from({ length: connections }, (_, i) => worker(i));
+  await new Promise((r) => setTimeout(r, opts.warmupS * 1000));
+  measuring = true;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, opts.seconds * 1000));
+  measuring = false;
+  const seconds = (performance.now() - t0) / 1000;
+  stop = true;
+  await Promise.all(workers);
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+}
+
+export const fmt = (r: Result): string =>
+  `${(r.requests / r.seconds).toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} requests)`;

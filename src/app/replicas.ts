@@ -185,6 +185,9 @@ export class Replicas implements OwnerRouter {
         resolve(o);
       };
       this.waiting.set(id, { resolve: finish });
+      // The owner may have answered before this node was listening for it (the answer's
+      // notification came on another connection before the insert's reply): look once now.
+      void this.node.outcome(id).then((stored) => stored !== null && finish(JSON.parse(stored) as Outcome), () => undefined);
       // A notification can be missed (a reconnect): the outcome is looked at now and then too,
       // and meanwhile whether the owner died (then this node takes the session over, and runs the
       // command itself when it does).

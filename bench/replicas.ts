@@ -1,0 +1,160 @@
+// Direct-turn throughput by store and by number of replicas, all measured in one run on this
+// machine with the same client: POST /v1/sessions/{id}/turns?wait=5 with one Read of a small file
+// on BENCH_CONNECTIONS (8) connections, each with a session of its own:
+//   - SQLite, one server (the baseline the others are divided by);
+//   - PostgreSQL, one replica;
+//   - PostgreSQL, three replicas, each turn posted to the replica that runs its session;
+//   - PostgreSQL, three replicas, each turn posted to another replica (forwarded to the owner
+//     through the database, as a proxy without affinity would do).
+// PostgreSQL is a throwaway cluster with its default durability (fsync on), started and removed
+// by the bench; the servers are child processes, the load comes from this process over loopback.
+//   npm run bench:replicas              (defaults: 5 s per target after 1 s warm-up)
+//   BENCH_SECONDS=10 npm run bench:replicas
+//   BENCH_PG_SYNCHRONOUS_COMMIT=off npm run bench:replicas   (the databases commit without waiting
+//     for their WAL flush: what an operator trading the last moments of commits on a database
+//     crash for throughput would see)
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { Pool } from 'undici';
+// @ts-expect-error -- a plain script of the repository, without type declarations
+import { startCluster, stopCluster } from '../scripts/pg-cluster.mjs';
+import { fmt, freePort, load, root, startChild, stopChildren, type Result } from './lib.js';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_S = 1;
+
+interface Target {
+  label: string;
+  /** The servers' URLs. */
+  urls: string[];
+  /** For connection i: the server its session is created on, and the one its turns are posted to. */
+  owner(i: number): number;
+  poster(i: number): number;
+}
+
+async function measure(t: Target): Promise<Result> {
+  const pools = t.urls.map((u) => new Pool(u, { connections: CONNECTIONS, pipelining: 1 }));
+  try {
+    const sessions: string[] = [];
+    for (let i = 0; i < CONNECTIONS; i++) {
+      const res = await pools[t.owner(i)]!.request({ method: 'POST', path: '/v1/sessions', body: '{}', headers: { 'content-type': 'application/json' } });
+      const s = (await res.body.json()) as { id: string; workspace: string };
+      await fs.writeFile(path.join(s.workspace, 'small.txt'), 'hello\nworld\n');
+      sessions.push(s.id);
+    }
+    const body = JSON.stringify({ tool_uses: [{ name: 'Read', input: { file_path: 'small.txt' } }] });
+    // One pool per server; connection i's requests go to its poster.
+    const results = await Promise.all(
+      pools.map((p, server) => {
+        const mine = sessions.flatMap((id, i) => (t.poster(i) === server ? [id] : []));
+        if (mine.length === 0) return null;
+        return load(
+          p,
+          mine.length,
+          (c) => ({ path: `/v1/sessions/${mine[c]}/turns?wait=5`, body }),
+          (status, text) => {
+            if (status !== 200 || !text.includes('"status":"completed"')) throw new Error(`${t.label}: turn answered ${status}: ${text.slice(0, 300)}`);
+          },
+          { seconds: SECONDS, warmupS: WARMUP_S },
+        );
+      }),
+    );
+    const done = results.filter((r): r is Result => r !== null);
+    const latencies = done.map((r) => r.p50);
+    return {
+      requests: done.reduce((n, r) => n + r.requests, 0),
+      seconds: Math.max(...done.map((r) => r.seconds)),
+      p50: latencies.reduce((a, b) => a + b, 0) / latencies.length,
+      p99: Math.max(...done.map((r) => r.p99)),
+    };
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
+  }
+}
+
+async function main(): Promise<void> {
+  await fs.access(path.join(root, 'dist/src/main.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` (npm run bench:replicas does it for you)');
+  });
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  const cluster = (await startCluster({ durable: true })) as { url: string; dir: string };
+  const tmp = async () => {
+    const d = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-bench-'));
+    dirs.push(d);
+    return d;
+  };
+  const database = async (name: string): Promise<string> => {
+    const c = new pg.Client({ connectionString: cluster.url });
+    await c.connect();
+    await c.query(`CREATE DATABASE ${name}`);
+    const sync = process.env.BENCH_PG_SYNCHRONOUS_COMMIT;
+    if (sync !== undefined) {
+      if (!/^(on|off|local|remote_write|remote_apply)$/.test(sync)) throw new Error(`BENCH_PG_SYNCHRONOUS_COMMIT must be on, off, local, remote_write or remote_apply, got ${sync}`);
+      await c.query(`ALTER DATABASE ${name} SET synchronous_commit = ${sync}`);
+    }
+    await c.end();
+    const u = new URL(cluster.url);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
+  const server = async (env: Record<string, string>): Promise<string> => {
+    const port = await freePort();
+    children.push(await startChild([path.join(root, 'dist/src/main.js')], { NORMA_LOG_LEVEL: 'warn', ...env }, port));
+    return `http://127.0.0.1:${port}`;
+  };
+  const stopAll = async () => {
+    await stopChildren(children.splice(0));
+  };
+  try {
+    console.log(
+      `replicas bench: ${SECONDS} s per target after ${WARMUP_S} s warm-up, ${CONNECTIONS} connections, ${os.cpus().length} CPUs, node ${process.version}, PostgreSQL synchronous_commit=${process.env.BENCH_PG_SYNCHRONOUS_COMMIT ?? 'on'}`,
+    );
+    const out: [string, Result][] = [];
+    const run = async (t: Target) => {
+      const r = await measure(t);
+      out.push([t.label, r]);
+      console.log(`  ${t.label.padEnd(44)} ${fmt(r)}`);
+      await stopAll();
+    };
+
+    await run({ label: 'SQLite, one server', urls: [await server({ NORMA_DATA_DIR: await tmp() })], owner: () => 0, poster: () => 0 });
+
+    const one = await database('bench_one');
+    await run({
+      label: 'PostgreSQL, one replica',
+      urls: [await server({ NORMA_DATA_DIR: await tmp(), NORMA_STORE: 'postgres', NORMA_DATABASE_URL: one, NORMA_NODE_ID: 'solo' })],
+      owner: () => 0,
+      poster: () => 0,
+    });
+
+    for (const [label, shift] of [
+      ['PostgreSQL, three replicas, posted to owner', 0],
+      ['PostgreSQL, three replicas, posted to another', 1],
+    ] as const) {
+      const url = await database(`bench_three_${shift}`);
+      const shared = await tmp();
+      const urls: string[] = [];
+      for (const id of ['r1', 'r2', 'r3']) urls.push(await server({ NORMA_DATA_DIR: shared, NORMA_STORE: 'postgres', NORMA_DATABASE_URL: url, NORMA_NODE_ID: id }));
+      await run({ label, urls, owner: (i) => i % 3, poster: (i) => (i + shift) % 3 });
+    }
+
+    const base = out[0]![1];
+    const rate = (r: Result) => r.requests / r.seconds;
+    console.log('  throughput against SQLite, one server, in this run:');
+    for (const [label, r] of out.slice(1)) console.log(`    ${label.padEnd(44)} ${(rate(r) / rate(base)).toFixed(2)}×`);
+  } finally {
+    await stopAll();
+    stopCluster(cluster.dir);
+    await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })));
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
