@@ -245,9 +245,13 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
           void replicas?.releaseAll().finally(() => process.kill(process.pid, 'SIGTERM'));
         },
         log: logger,
+        ...(options.replicaOptions?.nodeLockWaitMs !== undefined ? { lockWaitMs: options.replicaOptions.nodeLockWaitMs } : {}),
       });
     } catch (err) {
+      // Start-up stops: what was made so far is let go.
       if (!options.store) rawStore.close();
+      if (ownsSandbox) await sandboxHost.limits.close();
+      await html.close();
       throw new StoreOpenError(rawStore.where, (err as Error).message);
     }
     replicas = application.replicate(node, rawStore, options.replicaOptions);

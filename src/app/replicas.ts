@@ -30,6 +30,8 @@ export interface ReplicaOptions {
   checkMs?: number;
   /** How long a request waits for the owner's answer to a command (besides what the call itself waits). */
   commandTimeoutMs?: number;
+  /** How long start-up waits for an earlier process of the same node id to let its lock go (default 15 s). */
+  nodeLockWaitMs?: number;
 }
 
 interface Waiting {

@@ -273,4 +273,14 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     expect(second.status).toBe(429);
     expect(second.body.detail).toContain('max_running_turns (1)');
   });
+
+  it('a second server with a node id in use stops at start-up, naming it; the first goes on', async () => {
+    const env = { NORMA_STORE: 'postgres', NORMA_DATABASE_URL: db.url, NORMA_NODE_ID: 'twin', NORMA_SANDBOX: 'off' };
+    const first = await startServer(env, { dataDir });
+    inProcess.push(first);
+    await expect(startServer(env, { dataDir, replicaOptions: { nodeLockWaitMs: 300 } })).rejects.toThrow(
+      /cannot use the database postgres:\/\/.*: another server is running as node "twin" on this database \(it holds the node's lock\); give each replica its own NORMA_NODE_ID/,
+    );
+    expect((await first.api.post('/v1/sessions', {})).status).toBe(201);
+  });
 });
