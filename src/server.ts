@@ -240,9 +240,11 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         nodeId: rawStore.nodeId,
         onSignal: (s) => replicas?.signal(s),
         onLost: (why) => {
-          // This node cannot prove it is alive: others take its sessions over. It lets them go and stops.
+          // This node cannot prove it is alive: others take its sessions over. It lets them go
+          // without writing, and the server stops (exit code 1 once everything is closed).
           logger.fatal({ reason: why }, 'lost the node lock on the database and could not take it again; stopping');
-          void replicas?.releaseAll().finally(() => process.kill(process.pid, 'SIGTERM'));
+          process.exitCode = 1;
+          void replicas?.releaseAll().finally(() => void close().catch(() => undefined));
         },
         log: logger,
         ...(options.replicaOptions?.nodeLockWaitMs !== undefined ? { lockWaitMs: options.replicaOptions.nodeLockWaitMs } : {}),

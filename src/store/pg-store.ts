@@ -23,6 +23,7 @@ export interface PostgresStoreOptions {
   nodeId: string;
   poolSize?: number;
   statementTimeoutMs?: number;
+  connectTimeoutMs?: number;
 }
 
 /** The database URL without its password, for messages and /readyz. */
@@ -90,7 +91,8 @@ export class PostgresStore implements Store {
     this.db = new SyncPg({
       url: options.url,
       poolSize: options.poolSize ?? 2,
-      statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
+      statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
+      ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
       applicationName: `norma ${options.nodeId}`.slice(0, 63),
     });
     try {

@@ -2,7 +2,8 @@
 // a `pg` pool lives on a worker thread (pg-worker.ts), and each call posts its statements there
 // and blocks on a shared flag until the reply is posted, which it then takes off the port
 // synchronously. The server's thread waits on the database exactly as it waits on SQLite's disk;
-// a statement that takes longer than the statement timeout fails instead of blocking on.
+// a statement that takes longer than the statement timeout (10 s) fails instead of blocking on,
+// and a thread given up on is replaced by a new one at the next request.
 import path from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,46 +33,56 @@ export class PgError extends Error {
 }
 
 export class SyncPg {
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
-  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  private worker!: Worker;
+  private port!: MessagePort;
+  private flag!: Int32Array;
   private nextId = 1;
   private readonly waitMs: number;
-  private broken: string | null = null;
+  private readonly data: Omit<PgWorkerData, 'port' | 'flag'>;
+  /** Why the database thread is gone (it failed, stopped, or was given up on); the next request starts a new one. */
+  private gone: string | null = null;
   private closed = false;
 
   constructor(readonly options: SyncPgOptions) {
-    const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
-    const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
     // What a reply may take at most: the statement's own limit plus getting a connection for it.
-    this.waitMs = statementTimeoutMs + connectTimeoutMs + 5_000;
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
-    this.port.unref();
-    const data: PgWorkerData = {
+    this.waitMs = statementTimeoutMs + connectTimeoutMs + 2_000;
+    this.data = {
       url: options.url,
       poolSize: options.poolSize ?? 4,
       statementTimeoutMs,
       connectTimeoutMs,
       applicationName: options.applicationName ?? 'norma',
-      port: port2,
-      flag: this.flag.buffer as SharedArrayBuffer,
     };
-    this.worker = startWorker(data, [port2]);
+    this.spawn();
+  }
+
+  private spawn(): void {
+    const { port1, port2 } = new MessageChannel();
+    port1.unref();
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const worker = startWorker({ ...this.data, port: port2, flag: flag.buffer as SharedArrayBuffer }, [port2]);
     // A thread blocked on the database does not keep the process alive by itself.
-    this.worker.unref();
-    this.worker.on('error', (err) => {
-      this.broken = `the database thread failed: ${err.message}`;
+    worker.unref();
+    worker.on('error', (err) => {
+      if (this.worker === worker) this.gone = `the database thread failed: ${err.message}`;
     });
-    this.worker.on('exit', (code) => {
-      if (!this.closed) this.broken = `the database thread stopped (exit ${code})`;
+    worker.on('exit', (code) => {
+      if (this.worker === worker && !this.closed) this.gone ??= `the database thread stopped (exit ${code})`;
     });
+    this.worker = worker;
+    this.port = port1;
+    this.flag = flag;
+    this.gone = null;
   }
 
   /** Runs statements and returns the last one's rows (see PgRequest for transactions). */
   request(req: Omit<PgRequest, 'id'>): { rows: Record<string, unknown>[]; rowCount: number } {
     if (this.closed) throw new PgError('the database connection is closed', undefined, false);
-    if (this.broken) throw new PgError(this.broken, undefined, false);
+    // A thread that failed or was given up on is replaced: its connections (and any transaction
+    // open on them) are gone with it, and a database that is back is used again.
+    if (this.gone !== null) this.spawn();
     const id = this.nextId++;
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage({ ...req, id } satisfies PgRequest);
@@ -79,14 +90,15 @@ export class SyncPg {
     for (;;) {
       const left = this.waitMs - (Date.now() - started);
       if (left <= 0 || Atomics.wait(this.flag, 0, 0, left) === 'timed-out') {
-        // The thread is stuck (the reply may still come, for a request nobody waits for): it is
+        // The thread is stuck (its reply may still come, for a request nobody waits for): it is
         // not used again, so no later request can be answered with an earlier one's reply.
-        this.broken = `the database did not answer within ${this.waitMs} ms`;
+        this.gone = `the database did not answer within ${this.waitMs} ms`;
         void this.worker.terminate();
-        throw new PgError(this.broken, undefined, false);
+        throw new PgError(this.gone, undefined, false);
       }
       const got = receiveMessageOnPort(this.port);
       if (!got) {
+        if (this.gone !== null) throw new PgError(this.gone, undefined, false);
         Atomics.store(this.flag, 0, 0);
         continue;
       }
@@ -108,7 +120,7 @@ export class SyncPg {
   close(): void {
     if (this.closed) return;
     try {
-      if (!this.broken) this.request({ statements: [], close: true });
+      if (this.gone === null) this.request({ statements: [], close: true });
     } catch {
       // closing anyway
     } finally {

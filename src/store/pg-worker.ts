@@ -65,7 +65,11 @@ function main(): void {
   const client = async (): Promise<pg.PoolClient> => {
     if (!kept) {
       const c = await pool.connect();
-      c.on('error', () => undefined);
+      // A connection that fails while idle (the server restarted, an administrator ended it) is
+      // let go at once: the next request takes a new one instead of failing on it.
+      c.on('error', (err) => {
+        if (kept === c && tx !== c) drop(err);
+      });
       kept = c;
     }
     return kept;
@@ -140,8 +144,9 @@ function main(): void {
       // Any failure ends the transaction it happened in: PostgreSQL refuses everything after it.
       await endTx('ROLLBACK', err as Error).catch(() => undefined);
       const e = err as Error & { code?: string };
-      // A failure without a server's error code is the connection's: the next request takes a new one.
-      if (!e.code && !(err instanceof ExpectationFailed)) drop(e);
+      // A failure without a server's error code, or one saying the connection ended (class 08,
+      // 57P01-57P03), is the connection's: the next request takes a new one.
+      if ((!e.code || /^(08|57P0[1-3])/.test(e.code)) && !(err instanceof ExpectationFailed)) drop(e);
       return { id: req.id, ok: false, message: e.message, ...(e.code ? { code: e.code } : {}), ...(err instanceof ExpectationFailed ? { expectation: true } : {}) };
     }
   };

@@ -2,7 +2,7 @@
 // versioned migrations that replicas can race through, writers in several processes that never
 // leave a gap or a duplicate in a session's seqs, events appended by the lease holder only, a
 // notification per committed event, and refusing a database it cannot use with a clear reason.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '
 
 let db: TestDatabase;
 const stores: PostgresStore[] = [];
-const open = (nodeId = 'node-a', extra: { statementTimeoutMs?: number } = {}): PostgresStore => {
+const open = (nodeId = 'node-a', extra: { statementTimeoutMs?: number; connectTimeoutMs?: number; url?: string } = {}): PostgresStore => {
   const s = new PostgresStore({ url: db.url, nodeId, ...extra });
   stores.push(s);
   return s;
@@ -92,7 +92,7 @@ describe('PostgresStore', () => {
     expect(opened.map((o) => o.stdout.trim())).toEqual(['opened', 'opened', 'opened']);
     expect(await db.query('SELECT version FROM norma_schema')).toEqual([{ version: PG_SCHEMA_VERSION }]);
     const tables = (await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)).map((r) => r.tablename);
-    expect(tables).toEqual(['commands', 'decisions', 'events', 'leases', 'nodes', 'norma_schema', 'outputs', 'permissions', 'questions', 'sessions', 'turn_results', 'turns']);
+    expect(tables).toEqual(['commands', 'decisions', 'events', 'leases', 'nodes', 'norma_schema', 'outputs', 'permissions', 'questions', 'rate_windows', 'sessions', 'tokens', 'turn_results', 'turns']);
     // Opening again changes nothing.
     open();
     expect(await db.query('SELECT version FROM norma_schema')).toEqual([{ version: PG_SCHEMA_VERSION }]);
@@ -184,6 +184,13 @@ describe('PostgresStore', () => {
     a.appendEvent(event('ses_l', 1));
     expect(() => b.appendEvent(event('ses_l', 2))).toThrow(/another node holds the session's lease/);
     expect(b.lastSeq('ses_l')).toBe(1);
+    // Nor its turns or the session itself.
+    const t = { id: 'turn_f', session_id: 'ses_l', kind: 'direct', status: 'running', tool_uses: [], results: [], pending: [], created_at: 'x' } as unknown as Turn;
+    a.putTurn(t);
+    expect(() => b.putTurn({ ...t, status: 'completed' } as Turn)).toThrow(/another node holds the session's lease/);
+    expect(a.getTurn('ses_l', 'turn_f')!.status).toBe('running');
+    expect(() => b.putSession(record('ses_l', { status: 'closed' }))).toThrow(/another node holds its lease/);
+    expect(a.getSession('ses_l')!.session.status).toBe('active');
     await db.query(`UPDATE leases SET node_id = 'node-b', epoch = epoch + 1 WHERE session_id = 'ses_l'`);
     b.forget('ses_l');
     b.appendEvent(event('ses_l', 2));
@@ -233,6 +240,44 @@ describe('PostgresStore', () => {
       expect(heard).toEqual(['norma_events:ses_n 1', 'norma_events:ses_n 2', 'norma_events:ses_n 3']);
     } finally {
       await listener.end();
+    }
+  });
+
+  it('a connection the server ends while idle is replaced before the next request: nothing fails', async () => {
+    const a = open('node-idle');
+    a.putSession(record('ses_i'));
+    const ended = await db.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'norma node-idle' AND pid <> pg_backend_pid()`);
+    expect(ended.length).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.getSession('ses_i')?.session.id).toBe('ses_i');
+    a.appendEvent(event('ses_i', 1));
+    expect(a.lastSeq('ses_i')).toBe(1);
+  });
+
+  it('a database that stops answering fails the request after its time, and is used again once it answers', async () => {
+    // A loopback relay to the database that can be frozen (a process of its own: the store blocks this thread).
+    const target = new URL(db.url);
+    const relay = spawn(process.execPath, [path.join(fixtures, 'relay.mjs'), `${target.hostname}:${target.port}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((r) => relay.once('exit', r));
+    try {
+      const port = await new Promise<string>((resolve) => relay.stdout!.once('data', (d) => resolve(String(d).trim())));
+      const u = new URL(db.url);
+      u.port = port;
+      const a = new PostgresStore({ url: u.toString(), nodeId: 'node-frozen', statementTimeoutMs: 300, connectTimeoutMs: 1_000 });
+      stores.push(a);
+      a.putSession(record('ses_f'));
+      relay.kill('SIGUSR1');
+      await new Promise((r) => setTimeout(r, 100));
+      const started = Date.now();
+      expect(() => a.getSession('ses_f')).toThrow(/the database did not answer within 3300 ms/);
+      expect(Date.now() - started).toBeLessThan(6_000);
+      relay.kill('SIGUSR2');
+      await new Promise((r) => setTimeout(r, 100));
+      // A new database thread with new connections: the relay passes them.
+      expect(a.getSession('ses_f')?.session.id).toBe('ses_f');
+    } finally {
+      relay.kill('SIGKILL');
+      await exited;
     }
   });
 });
