@@ -147,6 +147,35 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     console.log(`takeover after SIGKILL: ${takeoverMs} ms`);
   });
 
+  it('the owner killed while a call runs: another replica takes over, the call gets an "Interrupted" result, the next a "Not run" one', async () => {
+    const [a, b] = await Promise.all([replica('a'), replica('b')]);
+    const s = (await a.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+    const watch = await sse(b, s.id);
+    const t = (
+      await b.api.post(`/v1/sessions/${s.id}/turns`, {
+        tool_uses: [
+          { id: 'toolu_sleep', name: 'Bash', input: { command: 'sleep 30' } },
+          { id: 'toolu_after', name: 'LS', input: { path: '.' } },
+        ],
+      })
+    ).body;
+    await watch.waitFor((e) => e.event === 'tool.started' && e.data.tool_use_id === 'toolu_sleep');
+    await a.kill();
+    const ended = await watch.waitFor((e) => e.event === 'turn.interrupted', 15_000);
+    expect(ended.data.turn.id).toBe(t.id);
+    const turn = (await b.api.get(`/v1/sessions/${s.id}/turns/${t.id}`)).body;
+    expect(turn.status).toBe('interrupted');
+    expect(turn.results.map((r: { tool_use_id: string; is_error: boolean; content: { text: string }[] }) => [r.tool_use_id, r.is_error, r.content[0]!.text.split(':')[0]])).toEqual([
+      ['toolu_sleep', true, 'Interrupted'],
+      ['toolu_after', true, 'Not run'],
+    ]);
+    // The session goes on on B.
+    const next = await b.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] });
+    expect(next.body.status).toBe('completed');
+    const events = await stored(s.id);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
   it('an answer that reaches another replica before it noticed the owner died takes the session over at once and goes to the waiting call', async () => {
     const [a, b] = await Promise.all([replica('a'), replica('b')]);
     const s = (await a.api.post('/v1/sessions', {})).body;
