@@ -42,6 +42,26 @@ export interface PgWorkerData {
 
 class ExpectationFailed extends Error {}
 
+/** `sql` with its `$n` parameters written in as SQL literals (strings through pg's escapeLiteral). */
+export function inline(c: { escapeLiteral(s: string): string }, sql: string, params: readonly unknown[]): string {
+  const literal = (v: unknown): string => {
+    if (v === null || v === undefined) return 'NULL';
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) throw new Error(`a statement parameter is not a finite number: ${v}`);
+      return v < 0 ? `(${String(v)})` : String(v);
+    }
+    if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+    if (typeof v === 'string') return c.escapeLiteral(v);
+    if (Array.isArray(v)) return `ARRAY[${v.map(literal).join(', ')}]`;
+    throw new Error(`a statement parameter of type ${typeof v} cannot be written in`);
+  };
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const i = Number(n) - 1;
+    if (i < 0 || i >= params.length) throw new Error(`statement parameter $${n} is not given`);
+    return literal(params[i]);
+  });
+}
+
 function main(): void {
   const data = workerData as PgWorkerData;
   const flag = new Int32Array(data.flag);
@@ -98,6 +118,33 @@ function main(): void {
     return last;
   };
 
+  /**
+   * A transaction's statements in one round trip: one simple query of them all, parameters
+   * written in as literals (pg's escaping), with BEGIN in front and COMMIT behind. When a
+   * statement must affect a number of rows, the COMMIT waits for that to be checked (a second
+   * round trip); a failure rolls the whole transaction back.
+   */
+  const batch = async (c: pg.PoolClient, req: PgRequest): Promise<pg.QueryResult | null> => {
+    const texts = req.statements.map((x) => inline(c, x.sql, x.params ?? []));
+    const checks = req.statements.some((x) => x.expect);
+    const commitHere = req.end === 'commit' && !checks;
+    if (req.begin) {
+      texts.unshift('BEGIN');
+      tx = c;
+    }
+    if (commitHere) texts.push('COMMIT');
+    const raw = (await c.query(texts.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
+    const results = Array.isArray(raw) ? raw : [raw];
+    const first = req.begin ? 1 : 0;
+    for (const [i, x] of req.statements.entries()) {
+      if (x.expect && results[first + i]?.rowCount !== x.expect.rows) throw new ExpectationFailed(x.expect.message);
+    }
+    const last = req.statements.length > 0 ? (results[first + req.statements.length - 1] ?? null) : null;
+    if (commitHere) tx = null;
+    else if (req.end === 'commit') await endTx('COMMIT');
+    return last;
+  };
+
   const endTx = async (how: 'COMMIT' | 'ROLLBACK', broken?: Error): Promise<void> => {
     const c = tx;
     tx = null;
@@ -132,8 +179,12 @@ function main(): void {
         return { id: req.id, ok: true, rows: [], rowCount: 0 };
       }
       const c = await client();
+      if (req.begin && tx) throw new Error('a transaction is already open');
+      if ((req.begin || tx) && req.statements.length + (req.begin ? 1 : 0) + (req.end === 'commit' ? 1 : 0) > 1 && req.statements.every((x) => !x.simple)) {
+        const last = await batch(c, req);
+        return { id: req.id, ok: true, rows: last?.rows ?? [], rowCount: last?.rowCount ?? 0 };
+      }
       if (req.begin) {
-        if (tx) throw new Error('a transaction is already open');
         await c.query('BEGIN');
         tx = c;
       }
@@ -158,4 +209,5 @@ function main(): void {
   parentPort?.postMessage('ready');
 }
 
-main();
+// Imported outside a worker (a test of `inline`), it does nothing.
+if (parentPort) main();

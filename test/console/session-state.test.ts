@@ -1,7 +1,7 @@
 // The session view's state: what waits for a person (listings and events in any order), the
 // turns with their calls matched by tool_use_id, the todo list, live-only text.
 import { describe, expect, it } from 'vitest';
-import { arrivals, emptyPending, newsworthy } from '../../console/src/lib/pending.js';
+import { arrivals, baseline, emptyPending, newsworthy } from '../../console/src/lib/pending.js';
 import { initialSessionState, sessionReducer, type SessionAction, type SessionState } from '../../console/src/lib/session-state.js';
 import { turnStatus } from '../../console/src/lib/turns.js';
 import type { NormaEvent, PermissionRequest, Question, ToolResult, Turn } from '../../console/src/lib/types.js';
@@ -78,6 +78,16 @@ describe('pending requests and questions', () => {
     expect(arrivals(before, after).permissions.map((p) => p.id)).toEqual(['p2']);
     expect(arrivals(before, after).questions.map((q) => q.id)).toEqual(['q1']);
     expect(arrivals(emptyPending, emptyPending).permissions).toEqual([]);
+  });
+
+  it('what the listing returned is the baseline; a request the stream brought while it loaded is an arrival', () => {
+    // p1 was listed; p2 came by the stream before the listing answered; q1 was listed.
+    const now = run([{ kind: 'permissions', items: [perm('p1'), perm('p2', 'pending', 3)] }, { kind: 'questions', items: [question('q1')] }]).pending;
+    const base = baseline(now, new Set(['p1', 'q1']));
+    expect(base.permissions.map((p) => p.id)).toEqual(['p1']);
+    expect(arrivals(base, now).permissions.map((p) => p.id)).toEqual(['p2']);
+    expect(arrivals(base, now).questions).toEqual([]);
+    expect(arrivals(baseline(now, new Set()), now).permissions.map((p) => p.id)).toEqual(['p1', 'p2']);
   });
 
   it('only recent arrivals are news (a replay brings old requests back briefly)', () => {

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NormaEvent } from '../../src/contract/events.js';
 import type { Session, Turn } from '../../src/contract/schemas.js';
 import { PG_SCHEMA_VERSION } from '../../src/store/pg-schema.js';
+import { inline } from '../../src/store/pg-worker.js';
 import { PostgresStore, describeUrl } from '../../src/store/pg-store.js';
 import { StoreOpenError } from '../../src/store/sqlite.js';
 import type { SessionRecord } from '../../src/store/store.js';
@@ -279,5 +280,26 @@ describe('PostgresStore', () => {
       relay.kill('SIGKILL');
       await exited;
     }
+  });
+
+  it('writes a transaction\'s parameters in as literals that keep every value exactly', async () => {
+    const esc = { escapeLiteral: (x: string) => new pg.Client().escapeLiteral(x) };
+    expect(inline(esc, 'SELECT $1, $2, $10, $3::bigint, $4, $5', ["it's", null, -2, true, ['a', "b'c"], 6, 7, 8, 9, 'ten'])).toBe(
+      "SELECT 'it''s', NULL, 'ten', (-2)::bigint, TRUE, ARRAY['a', 'b''c']",
+    );
+    expect(inline(esc, 'SELECT $1', ['back\\slash'])).toBe("SELECT  E'back\\\\slash'");
+    expect(() => inline(esc, 'SELECT $2', ['x'])).toThrow('statement parameter $2 is not given');
+    expect(() => inline(esc, 'SELECT $1', [Number.NaN])).toThrow(/not a finite number/);
+    // Through the store: a transaction of several writes goes in one round trip, as literals.
+    const a = open();
+    const nasty = `quote ' double " back \\ dollar $1 $$ newline\n tab\t emoji 🙂 ); DROP TABLE sessions; --`;
+    a.transaction(() => {
+      a.putSession(record('ses_x', { warnings: [nasty] } as Partial<Session>));
+      a.appendEvent({ ...event('ses_x', 1), note: nasty } as unknown as NormaEvent);
+      a.appendEvent({ ...event('ses_x', 2), note: nasty } as unknown as NormaEvent);
+    });
+    expect(a.getSession('ses_x')!.session.warnings).toEqual([nasty]);
+    expect(a.eventsAfter('ses_x', 0, 10).map((e) => (e as unknown as { note: string }).note)).toEqual([nasty, nasty]);
+    expect((await db.query('SELECT count(*)::int AS n FROM sessions'))[0]!.n).toBe(1);
   });
 });

@@ -70,6 +70,15 @@ export function arrivals(before: PendingState, now: PendingState): { permissions
   };
 }
 
+/**
+ * What was pending when the view loaded: of what is pending now, the requests the view's own
+ * listing returned (`loaded`). One that came by the event stream while the listing loaded is not
+ * among them, so it is news although it was there before the view was ready.
+ */
+export function baseline(now: PendingState, loaded: ReadonlySet<string>): PendingState {
+  return { permissions: now.permissions.filter((p) => loaded.has(p.id)), questions: now.questions.filter((q) => loaded.has(q.id)), resolved: now.resolved };
+}
+
 /** How old a request may be and still be news (a replay brings old ones back, briefly). */
 export const NEWS_WINDOW_MS = 60_000;
 

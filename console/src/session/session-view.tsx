@@ -22,7 +22,7 @@ const STREAM_TEXT: Record<StreamStatus, string> = {
 };
 
 export function SessionView({ id, login }: { id: string; login: ConsoleSession }) {
-  const { state, dispatch, stream, ready, loadError, streamError } = useSession(id);
+  const { state, dispatch, stream, ready, loaded, loadError, streamError } = useSession(id);
   const heading = useFocusOnChange<HTMLHeadingElement>(id);
   const session = state.session;
   const count = (...types: string[]) => types.reduce((sum, t) => sum + (state.counts[t] ?? 0), 0);
@@ -73,7 +73,7 @@ export function SessionView({ id, login }: { id: string; login: ConsoleSession }
           </div>
         </dl>
       )}
-      <Waiting sessionId={id} pending={state.pending} ready={ready} canAnswer={canAnswer(login.scopes)} onResolved={(pid) => dispatch({ kind: 'resolved', id: pid })} />
+      <Waiting sessionId={id} pending={state.pending} ready={ready} loaded={loaded} canAnswer={canAnswer(login.scopes)} onResolved={(pid) => dispatch({ kind: 'resolved', id: pid })} />
       <Turns sessionId={id} turns={state.turns} pending={state.pending} live={state.live} canWrite={canWrite(login.scopes)} dispatch={dispatch} />
       <Timeline events={state.events} live={state.live} />
       <div class="columns">

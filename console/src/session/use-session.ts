@@ -18,6 +18,8 @@ export interface SessionData {
   stream: StreamStatus;
   /** The pending listings have loaded (arrivals after this are new). */
   ready: boolean;
+  /** The ids of the requests and questions those listings returned. */
+  loaded: ReadonlySet<string>;
   loadError: string | null;
   streamError: string | null;
 }
@@ -26,6 +28,7 @@ export function useSession(id: string): SessionData {
   const [state, dispatch] = useReducer(sessionReducer, initialSessionState);
   const [stream, setStream] = useState<StreamStatus>('connecting');
   const [ready, setReady] = useState(false);
+  const [loaded, setLoaded] = useState<ReadonlySet<string>>(new Set());
   const [loadError, setLoadError] = useState<string | null>(null);
   const [streamError, setStreamError] = useState<string | null>(null);
 
@@ -42,10 +45,21 @@ export function useSession(id: string): SessionData {
     void load<Session>(sessionPath(id), (session) => dispatch({ kind: 'session', session }));
     void load<{ items: Turn[] }>(sessionPath(id, 'turns'), (l) => dispatch({ kind: 'turns', turns: l.items }));
     void load<TodoList>(sessionPath(id, 'todos'), (list) => dispatch({ kind: 'todos', list }));
+    const listed = new Set<string>();
     void Promise.all([
-      load<{ items: PermissionRequest[] }>(`${sessionPath(id, 'permissions')}?status=pending`, (l) => dispatch({ kind: 'permissions', items: l.items })),
-      load<{ items: Question[] }>(`${sessionPath(id, 'questions')}?status=pending`, (l) => dispatch({ kind: 'questions', items: l.items })),
-    ]).then(() => !gone && setReady(true));
+      load<{ items: PermissionRequest[] }>(`${sessionPath(id, 'permissions')}?status=pending`, (l) => {
+        for (const p of l.items) listed.add(p.id);
+        dispatch({ kind: 'permissions', items: l.items });
+      }),
+      load<{ items: Question[] }>(`${sessionPath(id, 'questions')}?status=pending`, (l) => {
+        for (const q of l.items) listed.add(q.id);
+        dispatch({ kind: 'questions', items: l.items });
+      }),
+    ]).then(() => {
+      if (gone) return;
+      setLoaded(listed);
+      setReady(true);
+    });
 
     let queue: NormaEvent[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -85,5 +99,5 @@ export function useSession(id: string): SessionData {
     };
   }, [id]);
 
-  return { state, dispatch, stream, ready, loadError, streamError };
+  return { state, dispatch, stream, ready, loaded, loadError, streamError };
 }

@@ -3,7 +3,7 @@
 // if the person allowed them).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorAlert } from '../components/alert';
-import { arrivals, newsworthy, type PendingState } from '../lib/pending.js';
+import { arrivals, baseline, newsworthy, type PendingState } from '../lib/pending.js';
 import { PermissionCard } from './permission-card';
 import { QuestionCard } from './question-card';
 
@@ -11,6 +11,8 @@ export interface WaitingProps {
   sessionId: string;
   pending: PendingState;
   ready: boolean;
+  /** The ids the view's listing of pending requests returned (see baseline). */
+  loaded: ReadonlySet<string>;
   canAnswer: boolean;
   onResolved: (id: string) => void;
 }
@@ -27,7 +29,7 @@ function notify(title: string, body: string, tag: string): void {
   }
 }
 
-export function Waiting({ sessionId, pending, ready, canAnswer, onResolved }: WaitingProps) {
+export function Waiting({ sessionId, pending, ready, loaded, canAnswer, onResolved }: WaitingProps) {
   const [notice, setNotice] = useState<string | null>(null);
   const [news, setNews] = useState<{ key: number; text: string }[]>([]);
   const [permission, setPermission] = useState(() => (notificationsSupported() ? Notification.permission : 'denied'));
@@ -38,11 +40,9 @@ export function Waiting({ sessionId, pending, ready, canAnswer, onResolved }: Wa
 
   useEffect(() => {
     if (!ready) return;
-    // What was pending when the view opened is not news; what arrives afterwards is.
-    if (before.current === null) {
-      before.current = pending;
-      return;
-    }
+    // What the view's listing returned is not news; what arrives afterwards is, and so is what
+    // came by the event stream while the listing loaded.
+    before.current ??= baseline(pending, loaded);
     const came = arrivals(before.current, pending);
     before.current = pending;
     const now = Date.now();
@@ -55,7 +55,7 @@ export function Waiting({ sessionId, pending, ready, canAnswer, onResolved }: Wa
       say(`Question asked: ${text}`);
       notify('Question asked', text, q.id);
     }
-  }, [pending, ready]);
+  }, [pending, ready, loaded]);
 
   const done = (id: string, what: string, problem?: string) => {
     onResolved(id);
