@@ -12,7 +12,7 @@ import type { Decision, Output, PermissionRequest, PermissionStatus, Question, Q
 import { fence, migratePg } from './pg-schema.js';
 import { SyncPg, type PgStatement } from './pg-sync.js';
 import { PgTurns } from './pg-turns.js';
-import { documentsOf } from './sqlite-rows.js';
+import { documentsOf, sessionRecordOf, sessionRowOf } from './sqlite-rows.js';
 import { StoreOpenError } from './sqlite-schema.js';
 import type { TokenRecord, TokenShelf } from './tokens.js';
 import { storeInt as big, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
@@ -39,29 +39,11 @@ export function describeUrl(url: string): string {
 
 const SESSION_COLUMNS = 'data, active_turn_id, hooks, model_api_key, model, todos, mcp_servers';
 
-type SessionRow = {
-  data: string;
-  active_turn_id: string | null;
-  hooks: string | null;
-  model_api_key: string | null;
-  model: string | null;
-  todos: string | null;
-  mcp_servers: string | null;
-};
-
+/** A session row: SQLite's columns (sqlite-rows.ts) and the active turn, which has a column of its own here. */
 function recordOf(row: Record<string, unknown> | undefined): SessionRecord | undefined {
-  if (!row) return undefined;
-  const r = row as SessionRow;
-  const session = JSON.parse(r.data);
-  session.active_turn_id = r.active_turn_id;
-  return {
-    session,
-    hooks: r.hooks ? JSON.parse(r.hooks) : null,
-    modelApiKey: r.model_api_key,
-    model: r.model ? JSON.parse(r.model) : null,
-    todos: r.todos ? JSON.parse(r.todos) : null,
-    mcpServers: r.mcp_servers ? JSON.parse(r.mcp_servers) : null,
-  };
+  const record = sessionRecordOf(row as Parameters<typeof sessionRecordOf>[0]);
+  if (record) record.session.active_turn_id = (row!.active_turn_id as string | null) ?? null;
+  return record;
 }
 
 function tokenOf(row: Record<string, unknown> | undefined): TokenRecord | null {
@@ -146,7 +128,7 @@ export class PostgresStore implements Store {
   private commit(): void {
     const statements = this.pending;
     this.pending = [];
-    if (this.began) this.db.request({ statements, end: 'commit' });
+    if (this.began) this.db.request({ statements, end: 'commit', continues: true });
     else if (statements.length === 1) this.db.request({ statements });
     else if (statements.length > 1) this.db.request({ begin: true, statements, end: 'commit' });
   }
@@ -167,7 +149,7 @@ export class PostgresStore implements Store {
     if (this.depth === 0 || (!this.began && this.pending.length === 0)) return this.db.query(sql, params);
     const statements = [...this.pending, { sql, params }];
     this.pending = [];
-    const rows = this.db.request({ begin: !this.began, statements }).rows;
+    const rows = this.db.request(this.began ? { statements, continues: true } : { begin: true, statements }).rows;
     this.began = true;
     return rows;
   }
@@ -179,7 +161,7 @@ export class PostgresStore implements Store {
     // The node that stores a session first holds its lease: one statement for both.
     this.write({
       sql: `WITH s AS (
-              INSERT INTO sessions (id, tenant, created_at, status, closed_at, active_turn_id, data, hooks, model_api_key, model, todos, mcp_servers)
+              INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, active_turn_id)
               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
               ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, closed_at = EXCLUDED.closed_at, active_turn_id = EXCLUDED.active_turn_id,
                 data = EXCLUDED.data, hooks = EXCLUDED.hooks, model_api_key = EXCLUDED.model_api_key, model = EXCLUDED.model,
@@ -188,22 +170,8 @@ export class PostgresStore implements Store {
               RETURNING id, (xmax = 0) AS inserted),
             l AS (INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $13, 1, now() FROM s WHERE inserted ON CONFLICT (session_id) DO NOTHING)
             SELECT id FROM s`,
-      params: [
-        s.id,
-        s.tenant ?? 'default',
-        s.created_at,
-        s.status,
-        s.closed_at,
-        s.active_turn_id ?? null,
-        // The policy a session shows is its tenant's as it is now: filled in when read, never stored.
-        JSON.stringify({ ...s, policy: undefined }),
-        record.hooks ? JSON.stringify(record.hooks) : null,
-        record.modelApiKey,
-        record.model ? JSON.stringify(record.model) : null,
-        record.todos ? JSON.stringify(record.todos) : null,
-        record.mcpServers ? JSON.stringify(record.mcpServers) : null,
-        this.nodeId,
-      ],
+      // The columns SQLite has, in its order (sqlite-rows.ts), then the active turn and this node.
+      params: [...sessionRowOf(record), s.active_turn_id ?? null, this.nodeId],
       expect: { rows: 1, message: `session ${s.id} was not stored: another node holds its lease` },
     });
   }

@@ -20,6 +20,11 @@ export interface PgRequest {
   /** Open a transaction first (on a client kept until commit or rollback). */
   begin?: boolean;
   statements: PgStatement[];
+  /**
+   * The statements belong to a transaction an earlier request opened: refused when it is gone (its
+   * connection failed, or a new thread took over), so no part of it commits on its own.
+   */
+  continues?: boolean;
   /** End the open transaction: commit it after the statements, or roll it back (statements ignored). */
   end?: 'commit' | 'rollback';
   /** Stop: end the pool. */
@@ -178,6 +183,7 @@ function main(): void {
         await endTx('ROLLBACK');
         return { id: req.id, ok: true, rows: [], rowCount: 0 };
       }
+      if (req.continues && !tx) throw new Error('the transaction was lost with its database connection; nothing of it was stored');
       const c = await client();
       if (req.begin && tx) throw new Error('a transaction is already open');
       if ((req.begin || tx) && req.statements.length + (req.begin ? 1 : 0) + (req.end === 'commit' ? 1 : 0) > 1 && req.statements.every((x) => !x.simple)) {

@@ -302,4 +302,25 @@ describe('PostgresStore', () => {
     expect(a.eventsAfter('ses_x', 0, 10).map((e) => (e as unknown as { note: string }).note)).toEqual([nasty, nasty]);
     expect((await db.query('SELECT count(*)::int AS n FROM sessions'))[0]!.n).toBe(1);
   });
+
+  it('a transaction whose connection is ended halfway commits nothing of it, and the store goes on', () => {
+    const a = open('node-half');
+    const killer = open('node-killer');
+    a.putSession(record('ses_h'));
+    expect(() =>
+      a.transaction(() => {
+        a.appendEvent(event('ses_h', 1));
+        // A read inside the transaction sends what it wrote so far: the transaction is open in the database now.
+        expect(a.eventsAfter('ses_h', 0, 10).map((e) => e.seq)).toEqual([1]);
+        const ended = (killer as unknown as { db: { query(sql: string): { ok: boolean }[] } }).db.query(
+          `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'norma node-half' AND state LIKE 'idle in transaction%'`,
+        );
+        expect(ended).toEqual([{ ok: true }]);
+        a.appendEvent(event('ses_h', 2));
+      }),
+    ).toThrow();
+    expect(a.eventsAfter('ses_h', 0, 10)).toEqual([]);
+    a.appendEvent(event('ses_h', 1));
+    expect(a.eventsAfter('ses_h', 0, 10).map((e) => e.seq)).toEqual([1]);
+  });
 });
