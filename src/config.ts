@@ -1,7 +1,6 @@
 // Environment → typed, validated configuration. A bad value stops start-up with a
 // message naming the variable and what is allowed (API.md "Configuration").
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
@@ -9,6 +8,7 @@ import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
 import { ScriptReplySchema, type ModelConfigInput } from './contract/schemas.js';
 import { DEFAULT_LIMITS, type ResourceLimits } from './contract/limits.js';
+import { readStoreSettings } from './config-store.js';
 
 export type SandboxMode = 'bwrap' | 'off';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -291,23 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (searchBackend !== undefined && !WEBSEARCH_BACKENDS.includes(searchBackend as never)) {
     problems.push(`NORMA_WEBSEARCH_BACKEND must be one of ${WEBSEARCH_BACKENDS.join(', ')}, got ${JSON.stringify(searchBackend)}`);
   }
-  const store = (get('NORMA_STORE') ?? 'sqlite') as Config['store'];
-  if (store !== 'sqlite' && store !== 'memory' && store !== 'postgres') {
-    problems.push(`NORMA_STORE must be "sqlite", "postgres" or "memory", got ${JSON.stringify(store)}`);
-  }
-  const databaseUrl = get('NORMA_DATABASE_URL');
-  if (store === 'postgres' && databaseUrl === undefined) {
-    problems.push('NORMA_STORE=postgres needs NORMA_DATABASE_URL (postgres://user:password@host:5432/database)');
-  } else if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/[^/\s]+/.test(databaseUrl)) {
-    // The URL is never echoed: it may hold a password.
-    problems.push('NORMA_DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
-  } else if (databaseUrl !== undefined && store !== 'postgres') {
-    problems.push(`NORMA_DATABASE_URL is set but NORMA_STORE is ${JSON.stringify(store)}: set NORMA_STORE=postgres to use it`);
-  }
-  const nodeId = get('NORMA_NODE_ID') ?? (os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 63) || 'node');
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(nodeId)) {
-    problems.push(`NORMA_NODE_ID must be 1-63 letters, digits, ".", "_" or "-" (starting with a letter or digit), got ${JSON.stringify(nodeId)}`);
-  }
+  const { store, databaseUrl, nodeId } = readStoreSettings(get, problems);
   const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
   const mb = 1024 * 1024;
   const sandboxLimits: ResourceLimits = {

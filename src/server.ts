@@ -43,7 +43,8 @@ import { MemoryStore } from './store/memory.js';
 import { SqliteStore } from './store/sqlite.js';
 import { PostgresStore } from './store/pg-store.js';
 import { StoreOpenError } from './store/sqlite.js';
-import { ClusterNode } from './cluster/node.js';
+import type { ClusterNode } from './cluster/node.js';
+import { joinAsReplica } from './app/replica-join.js';
 import type { Replicas, ReplicaOptions } from './app/replicas.js';
 import type { Resolver } from './sandbox/egress.js';
 import { OutputFiles } from './store/outputs.js';
@@ -235,20 +236,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   let node: ClusterNode | undefined;
   if (rawStore instanceof PostgresStore && config.databaseUrl !== undefined) {
     try {
-      node = await ClusterNode.join({
-        url: config.databaseUrl,
-        nodeId: rawStore.nodeId,
-        onSignal: (s) => replicas?.signal(s),
-        onLost: (why) => {
-          // This node cannot prove it is alive: others take its sessions over. It lets them go
-          // without writing, and the server stops (exit code 1 once everything is closed).
-          logger.fatal({ reason: why }, 'lost the node lock on the database and could not take it again; stopping');
-          process.exitCode = 1;
-          void replicas?.releaseAll().finally(() => void close().catch(() => undefined));
-        },
-        log: logger,
-        ...(options.replicaOptions?.nodeLockWaitMs !== undefined ? { lockWaitMs: options.replicaOptions.nodeLockWaitMs } : {}),
-      });
+      ({ node, replicas } = await joinAsReplica({ app: application, store: rawStore, url: config.databaseUrl, logger, options: options.replicaOptions, stop: () => close() }));
     } catch (err) {
       // Start-up stops: what was made so far is let go.
       if (!options.store) rawStore.close();
@@ -256,7 +244,6 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       await html.close();
       throw new StoreOpenError(rawStore.where, (err as Error).message);
     }
-    replicas = application.replicate(node, rawStore, options.replicaOptions);
   }
   // What a previous process left: paused turns wait again, interrupted ones are answered.
   const recovered = replicas ? await replicas.start() : await application.recovery.recover(INTERNAL);

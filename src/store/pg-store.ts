@@ -14,7 +14,8 @@ import { SyncPg, type PgStatement } from './pg-sync.js';
 import { PgTurns } from './pg-turns.js';
 import { documentsOf, sessionRecordOf, sessionRowOf } from './sqlite-rows.js';
 import { StoreOpenError } from './sqlite-schema.js';
-import type { TokenRecord, TokenShelf } from './tokens.js';
+import type { TokenShelf } from './tokens.js';
+import { countRequest, pgTokens } from './pg-shared.js';
 import { storeInt as big, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -44,10 +45,6 @@ function recordOf(row: Record<string, unknown> | undefined): SessionRecord | und
   const record = sessionRecordOf(row as Parameters<typeof sessionRecordOf>[0]);
   if (record) record.session.active_turn_id = (row!.active_turn_id as string | null) ?? null;
   return record;
-}
-
-function tokenOf(row: Record<string, unknown> | undefined): TokenRecord | null {
-  return row ? { data: row.data as string, expiresAt: Number(row.expires_ms) } : null;
 }
 
 export class PostgresStore implements Store {
@@ -416,46 +413,16 @@ export class PostgresStore implements Store {
     return Number(this.read(sql, [tenant])[0]!.n);
   }
 
-  /** Event tickets and console logins, shared by every replica on the database. */
-  readonly tokens: TokenShelf = {
-    put: (kind, digest, group, data, now, expiresAt, keep) => {
-      this.transaction(() => {
-        this.write(
-          {
-            sql: 'INSERT INTO tokens (kind, digest, grp, data, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6)',
-            params: [kind, digest, group, data, now, expiresAt],
-          },
-          // Of the group, the newest `keep` stay.
-          {
-            sql: `DELETE FROM tokens WHERE kind = $1 AND grp = $2 AND digest IN (
-                    SELECT digest FROM tokens WHERE kind = $1 AND grp = $2 ORDER BY created_ms DESC, digest OFFSET $3)`,
-            params: [kind, group, big(keep)],
-          },
-        );
-      });
-    },
-    count: (kind, group, now) =>
-      Number(this.db.query('SELECT count(*) AS n FROM tokens WHERE kind = $1 AND grp = $2 AND expires_ms > $3', [kind, group, now])[0]!.n),
-    take: (kind, digest) => tokenOf(this.db.query('DELETE FROM tokens WHERE kind = $1 AND digest = $2 RETURNING data, expires_ms', [kind, digest])[0]),
-    find: (kind, digest, now) => tokenOf(this.db.query('SELECT data, expires_ms FROM tokens WHERE kind = $1 AND digest = $2 AND expires_ms > $3', [kind, digest, now])[0]),
-    drop: (kind, digest) => this.db.request({ statements: [{ sql: 'DELETE FROM tokens WHERE kind = $1 AND digest = $2', params: [kind, digest] }] }).rowCount > 0,
-    sweep: (kind, now) => void this.db.query('DELETE FROM tokens WHERE kind = $1 AND expires_ms <= $2', [kind, now]),
-  };
+  /** Event tickets and console logins, shared by every replica on the database (pg-shared.ts). */
+  get tokens(): TokenShelf {
+    return (this.shelf ??= pgTokens(this.db));
+  }
 
-  /**
-   * Counts a request against `key`'s fixed window of `windowMs` (shared by every replica):
-   * the count in the current window and the milliseconds left in it.
-   */
+  private shelf: TokenShelf | undefined;
+
+  /** A request counted against `key`'s window of requests_per_minute, every replica's (pg-shared.ts). */
   countRequest(key: string, now: number, windowMs: number): { count: number; ttl: number } {
-    const row = this.db.query(
-      `INSERT INTO rate_windows (key, started_ms, count) VALUES ($1, $2, 1)
-       ON CONFLICT (key) DO UPDATE SET
-         count = CASE WHEN rate_windows.started_ms + $3 > $2 THEN rate_windows.count + 1 ELSE 1 END,
-         started_ms = CASE WHEN rate_windows.started_ms + $3 > $2 THEN rate_windows.started_ms ELSE $2 END
-       RETURNING count, started_ms`,
-      [key, now, windowMs],
-    )[0]!;
-    return { count: Number(row.count), ttl: Math.max(0, Number(row.started_ms) + windowMs - now) };
+    return countRequest(this.db, key, now, windowMs);
   }
 
   /** Null when the database answers; else why not (readiness). */
