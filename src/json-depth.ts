@@ -36,3 +36,51 @@ export function textNestedDeeperThan(text: string, max: number = MAX_JSON_DEPTH)
   }
   return false;
 }
+
+export interface JsonBounds {
+  /** Arrays and objects nested deeper than this break the bound. */
+  maxDepth: number;
+  /** More values than this (every array, object, string, number…) break the bound. */
+  maxValues: number;
+}
+
+/**
+ * Which bound a parsed value breaks, or null, found without recursion and in time linear in the
+ * values seen up to the bound: a value from a peer is measured before anything that recurses
+ * (JSON.stringify, structuredClone, schema validators) or walks it item by item sees it.
+ */
+export function jsonBoundBroken(value: unknown, bounds: JsonBounds): 'depth' | 'values' | null {
+  const stack: unknown[] = [value];
+  const depths: number[] = [0];
+  let values = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    const depth = depths.pop()!;
+    if (++values > bounds.maxValues) return 'values';
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > bounds.maxDepth) return 'depth';
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        stack.push(v[i]);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const key in v) {
+        stack.push((v as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
+      }
+    }
+    if (stack.length > bounds.maxValues) return 'values';
+  }
+  return null;
+}
+
+/**
+ * JSON.parse for text from a peer (a model provider, a hook, a search backend, a fetched page):
+ * text nested deeper than `max` is refused before it is parsed, so nothing that later walks the
+ * value by recursion (a digest, a clone, the store, a schema check) can overflow the stack.
+ */
+export function parsePeerJson(text: string, max: number = MAX_JSON_DEPTH): unknown {
+  if (textNestedDeeperThan(text, max)) throw new SyntaxError(`the JSON nests deeper than ${max} levels`);
+  return JSON.parse(text);
+}

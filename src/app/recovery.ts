@@ -10,7 +10,7 @@ import { closeTranscript } from '../model/transcript.js';
 import { errorResult } from '../pipeline/exec-one.js';
 import { buildRuntime } from '../session/build.js';
 import { newTurnRunner } from '../session/runner.js';
-import type { SessionRuntime } from '../session/runtime.js';
+import { stopRuntimeParts, type SessionRuntime } from '../session/runtime.js';
 import type { SessionRecord } from '../store/store.js';
 import { newTrace } from '../trace/context.js';
 import type { Parts } from './parts.js';
@@ -75,35 +75,56 @@ export class RecoveryUseCases {
         this.closeUnusable(record, `workspace unusable after restart: ${(err as Error).message}`);
         continue;
       }
-      const rt = built.runtime;
-      if (built.missingTools.length > 0) warn(rt, `after a restart these tools could not be installed again: ${built.missingTools.join(', ')}`);
-      if (built.hookProblems.length > 0) {
-        // A hook that cannot run any more (its program is gone, the sandbox broke) is said, not dropped silently.
-        logger.warn({ session_id: s.id, problems: built.hookProblems }, 'session hooks could not all be installed again after a restart');
-        warn(rt, `after a restart these hooks could not be installed again: ${built.hookProblems.join('; ')}`);
+      // One session that cannot be recovered never stops start-up: it is closed, the rest go on.
+      try {
+        await this.recoverBuilt(built, out);
+      } catch (err) {
+        logger.error({ session_id: s.id, err }, 'recovering the session failed after a restart; closing it');
+        parts.runtimes.delete(s.id);
+        if (built.runtime.activeTurn) built.runtime.activeTurn = null;
+        await stopRuntimeParts(built.runtime).catch(() => undefined);
+        try {
+          this.closeUnusable(parts.records.get(s.id, null), `recovery after a restart failed: ${(err as Error).message}`);
+        } catch (closeErr) {
+          logger.error({ session_id: s.id, err: closeErr }, 'the session could not be closed either');
+        }
       }
-      if (built.skillProblems.length > 0) warn(rt, `after a restart these skills could not be loaded again: ${built.skillProblems.join('; ')}`);
-      if (built.modelProblems.length > 0) warn(rt, `after a restart the session's model could not be configured again: ${built.modelProblems.join('; ')}`);
-      built.openEvents();
-      const mcp = [...built.mcpProblems, ...built.mcpWarnings];
-      if (mcp.length > 0) warn(rt, `after a restart these MCP servers or tools could not be started again: ${mcp.join('; ')}`);
-      parts.runtimes.add(rt);
-      out.sessions++;
-
-      const turnId = s.active_turn_id;
-      const turn = turnId ? store.getTurn(s.id, turnId) : undefined;
-      if (turn && isOpenStatus(turn.status)) {
-        if (this.resumeTurn(rt, turn)) out.resumed++;
-        else out.interrupted++;
-      } else if (turnId) {
-        // The turn ended but its end was not recorded on the session (the store failed then).
-        rt.settings.update((x) => {
-          x.active_turn_id = null;
-        });
-      }
-      await parts.audit.lifecycle('SessionStart', rt.settings.session, { reason: 'resume' }, rt.hooks);
     }
     return out;
+  }
+
+  /** What follows a session's build after a restart: its warnings, its open turn, SessionStart. */
+  private async recoverBuilt(built: Awaited<ReturnType<typeof buildRuntime>>, out: { sessions: number; resumed: number; interrupted: number }): Promise<void> {
+    const { parts } = this;
+    const { store, logger } = parts.deps;
+    const rt = built.runtime;
+    const s = rt.settings.session;
+    if (built.missingTools.length > 0) warn(rt, `after a restart these tools could not be installed again: ${built.missingTools.join(', ')}`);
+    if (built.hookProblems.length > 0) {
+      // A hook that cannot run any more (its program is gone, the sandbox broke) is said, not dropped silently.
+      logger.warn({ session_id: s.id, problems: built.hookProblems }, 'session hooks could not all be installed again after a restart');
+      warn(rt, `after a restart these hooks could not be installed again: ${built.hookProblems.join('; ')}`);
+    }
+    if (built.skillProblems.length > 0) warn(rt, `after a restart these skills could not be loaded again: ${built.skillProblems.join('; ')}`);
+    if (built.modelProblems.length > 0) warn(rt, `after a restart the session's model could not be configured again: ${built.modelProblems.join('; ')}`);
+    built.openEvents();
+    const mcp = [...built.mcpProblems, ...built.mcpWarnings];
+    if (mcp.length > 0) warn(rt, `after a restart these MCP servers or tools could not be started again: ${mcp.join('; ')}`);
+    parts.runtimes.add(rt);
+    out.sessions++;
+
+    const turnId = s.active_turn_id;
+    const turn = turnId ? store.getTurn(s.id, turnId) : undefined;
+    if (turn && isOpenStatus(turn.status)) {
+      if (this.resumeTurn(rt, turn)) out.resumed++;
+      else out.interrupted++;
+    } else if (turnId) {
+      // The turn ended but its end was not recorded on the session (the store failed then).
+      rt.settings.update((x) => {
+        x.active_turn_id = null;
+      });
+    }
+    await parts.audit.lifecycle('SessionStart', rt.settings.session, { reason: 'resume' }, rt.hooks);
   }
 
   /** Recovery of one open turn; true when it waits on permission requests or questions again. */

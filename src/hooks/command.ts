@@ -5,6 +5,7 @@
 // in PreToolUse). Output is bounded; the whole process tree dies with the hook.
 import { HookNonBlockingError, type HookCallback, type HookOutput } from './registry.js';
 import type { SessionSandbox } from '../sandbox/session-sandbox.js';
+import { parsePeerJson } from '../json-depth.js';
 
 /** Most of stdout / stderr kept from one hook run. */
 export const HOOK_OUTPUT_LIMIT = 256 * 1024;
@@ -36,7 +37,7 @@ export function commandHook(command: string, sandbox: SessionSandbox | undefined
     const text = stdout.trim();
     if (text === '') return;
     try {
-      return parseHookJson(JSON.parse(text));
+      return parseHookJson(parsePeerJson(text));
     } catch (err) {
       throw new HookNonBlockingError(`printed output that is not a JSON object (${(err as Error).message})`);
     }

@@ -12,6 +12,7 @@ import { egressFetcher } from '../egress/client.js';
 import type { EgressEvidence } from '../egress/types.js';
 import { parseHookJson } from './command.js';
 import { HookNonBlockingError, type HookCallback, type HookInput, type HookOutput } from './registry.js';
+import { parsePeerJson } from '../json-depth.js';
 
 const MAX_RESPONSE_BYTES = 256 * 1024;
 
@@ -51,7 +52,7 @@ export function httpHook(
     if (res.status < 200 || res.status > 299) throw new HookNonBlockingError(`answered HTTP ${res.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
     if (text.trim() === '') return;
     try {
-      return parseHookJson(JSON.parse(text));
+      return parseHookJson(parsePeerJson(text));
     } catch (err) {
       throw new HookNonBlockingError(`answered a body that is not a JSON object (${(err as Error).message})`);
     }

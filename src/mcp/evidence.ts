@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { boundMessage } from './bounds.js';
 
 export interface McpOrigin {
   turnId: string;
@@ -59,8 +60,25 @@ export class EvidenceTransport implements Transport {
 
   start(): Promise<void> {
     this.inner.onmessage = (m) => {
-      this.received(m);
-      this.onmessage?.(m);
+      // Nothing a server sends reaches the process: a message is measured before it is digested
+      // or parsed further, and a failure in handling one ends this connection, not the server.
+      try {
+        const bounded = boundMessage(m);
+        if (!bounded.ok) {
+          const id = bounded.reply && 'id' in bounded.reply ? bounded.reply.id : undefined;
+          const o = id !== undefined ? this.open.get(id) : undefined;
+          if (o && id !== undefined) this.emit(id, o, 'error', 0, null, bounded.problem);
+          if (bounded.reply) this.onmessage?.(bounded.reply);
+          else this.onerror?.(new Error(bounded.problem));
+          return;
+        }
+        this.received(bounded.message);
+        this.onmessage?.(bounded.message);
+      } catch (err) {
+        const why = `handling a message of the server failed: ${err instanceof Error ? err.message : String(err)}`;
+        this.onerror?.(new Error(why));
+        void this.inner.close().catch(() => undefined);
+      }
     };
     this.inner.onerror = (e) => this.onerror?.(e);
     this.inner.onclose = () => {

@@ -64,16 +64,19 @@ export async function listTools(client: Client, o: ToolListing): Promise<{ tools
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const r = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, looseToolList(), { timeout: o.timeoutMs, signal: o.signal });
+    // Counted before any tool is looked at: each costs a schema compilation.
+    if (out.length + r.tools.length > MAX_TOOLS_PER_SERVER) throw tooMany();
     for (const raw of r.tools) {
       const t = toolOf(raw, o, seen, problems);
       if (t) out.push(t);
     }
-    if (out.length > MAX_TOOLS_PER_SERVER) throw new McpUnavailable(`it advertises more than ${MAX_TOOLS_PER_SERVER} tools; at most ${MAX_TOOLS_PER_SERVER} are taken from one server`);
     cursor = r.nextCursor;
     if (!cursor) return { tools: out, problems };
   }
   throw new McpUnavailable(`its tool list did not end after ${MAX_PAGES} pages`);
 }
+
+const tooMany = () => new McpUnavailable(`it advertises more than ${MAX_TOOLS_PER_SERVER} tools; at most ${MAX_TOOLS_PER_SERVER} are taken from one server`);
 
 /** One advertised tool, or null with a problem that names it (bad name, bad schema, a second tool of that name). */
 function toolOf(raw: unknown, o: ToolListing, seen: Set<string>, problems: string[]): McpToolInfo | null {

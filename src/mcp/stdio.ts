@@ -59,7 +59,14 @@ export class SandboxStdioTransport implements Transport {
       throw err;
     }
     this.proc = proc;
-    proc.stdout.on('data', (chunk: Buffer) => this.read(chunk));
+    proc.stdout.on('data', (chunk: Buffer) => {
+      // Whatever goes wrong with what the server wrote ends this connection, never the process.
+      try {
+        this.read(chunk);
+      } catch (err) {
+        this.fail(`reading what the server wrote failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
     proc.stdout.on('error', () => undefined);
     proc.stderr.on('data', (chunk: Buffer) => {
       const joined = Buffer.concat([this.stderr, chunk]);

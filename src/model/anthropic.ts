@@ -8,6 +8,7 @@ import { HttpTransport, type HttpProviderOptions } from './http.js';
 import { ProviderError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type TextBlock, type ToolUseBlock } from './provider.js';
 import type { SseEvent } from './sse.js';
 import { parseToolInput } from './tool-input.js';
+import { parsePeerJson } from '../json-depth.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -138,7 +139,7 @@ export async function readMessageStream(events: AsyncIterable<SseEvent>, onText?
   for await (const ev of events) {
     let data: Json;
     try {
-      data = obj(JSON.parse(ev.data));
+      data = obj(parsePeerJson(ev.data));
     } catch {
       throw new ProviderError(`anthropic sent an event that is not JSON (${ev.event}): ${ev.data.slice(0, 200)}`, 'provider_stream');
     }

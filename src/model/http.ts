@@ -26,6 +26,7 @@ import { drainAfterEnd, ProviderDispatchers } from './dispatchers.js';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, ProviderError, type ModelRequest, type ProviderTimeouts, type RetryPolicy } from './provider.js';
 import { parseSse, type SseEvent } from './sse.js';
 import { withTraceHeaders } from '../trace/context.js';
+import { parsePeerJson } from '../json-depth.js';
 
 export interface HttpProviderOptions {
   model: string;
@@ -140,7 +141,7 @@ export function errorDetail(text: string): string {
   if (text.trim() === '') return '';
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parsePeerJson(text);
   } catch {
     return truncate(text);
   }

@@ -10,6 +10,7 @@ import { HttpTransport, type HttpProviderOptions } from './http.js';
 import { ProviderError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type ToolUseBlock } from './provider.js';
 import type { SseEvent } from './sse.js';
 import { parseToolInput } from './tool-input.js';
+import { parsePeerJson } from '../json-depth.js';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -139,7 +140,7 @@ export async function readChunkStream(events: AsyncIterable<SseEvent>, onText?: 
     if (raw === '') continue;
     let chunk: Json;
     try {
-      chunk = obj(JSON.parse(raw));
+      chunk = obj(parsePeerJson(raw));
     } catch {
       throw new ProviderError(`openai sent an event that is not JSON: ${raw.slice(0, 200)}`, 'provider_stream');
     }

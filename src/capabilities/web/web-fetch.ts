@@ -9,6 +9,7 @@ import { EgressFailure } from '../../egress/types.js';
 import { defineTool, textOutput, ToolRefusal, type ToolOutput } from '../../tools/tool.js';
 import type { WebDeps } from './deps.js';
 import { WEB_FETCH_DESCRIPTION } from './web-fetch.description.js';
+import { parsePeerJson } from '../../json-depth.js';
 
 const WebFetchInput = Type.Object(
   {
@@ -90,7 +91,7 @@ export const webFetchTool = defineTool<WebFetchInput, WebDeps>({
       if (page.omittedChars > 0) body += `\n\n[Only the first ${text.length - page.omittedChars} characters of the page's HTML were converted; ${page.omittedChars} more were left out.]`;
     } else if (type === 'application/json' || type.endsWith('+json')) {
       try {
-        body = JSON.stringify(JSON.parse(text), null, 2);
+        body = JSON.stringify(parsePeerJson(text), null, 2);
       } catch {
         body = text;
       }

@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { collapse, MAX_DETAIL_CHARS, stripTags, truncate } from './text.js';
+import { parsePeerJson } from '../../json-depth.js';
 
 const Code = Type.Union([Type.String(), Type.Number(), Type.Null()]);
 const Words = Type.Union([Type.String(), Type.Null()]);
@@ -38,7 +39,7 @@ const MessageError = Type.Object({ message: Type.String() });
 export function errorDetail(text: string): string {
   let out = '';
   try {
-    out = jsonErrorText(JSON.parse(text));
+    out = jsonErrorText(parsePeerJson(text));
   } catch {
     out = '';
   }

@@ -6,6 +6,7 @@ import { Value, ValuePointer } from '@sinclair/typebox/value';
 import { jsonErrorText } from './error-text.js';
 import { collapse, httpUrl, MAX_DETAIL_CHARS, stripTags, truncate } from './text.js';
 import type { ParseContext, SearchResult } from './types.js';
+import { parsePeerJson } from '../../json-depth.js';
 
 /** A text field of a result: absent or null reads as ''. */
 export const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -23,7 +24,7 @@ const ErrorReport = Type.Union([
 export function readJson<S extends TSchema>(body: string, schema: S, ctx: ParseContext): Static<S> {
   let json: unknown;
   try {
-    json = JSON.parse(body);
+    json = parsePeerJson(body);
   } catch {
     throw ctx.fail(`the response is not JSON: ${truncate(collapse(stripTags(ctx.redact(body))), MAX_DETAIL_CHARS) || '(empty body)'}`);
   }
