@@ -11,6 +11,7 @@ import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import { commandHook } from './command.js';
 import { httpHook, type HookEvidenceSink } from './http.js';
+import type { Redactor } from '../redact.js';
 export type { HookEvidenceSink };
 import { compileMatcher, DEFAULT_HOOK_TIMEOUT_MS, type HookRegistration, type SessionHooks } from './registry.js';
 
@@ -72,6 +73,8 @@ export function compileSessionHooks(
   prefix = 'hooks',
   /** Where http hooks' outbound requests are recorded as evidence. */
   evidence?: HookEvidenceSink,
+  /** The session's secrets: out of what http hooks answer (each hook's own secret is added). */
+  redactor?: Redactor,
 ): CompiledSessionHooks {
   const registrations: HookRegistration[] = [];
   const problems: string[] = [];
@@ -110,7 +113,7 @@ export function compileSessionHooks(
           problem = urlProblem(hook.url);
           if (problem) problem = `${at}.url: ${problem}`;
           kind = 'http';
-          callback = () => httpHook(hook.url, hook.secret, egress, timeoutMs, evidence ? (e, input) => evidence(e, input, at) : undefined);
+          callback = () => httpHook(hook.url, hook.secret, egress, timeoutMs, evidence ? (e, input) => evidence(e, input, at) : undefined, redactor);
         } else {
           problem = !sandbox.usable && sandbox.mode === 'bwrap' ? `${at}: command hooks run in the process sandbox, which is unusable (${sandbox.detail})` : null;
           const missing = problem ? null : commandProblem(hook.command);

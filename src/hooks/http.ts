@@ -11,6 +11,7 @@ import { EgressRefusal, type EgressPolicy } from '../sandbox/egress.js';
 import { egressFetcher } from '../egress/client.js';
 import type { EgressEvidence } from '../egress/types.js';
 import { parseHookJson } from './command.js';
+import { Redactor } from '../redact.js';
 import { HookNonBlockingError, type HookCallback, type HookInput, type HookOutput } from './registry.js';
 import { parsePeerJson } from '../json-depth.js';
 
@@ -29,8 +30,14 @@ export function httpHook(
   egress: EgressPolicy,
   timeoutMs: number,
   evidence?: (e: EgressEvidence, input: HookInput) => void,
+  /** The session's secrets (and the server's); the hook's own is added. */
+  redactor: Redactor = Redactor.NONE,
 ): HookCallback {
-  return async (input, signal): Promise<HookOutput | void> => {
+  // What the hook's server answers is a peer's text: it may echo the hook's secret or another
+  // one, in any encoding. Errors and every string of the answer pass the redactor before they
+  // become a hook run, a decision, an event or what the model reads.
+  const redact = redactor.with([secret]);
+  const call = async (input: HookInput, signal: AbortSignal): Promise<HookOutput | void> => {
     const body = JSON.stringify(input);
     const timestamp = String(Math.floor(Date.now() / 1000));
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'norma-server-hook' };
@@ -49,12 +56,25 @@ export function httpHook(
     }
     if (res.truncated) throw new HookNonBlockingError(`answered more than ${MAX_RESPONSE_BYTES} bytes`);
     const text = res.body.toString('utf8');
-    if (res.status < 200 || res.status > 299) throw new HookNonBlockingError(`answered HTTP ${res.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
+    // Redacted before it is cut to 500 characters.
+    if (res.status < 200 || res.status > 299) throw new HookNonBlockingError(`answered HTTP ${res.status}${text ? `: ${redact.redact(text).slice(0, 500)}` : ''}`);
     if (text.trim() === '') return;
+    let parsed: HookOutput;
     try {
-      return parseHookJson(parsePeerJson(text));
+      parsed = parseHookJson(parsePeerJson(text));
     } catch (err) {
       throw new HookNonBlockingError(`answered a body that is not a JSON object (${(err as Error).message})`);
+    }
+    return redact.redactDeep(parsed);
+  };
+  return async (input, signal) => {
+    try {
+      return await call(input, signal);
+    } catch (err) {
+      if (!(err instanceof Error)) throw err;
+      const message = redact.redact(err.message);
+      if (message === err.message) throw err;
+      throw err instanceof HookNonBlockingError ? new HookNonBlockingError(message) : new Error(message);
     }
   };
 }

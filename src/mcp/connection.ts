@@ -171,7 +171,8 @@ export class McpConnection {
     else if (err instanceof Error && err.name === 'TimeoutError') why = `it did not answer within ${this.startupMs / 1000} s`;
     else if (err instanceof StreamableHTTPError && err.code !== undefined) why = `it answered HTTP ${err.code}${err.message.endsWith(': ') ? '' : ` (${err.message})`}`;
     else why = messageOf(err);
-    const stderr = diag?.stderr.trim();
+    // The stderr is redacted before it is cut: a cut would leave the part of a secret a run needs.
+    const stderr = diag?.stderr ? this.d.redact(diag.stderr).trim() : '';
     const tail = stderr ? `; its stderr ends: ${JSON.stringify(stderr.slice(-500))}` : '';
     return this.d.redact(`MCP server "${this.d.server}" failed while ${during}: ${why}${tail}`);
   }

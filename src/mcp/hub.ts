@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { McpServerConfig, McpServerPublic, McpServerState } from '../contract/mcp.js';
 import type { Fetcher } from '../egress/types.js';
-import { redactSecrets } from '../redact.js';
+import type { Redactor } from '../redact.js';
 import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 import { McpConnection, McpUnavailable, type ConnectionDeps, type OpenedTransport } from './connection.js';
 import type { McpEvidence } from './evidence.js';
@@ -33,8 +33,11 @@ export interface HubDeps {
   /** Outbound HTTP through the egress guard, for one HTTP server (its requests are evidence). */
   fetcher(server: string): Fetcher;
   events: HubEvents;
-  /** The server's own secrets (tokens, model keys): never shown in what a server's errors say. */
-  serverSecrets: readonly string[];
+  /**
+   * The secrets of the server and the session (tokens, model keys, hook secrets, every MCP
+   * server's env and header values): never shown, in any encoding, in what a server's errors say.
+   */
+  redactor: Redactor;
   restartDelaysMs?: readonly number[];
 }
 
@@ -66,12 +69,14 @@ export function publicConfig(c: McpServerConfig, source: 'session' | 'operator')
 }
 
 /** Values in a server's configuration that are its secrets (env values, header values). */
-function secretsOf(c: McpServerConfig): string[] {
+export function secretsOf(c: McpServerConfig): string[] {
   return isStdio(c) ? Object.values(c.env ?? {}) : Object.values(c.headers ?? {});
 }
 
 export class McpHub {
   private readonly connections = new Map<string, { conn: McpConnection; server: HubServer }>();
+  /** Per server: the session's redactor with the server's own secrets (the same set, unless it was given less). */
+  private readonly redactors = new Map<string, Redactor>();
   private closed = false;
 
   constructor(
@@ -82,7 +87,9 @@ export class McpHub {
   }
 
   private redact(text: string, server: HubServer): string {
-    return redactSecrets(text, [...this.d.serverSecrets, ...secretsOf(server.config)]);
+    let r = this.redactors.get(server.name);
+    if (!r) this.redactors.set(server.name, (r = this.d.redactor.with(secretsOf(server.config))));
+    return r.redact(text);
   }
 
   private connectionDeps(server: HubServer): ConnectionDeps {

@@ -94,7 +94,7 @@ export class AnthropicProvider implements ModelProvider {
       headers,
       body: this.requestBody(request),
       request,
-      consume: (events) => readMessageStream(events, request.onText),
+      consume: (events) => readMessageStream(events, request.onText, (text) => this.transport.redact(text)),
     });
   }
 
@@ -112,7 +112,12 @@ interface OpenBlock {
 }
 
 /** One attempt's event stream into the final message; throws when it failed or was cut off. */
-export async function readMessageStream(events: AsyncIterable<SseEvent>, onText?: (text: string, index: number) => void): Promise<ModelResponse> {
+export async function readMessageStream(
+  events: AsyncIterable<SseEvent>,
+  onText?: (text: string, index: number) => void,
+  /** Secrets out of event text quoted in an error, before it is cut (the whole message is redacted again later). */
+  redact: (text: string) => string = (text) => text,
+): Promise<ModelResponse> {
   const content: AssistantBlock[] = [];
   const blocks = new Map<number, OpenBlock>();
   const usage = { input_tokens: 0, output_tokens: 0 };
@@ -141,7 +146,7 @@ export async function readMessageStream(events: AsyncIterable<SseEvent>, onText?
     try {
       data = obj(parsePeerJson(ev.data));
     } catch {
-      throw new ProviderError(`anthropic sent an event that is not JSON (${ev.event}): ${ev.data.slice(0, 200)}`, 'provider_stream');
+      throw new ProviderError(`anthropic sent an event that is not JSON (${ev.event}): ${redact(ev.data).slice(0, 200)}`, 'provider_stream');
     }
     const type = typeof data.type === 'string' ? data.type : ev.event;
     switch (type) {

@@ -14,9 +14,9 @@
 //   call gives up at once. `onRetry` is told before each sleep (text streamed so far is void).
 // - Limits: a response larger than 16 MiB is cut and fails; an error body is read up to 64 KiB
 //   and its message (from the provider's JSON) shown up to 500 characters.
-// Error messages never contain the API key (it is scrubbed should a provider echo it) nor any
-// request header.
-import { redactSecrets } from '../redact.js';
+// Error messages never contain the API key nor another secret of the session or the server, in
+// any encoding (they are scrubbed should a provider echo one), nor any request header.
+import { Redactor } from '../redact.js';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
@@ -44,6 +44,8 @@ export interface HttpProviderOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Told of every attempt: it got an answer (`allowed`), the egress guard refused it, or it failed without one. */
   onEgress?: EgressObserver;
+  /** Secrets out of every message (the session's and the server's); `apiKey` is added. */
+  redactor?: Redactor;
 }
 
 /** How an outbound attempt went (metrics, logs): `detail` says why for `refused` and `error`. */
@@ -211,8 +213,10 @@ export class HttpTransport {
   private readonly retry: RetryPolicy;
   private readonly timeouts: ProviderTimeouts;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly redactor: Redactor;
 
   constructor(private readonly opts: HttpProviderOptions) {
+    this.redactor = (opts.redactor ?? Redactor.NONE).with([opts.apiKey]);
     this.retry = opts.retry ?? DEFAULT_RETRY;
     this.timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
     this.sleep = opts.sleep ?? abortableSleep;
@@ -297,7 +301,7 @@ export class HttpTransport {
       const type = String(res.headers['content-type'] ?? '');
       if (/\bjson\b/i.test(type)) {
         const text = await this.readCapped(res.body, signal);
-        const detail = errorDetail(text);
+        const detail = errorDetail(this.redact(text));
         throw new ProviderError(`${call.provider} answered HTTP ${res.statusCode} with ${type.split(';')[0]} instead of an event stream${detail ? `: ${detail}` : ''}`, 'provider_stream');
       }
       const events = parseSse(this.guarded(res.body, signal, call.url));
@@ -390,8 +394,8 @@ export class HttpTransport {
     return new ProviderError(message, err.code, err.retryable, err.status, err.retryAfterS);
   }
 
-  /** The key out of a text, before anything shortens it (runs of its characters too). */
-  private redact(text: string): string {
-    return redactSecrets(text, [this.opts.apiKey]);
+  /** The key and the other secrets out of a text, in any encoding, before anything shortens it (runs of their characters too). */
+  redact(text: string): string {
+    return this.redactor.redact(text);
   }
 }

@@ -8,6 +8,7 @@ import type { EgressPolicy } from '../sandbox/egress.js';
 import { AnthropicProvider } from './anthropic.js';
 import { OpenAIProvider } from './openai.js';
 import type { EgressObserver } from './http.js';
+import type { Redactor } from '../redact.js';
 import type { ModelProvider, ProviderTimeouts, RetryPolicy } from './provider.js';
 import { ScriptedProvider, type ScriptReply } from './scripted.js';
 
@@ -121,6 +122,8 @@ export interface ProviderOptions {
   timeouts?: ProviderTimeouts;
   /** Told how each HTTP attempt went (egress metrics and refusal logs). */
   onEgress?: EgressObserver;
+  /** The session's and the server's secrets, out of every provider message (the model's key is added). */
+  redactor?: Redactor;
 }
 
 /** The provider for a model; `subagent` (the Agent tool's conversations) plays the scripted provider's `subagent_script`. */
@@ -134,6 +137,7 @@ export function createProvider(m: ResolvedModel, opts: ProviderOptions, purpose:
     ...(opts.retry ? { retry: opts.retry } : {}),
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     ...(opts.onEgress ? { onEgress: opts.onEgress } : {}),
+    ...(opts.redactor ? { redactor: opts.redactor } : {}),
   };
   return m.provider === 'anthropic' ? new AnthropicProvider(common) : new OpenAIProvider(common);
 }

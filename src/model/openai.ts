@@ -96,7 +96,7 @@ export class OpenAIProvider implements ModelProvider {
       headers,
       body: this.requestBody(request),
       request,
-      consume: (events) => readChunkStream(events, request.onText),
+      consume: (events) => readChunkStream(events, request.onText, (text) => this.transport.redact(text)),
     });
   }
 
@@ -113,7 +113,12 @@ interface PendingCall {
 }
 
 /** One attempt's chunk stream into the final message; throws when it failed or was cut off. */
-export async function readChunkStream(events: AsyncIterable<SseEvent>, onText?: (text: string, index: number) => void): Promise<ModelResponse> {
+export async function readChunkStream(
+  events: AsyncIterable<SseEvent>,
+  onText?: (text: string, index: number) => void,
+  /** Secrets out of event text quoted in an error, before it is cut (the whole message is redacted again later). */
+  redact: (text: string) => string = (text) => text,
+): Promise<ModelResponse> {
   let text = '';
   /** By the tool call's `index`, in the order the indexes are sorted at the end. */
   const calls = new Map<number, PendingCall>();
@@ -142,7 +147,7 @@ export async function readChunkStream(events: AsyncIterable<SseEvent>, onText?: 
     try {
       chunk = obj(parsePeerJson(raw));
     } catch {
-      throw new ProviderError(`openai sent an event that is not JSON: ${raw.slice(0, 200)}`, 'provider_stream');
+      throw new ProviderError(`openai sent an event that is not JSON: ${redact(raw).slice(0, 200)}`, 'provider_stream');
     }
     if (chunk.error !== undefined || chunk.object === 'error') {
       const e = chunk.error !== undefined ? chunk.error : chunk;

@@ -30,6 +30,7 @@ import { ToolRefusal } from '../tools/tool.js';
 import { matchesAny } from '../tools/name-pattern.js';
 import { sessionMcpHub, syncMcpTools, type McpHubDeps } from './mcp-tools.js';
 import { EventGate } from './event-gate.js';
+import { sessionRedactor } from './secrets.js';
 import type { TenantPolicies } from '../tenants/policy.js';
 
 export interface BuildDeps extends McpHubDeps {
@@ -98,16 +99,18 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   let runtime: SessionRuntime | undefined;
   const sandbox = sessionSandbox(record, workspace.root, deps, () => runtime?.activeTurn?.id);
   const where = { mode: deps.sandbox.mode, usable: processSandbox.usable, detail: processSandbox.detail, session: sandbox };
-  const own = compileSessionHooks(record.hooks ?? undefined, where, deps.egress, 'hooks', deps.audit.evidence);
+  // The server's and the session's secrets, in every encoding, out of what its peers answer.
+  const redactor = sessionRedactor(record, deps);
+  const own = compileSessionHooks(record.hooks ?? undefined, where, deps.egress, 'hooks', deps.audit.evidence, redactor);
   const operator: HookRegistration[] = deps.operatorHooks
-    ? compileSessionHooks(deps.operatorHooks, where, deps.egress, 'NORMA_HOOKS_FILE', deps.audit.evidence).registrations
+    ? compileSessionHooks(deps.operatorHooks, where, deps.egress, 'NORMA_HOOKS_FILE', deps.audit.evidence, redactor).registrations
     : [];
   // The tenant's hooks run after the operator's and before the session's own; a reload of the
   // policy compiles them again (refreshTenantHooks) for the turns that start after it.
   const tenantHooksNow = () => {
     const policy = deps.tenants.policyOf(s.tenant);
     return policy?.hooks
-      ? compileSessionHooks(policy.hooks, where, deps.egress, `policy(${s.tenant}).hooks`, deps.audit.evidence)
+      ? compileSessionHooks(policy.hooks, where, deps.egress, `policy(${s.tenant}).hooks`, deps.audit.evidence, redactor)
       : { registrations: [], problems: [] };
   };
   const tenantHooks = tenantHooksNow();
@@ -120,7 +123,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   const gate = new EventGate(deps.events, s.id);
   // The registry is made by the catalog below; MCP tools join it once their servers listed them.
   let registry: ToolRegistry | undefined;
-  const hub = sessionMcpHub(record, sandbox, deps, gate, () => registry);
+  const hub = sessionMcpHub(record, sandbox, deps, gate, () => registry, redactor);
   const services: SessionServices = {
     sessionId: s.id,
     workspace,
@@ -149,6 +152,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
       fetchTimeoutMs: deps.config.web.fetchTimeoutMs,
       convertTimeoutMs: deps.config.web.convertTimeoutMs,
       search: deps.webSearch.config,
+      redact: (text) => redactor.redact(text),
     },
     subagent: (task, ctx) => {
       const turn = runtime?.activeTurn;
@@ -195,6 +199,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
       return next.problems;
     },
     model: model.ok ? model.model : null,
+    redactor,
     closeTools: async () => {
       await tools.close();
       await hub?.close();

@@ -15,6 +15,7 @@ import type { Clock } from '../ids.js';
 import type { McpSchemaCompiler } from '../mcp/schema.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import type { EventGate } from './event-gate.js';
+import type { Redactor } from '../redact.js';
 
 /** What a session's MCP servers need of the server (part of what a runtime is built with). */
 export interface McpHubDeps {
@@ -30,7 +31,15 @@ export interface McpHubDeps {
 }
 
 /** The hub of the operator's and the session's own servers (null: none), not started yet. */
-export function sessionMcpHub(record: SessionRecord, sandbox: SessionSandbox, deps: McpHubDeps, gate: EventGate, registry: () => ToolRegistry | undefined): McpHub | null {
+export function sessionMcpHub(
+  record: SessionRecord,
+  sandbox: SessionSandbox,
+  deps: McpHubDeps,
+  gate: EventGate,
+  registry: () => ToolRegistry | undefined,
+  /** The session's secrets (sessionRedactor): out of what its servers' errors and stderr say. */
+  redactor: Redactor,
+): McpHub | null {
   const servers: HubServer[] = [
     ...Object.entries(deps.operatorMcp ?? {}).map(([name, config]) => ({ name, config, source: 'operator' as const })),
     ...Object.entries(record.mcpServers ?? {}).map(([name, config]) => ({ name, config, source: 'session' as const })),
@@ -48,7 +57,7 @@ export function sessionMcpHub(record: SessionRecord, sandbox: SessionSandbox, de
         clock,
         onEvidence: (e) => gate.emit({ type: 'egress.request', tool: `mcp__${server}`, ...e }),
       }),
-    serverSecrets: [config.token, config.model.apiKey, config.web.search.apiKey, record.modelApiKey].filter((x): x is string => !!x),
+    redactor,
     ...(deps.mcpRestartDelaysMs ? { restartDelaysMs: deps.mcpRestartDelaysMs } : {}),
     events: {
       started: (server, e) => gate.emit({ type: 'mcp.server.started', server, restarts: e.restarts, tools: e.tools, duration_ms: e.durationMs }),

@@ -146,6 +146,8 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
       observe?.(outcome, detail);
       if (outcome === 'refused') deps.logger.warn({ session_id: rt.id, turn_id: rt.activeTurn?.id, egress: 'model', reason: detail }, 'egress refused');
     },
+    // The session's and the server's secrets out of whatever the provider answers.
+    redactor: rt.redactor,
   };
   const providers = (rt.providers ??= { main: createProvider(model, options), subagent: createProvider(model, options, 'subagent') });
   return {

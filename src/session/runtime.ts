@@ -4,6 +4,7 @@
 import type { HookRegistry } from '../hooks/registry.js';
 import type { McpHub } from '../mcp/hub.js';
 import type { ResolvedModel } from '../model/index.js';
+import type { Redactor } from '../redact.js';
 import type { ModelProvider } from '../model/provider.js';
 import type { Workspace } from '../sandbox/paths.js';
 import type { SessionSandbox } from '../sandbox/session-sandbox.js';
@@ -30,6 +31,8 @@ export interface SessionRuntime {
   refreshTenantHooks(): string[];
   /** The model prompt turns talk to (null: the session has none). */
   readonly model: ResolvedModel | null;
+  /** The server's and the session's secrets (sessionRedactor): out of what model providers answer. */
+  readonly redactor: Redactor;
   /** Stops what the session's tool groups keep running (background tasks, shells). */
   readonly closeTools: () => Promise<void>;
   activeTurn: TurnRunner | null;

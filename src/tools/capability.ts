@@ -81,6 +81,8 @@ export interface WebSettings {
   fetchTimeoutMs: number;
   convertTimeoutMs: number;
   search: SearchConfig | null;
+  /** The session's secrets out of what a peer answered (an error page, a failure), before it is cut. */
+  redact?: (text: string) => string;
 }
 
 export interface Installed<D> {

@@ -54,6 +54,8 @@ export interface WebState {
   convertTimeoutMs: number;
   /** null: no usable backend (WebSearch is then not installable). */
   search: SearchConfig | null;
+  /** The session's secrets out of what a peer answered (an error page, a failure), before it is cut. */
+  redact?: (text: string) => string;
 }
 
 export interface SearchStatus {

@@ -22,6 +22,9 @@ type WebFetchInput = Static<typeof WebFetchInput>;
 
 const TEXTUAL = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|rss\+xml|atom\+xml|x-ndjson|yaml|x-yaml|toml)|[^;]*\+(json|xml)\b)/i;
 
+/** How much of an error page is read (and redacted) for the 2,000 characters of it the model sees. */
+const ERROR_PAGE_READ_BYTES = 64 * 1024;
+
 export const webFetchTool = defineTool<WebFetchInput, WebDeps>({
   name: 'WebFetch',
   description: WEB_FETCH_DESCRIPTION,
@@ -41,6 +44,7 @@ export const webFetchTool = defineTool<WebFetchInput, WebDeps>({
   requiresApproval: () => true,
   async call(input, ctx, deps) {
     const web = deps.state;
+    const redact = web.redact ?? ((text: string) => text);
     const cached = web.cache.get(input.url);
     if (cached) {
       const note = `(From this session's 15-minute cache: fetched at ${new Date(cached.at).toISOString()}.)`;
@@ -62,7 +66,7 @@ export const webFetchTool = defineTool<WebFetchInput, WebDeps>({
       });
     } catch (err) {
       if (err instanceof EgressRefusal) throw new ToolRefusal(`Refused by the egress guard: ${err.message}`);
-      if (err instanceof EgressFailure) throw new ToolRefusal(`Could not fetch ${input.url}: ${err.message}`);
+      if (err instanceof EgressFailure) throw new ToolRefusal(`Could not fetch ${input.url}: ${redact(err.message)}`);
       throw err;
     }
     if (res.redirect) {
@@ -74,7 +78,8 @@ export const webFetchTool = defineTool<WebFetchInput, WebDeps>({
     const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const head = [`URL: ${res.url}`, `Status: ${res.status}`, `Content-Type: ${res.headers['content-type'] ?? '(none)'}`];
     if (res.status >= 400) {
-      const snippet = decode(res.body.subarray(0, 2000), res.headers['content-type']).trim();
+      // Redacted before it is cut (a cut would leave the part of a secret a run needs).
+      const snippet = redact(decode(res.body.subarray(0, ERROR_PAGE_READ_BYTES), res.headers['content-type'])).slice(0, 2000).trim();
       return textOutput(`${head.join('\n')}\n\nThe server answered HTTP ${res.status}.${snippet ? `\n\n${snippet}` : ''}`, true);
     }
     const binary = type !== '' ? !TEXTUAL.test(type) : res.body.subarray(0, 8192).includes(0);

@@ -48,7 +48,7 @@ export const webSearchTool = defineTool<WebSearchInput, WebDeps>({
       );
     } catch (err) {
       if (err instanceof EgressRefusal) throw new ToolRefusal(`Refused by the egress guard: ${err.message}`);
-      if (err instanceof SearchError || err instanceof EgressFailure) throw new ToolRefusal(`The search failed: ${err.message}`);
+      if (err instanceof SearchError || err instanceof EgressFailure) throw new ToolRefusal(`The search failed: ${deps.state.redact ? deps.state.redact(err.message) : err.message}`);
       throw err;
     }
     if (results.length === 0) return textOutput(`No results for ${JSON.stringify(input.query)}.`);
