@@ -63,7 +63,11 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         summary: 'Allow or deny a pending request',
         description:
           'Allow (optionally with `updated_input`, validated and evaluated again, and `remember` rules) or deny ' +
-          '(optionally with a `message` for the model and `interrupt` to stop the turn). Already resolved → 409.',
+          '(optionally with a `message` for the model and `interrupt` to stop the turn). Already resolved → 409. ' +
+          'What an answer adds is bounded by the key\'s scope: a key that may PATCH the session (`write`) may remember any ' +
+          'rule and choose any mode within the tenant\'s policy; an `approve` key may remember only the request\'s own ' +
+          '`suggestions`, and may end plan mode only into the mode before it or a stricter one. Anything else → 403 naming ' +
+          'it, and nothing is answered (the request stays pending).',
         params: PermissionParams,
         body: ref(PermissionResponseSchema),
         response: { 200: ref(PermissionRequestSchema, 'The resolved request'), ...bodyProblems, 404: problems[404], 409: problems[409] },

@@ -13,6 +13,7 @@ import {
 import { SessionExportSchema } from '../src/contract/events.js';
 import { headTaken } from '../src/http/sse.js';
 import { SessionParams, bodyProblems, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
+import { SESSION_CHANGE_ACCESS } from '../src/app/scope.js';
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
@@ -84,7 +85,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   app.patch(
     '/v1/sessions/:session_id',
     {
-      config: { access: 'write' },
+      config: { access: SESSION_CHANGE_ACCESS },
       schema: {
         operationId: 'updateSession',
         tags: ['sessions'],

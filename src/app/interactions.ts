@@ -1,6 +1,7 @@
 // Answering pauses: list a session's permission requests and questions, answer one. An answer
 // and the rules it remembers are stored in one transaction, before the waiting call goes on; an
-// approval of ExitPlanMode carries the mode to go on in as its updated input.
+// approval of ExitPlanMode carries the mode to go on in as its updated input. What an answer adds
+// to the session is bounded by the answering key's scope (answer-bounds.ts) before anything is stored.
 import type { PermissionMode, PermissionRequest, PermissionResponse, PermissionStatus, Question, QuestionResponse, QuestionStatus } from '../contract/schemas.js';
 import { DomainError, notFound } from '../errors.js';
 import { permissionKind, questionKind } from '../interaction/kinds.js';
@@ -9,6 +10,7 @@ import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 import { clampMode } from '../contract/tenant.js';
 import { requireModeWithin } from './sessions.js';
+import { requireAnswerWithin } from './answer-bounds.js';
 
 export class InteractionUseCases {
   constructor(private readonly parts: Parts) {}
@@ -35,6 +37,8 @@ export class InteractionUseCases {
     const request = this.parts.deps.store.getPermission(sessionId, permissionId);
     const rt = this.parts.runtimes.get(sessionId);
     let answer = response;
+    // Without a choice, an approval of ExitPlanMode returns to the mode before plan mode.
+    let returnTo: PermissionMode | undefined;
     if (response.behavior === 'allow' && request) {
       if (request.tool === 'ExitPlanMode') {
         // The approval says which mode the work goes on in: the person's choice, else the mode
@@ -43,11 +47,15 @@ export class InteractionUseCases {
         const before = rt?.settings.session.mode_before_plan ?? null;
         requireModeWithin(this.parts, session.tenant, response.mode, 'mode');
         // The mode before plan mode may be looser than a policy tightened since: then the maximum.
-        const next = response.mode ?? clampMode(before ?? 'default', this.parts.deps.tenants.policyOf(session.tenant)?.maxMode);
-        answer = { ...response, updated_input: { ...(input as object), next_mode: next } };
+        returnTo = clampMode(before ?? 'default', this.parts.deps.tenants.policyOf(session.tenant)?.maxMode);
+        answer = { ...response, updated_input: { ...(input as object), next_mode: response.mode ?? returnTo } };
       } else if (response.mode !== undefined) {
         throw new DomainError('invalid', `mode: only an approval of ExitPlanMode switches the mode; this request is about ${request.tool}`);
       }
+    }
+    // What the answer adds (rules, a mode) is bounded by the key's scope; refused, nothing is stored.
+    if (request?.status === 'pending') {
+      requireAnswerWithin(scope, permissionKind.grants(response), { suggestions: request.suggestions, ...(returnTo !== undefined ? { mode: returnTo } : {}) });
     }
     const now = this.parts.deps.clock().toISOString();
     return this.parts.broker.answer(
@@ -83,6 +91,7 @@ export class InteractionUseCases {
       const problems = answerProblems(asked, response);
       if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
     }
+    if (asked.status === 'pending') requireAnswerWithin(scope, questionKind.grants(response), { suggestions: [] });
     return this.parts.broker.answer(questionKind, sessionId, questionId, response, undefined, scope.key);
   }
 }

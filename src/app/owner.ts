@@ -70,14 +70,16 @@ export interface ScopeWire {
   tenant: string | null;
   access: KeyScope[];
   key: string | null;
+  /** Absent in commands of a node that did not send it yet. */
+  keyId?: string | null;
 }
 
 export function scopeToWire(scope: Scope): ScopeWire {
-  return { principal: scope.principal, tenant: scope.tenant, access: [...scope.access], key: scope.key };
+  return { principal: scope.principal, tenant: scope.tenant, access: [...scope.access], key: scope.key, keyId: scope.keyId };
 }
 
 export function scopeFromWire(w: ScopeWire): Scope {
-  return Object.freeze({ principal: w.principal, tenant: w.tenant, access: new Set(w.access), key: w.key });
+  return Object.freeze({ principal: w.principal, tenant: w.tenant, access: new Set(w.access), key: w.key, keyId: w.keyId ?? null });
 }
 
 /** What a command's owner answered: the call's value, or the DomainError it refused with. */

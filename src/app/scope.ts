@@ -16,13 +16,26 @@ export interface Scope {
   access: ReadonlySet<KeyScope>;
   /** The key's name in logs and audit records; null without a key. */
   key: string | null;
+  /**
+   * The exact key (an id derived from its SHA-256, see KeyRing): what a login, a ticket or a
+   * stream made with it is bound to, so a new key under the same name is another key. Null
+   * without a key.
+   */
+  keyId: string | null;
 }
 
+/**
+ * What changing a session's rules and mode needs (PATCH /v1/sessions/{session_id}). An answer
+ * that would add rules or choose a mode is held to the same: without it, an answer adds only
+ * what the request itself offered (src/app/answer-bounds.ts).
+ */
+export const SESSION_CHANGE_ACCESS: KeyScope = 'write';
+
 /** The server acting for itself (recovery, retention, shutdown): every tenant's sessions. */
-export const INTERNAL: Scope = Object.freeze({ principal: 'internal', tenant: null, access: new Set(KEY_SCOPES), key: null });
+export const INTERNAL: Scope = Object.freeze({ principal: 'internal', tenant: null, access: new Set(KEY_SCOPES), key: null, keyId: null });
 
 /** The caller on a loopback bind with no key configured: the default tenant, everything allowed. */
-export const LOOPBACK: Scope = Object.freeze({ principal: 'loopback', tenant: DEFAULT_TENANT, access: new Set(KEY_SCOPES), key: null });
+export const LOOPBACK: Scope = Object.freeze({ principal: 'loopback', tenant: DEFAULT_TENANT, access: new Set(KEY_SCOPES), key: null, keyId: null });
 
 /** The tenant a new session of this caller belongs to. */
 export function tenantOf(scope: Scope): string {

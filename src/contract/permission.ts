@@ -52,11 +52,13 @@ export const PermissionAllowSchema = Type.Object(
   {
     behavior: Type.Literal('allow'),
     updated_input: Type.Optional(Type.Unknown({ description: 'Run with this input instead (validated again)' })),
-    remember: Type.Optional(Type.Array(RuleString, { maxItems: 64, description: 'Allow rules to add to the session' })),
+    remember: Type.Optional(
+      Type.Array(RuleString, { maxItems: 64, description: 'Allow rules to add to the session; a key without `write` may name only the request\'s `suggestions`' }),
+    ),
     mode: Type.Optional(
       StringEnum(
         PERMISSION_MODES.filter((m) => m !== 'plan'),
-        { description: 'ExitPlanMode only: the mode to switch to; default the mode before plan mode' },
+        { description: 'ExitPlanMode only: the mode to switch to; default the mode before plan mode (a key without `write` may choose only that one or a stricter one)' },
       ),
     ),
   },

@@ -4,7 +4,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { EventInput } from '../contract/events.js';
 import type { IdPrefix } from '../ids.js';
-import { PermissionResponseSchema, QuestionResponseSchema, type PermissionRequest, type Question, type QuestionItem } from '../contract/schemas.js';
+import { PermissionResponseSchema, QuestionResponseSchema, type PermissionMode, type PermissionRequest, type Question, type QuestionItem } from '../contract/schemas.js';
 import type { DecisionSchema } from '../contract/schemas.js';
 import type { Store } from '../store/store.js';
 
@@ -40,7 +40,24 @@ export interface PauseKind<R extends PauseRecord, A, Resp> {
   onAnswer(response: Resp, id: string): Settlement<R, A>;
   /** The stored change for a request nobody waits on any more (after a restart). */
   onAbandon(why: string): Partial<R> & { status: string };
+  /**
+   * What a client's answer would add to the session beyond settling its request: rules to
+   * remember, a mode to switch to. The use case holds it against the answering key's scope
+   * before anything is stored (src/app/answer-bounds.ts); a kind whose answers add nothing says so.
+   */
+  grants(response: Resp): AnswerGrant;
 }
+
+/** What an answer adds to its session besides its own outcome. */
+export interface AnswerGrant {
+  /** Allow rules the answer asks the session to keep. */
+  rules: readonly string[];
+  /** The mode the answer chooses for the session (ExitPlanMode's approval). */
+  mode?: PermissionMode;
+}
+
+/** An answer that adds nothing to the session. */
+export const NOTHING_GRANTED: AnswerGrant = Object.freeze({ rules: Object.freeze([]) });
 
 export interface Settlement<R, A> {
   update: Partial<R> & { status: string };
@@ -106,6 +123,8 @@ export const permissionKind: PauseKind<PermissionRequest, ApprovalAnswer, Permis
     answer: { behavior: 'deny', message: `no answer within ${seconds} s`, by: 'timeout', permissionId: id },
   }),
   onAbandon: (why) => ({ status: 'cancelled', resolved_by: 'cancel', message: why }),
+  grants: (response) =>
+    response.behavior === 'allow' ? { rules: response.remember ?? [], ...(response.mode !== undefined ? { mode: response.mode } : {}) } : NOTHING_GRANTED,
   onAnswer: (response, id) =>
     response.behavior === 'allow'
       ? {
@@ -185,6 +204,8 @@ export const questionKind: PauseKind<Question, QuestionAnswer, QuestionAnswerBod
     return { update: { status: 'timed_out', resolved_by: 'timeout', message }, answer: { outcome: 'dismissed', message, by: 'timeout', questionId: id } };
   },
   onAbandon: (why) => ({ status: 'cancelled', resolved_by: 'cancel', message: why }),
+  // An answer is the call's result: it changes nothing else in the session.
+  grants: () => NOTHING_GRANTED,
   onAnswer: (response, id) =>
     'dismiss' in response
       ? {
