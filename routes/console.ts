@@ -128,7 +128,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox<ConsoleRouteOptions> = asy
       if (!keys.required) return sendProblem(reply, req, 409, 'this server has no keys: the console needs no login (it acts as the loopback caller)');
       const auth = keys.authenticate(req.body.key, now());
       if (!auth.ok) return sendProblem(reply, req, 401, auth.reason === 'expired' ? 'this API key has expired' : 'unknown API key');
-      const { token, expiresAt } = logins.open(auth.key.name, auth.key.tenant);
+      const { token, expiresAt } = logins.open(auth.key, auth.key.tenant);
       req.log.info({ event: 'console.login', tenant: auth.key.tenant, key: auth.key.name }, 'console login');
       reply.header('set-cookie', cookie(req, token, Math.floor(CONSOLE_LOGIN_TTL_MS / 1000))).header('cache-control', 'no-store');
       return reply.code(201).send(view(auth.key.tenant, auth.key.name, auth.key.access, expiresAt));

@@ -92,11 +92,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       };
       const onShutdown = () => endWith('shutdown');
       ctx.shutdown.addEventListener('abort', onShutdown);
-      // A stream opened with a key lasts only while the key does: removed by a reload, or expired
-      // (checked with every heartbeat).
+      // A stream lasts only while the exact key it was opened with (directly, by ticket or by a
+      // console login) is in force with read access: removed, replaced under its name or narrowed
+      // by a reload (checked at once), or expired (checked with every heartbeat). A keyless
+      // stream lasts while the server has no key.
       const scope = scopeOf(req);
-      const keyGone = () => scope.key !== null && scope.tenant !== null && !ctx.keyInForce(scope.key, scope.tenant);
-      const stopWatchingKeys = scope.key !== null ? ctx.onKeysReloaded(() => keyGone() && endWith('revoked')) : () => undefined;
+      const keyGone = () => scope.tenant !== null && !ctx.keyInForce(scope.keyId, scope.tenant, 'read');
+      const stopWatchingKeys = ctx.onKeysReloaded(() => keyGone() && endWith('revoked'));
       const heartbeat = setInterval(() => {
         if (keyGone()) endWith('revoked');
         else writeComment(res, 'ping');

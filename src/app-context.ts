@@ -4,6 +4,7 @@ import type { OwnerRouter } from './app/owner.js';
 import type { Config } from './config.js';
 import type { EventLog } from './events/log.js';
 import type { Readiness } from './contract/schemas.js';
+import type { KeyScope } from './contract/tenant.js';
 
 export interface AppContext {
   config: Config;
@@ -18,8 +19,12 @@ export interface AppContext {
   sweepSessions(): Promise<number>;
   /** Aborted when the server begins to shut down: SSE streams end with a `stream.end` event. */
   shutdown: AbortSignal;
-  /** Whether the key of that name is still in force for that tenant (not removed, not expired). */
-  keyInForce(name: string, tenant: string): boolean;
+  /**
+   * Whether the exact key of that id is still in force for that tenant with that access (not
+   * removed, replaced under its name, expired, moved or narrowed). Null: the keyless loopback
+   * caller, in force while no key is configured.
+   */
+  keyInForce(keyId: string | null, tenant: string, access: KeyScope): boolean;
   /** Called after every reload of the keys; returns the way to stop listening. */
   onKeysReloaded(listener: () => void): () => void;
 }

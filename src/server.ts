@@ -1,6 +1,6 @@
 // buildServer(config): the composition root, the only place that wires parts together.
 import path from 'node:path';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import pino, { type Logger } from 'pino';
@@ -22,6 +22,7 @@ import { RequestValidators, ValidationExplainer } from './http/validation.js';
 import { requestGate } from './http/host-check.js';
 import { useDepthCheckedJson } from './http/json-body.js';
 import { installProblemHandling, sendProblem } from './http/problem.js';
+import { clientErrorHandler, frameworkErrors, guardRequests, type EdgeOptions } from './http/edge-problems.js';
 import { readinessCheck } from './http/readiness.js';
 import { sharedRateStore } from './http/rate-store.js';
 import { httpShutdown } from './http/shutdown.js';
@@ -88,6 +89,9 @@ export interface ServerOptions {
   /** Where the server's log lines go when no `logger` is given (default: stdout). */
   logDestination?: pino.DestinationStream;
 }
+
+/** The longest path parameter the router takes: far longer than any id (64), short enough that no path is echoed long. */
+const MAX_PARAM_LENGTH = 100;
 
 /** How long after listening the remaining validators are compiled (in the background). */
 const WARM_AFTER_LISTEN_MS = 1000;
@@ -261,11 +265,28 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     sweepOutputs: () => outputs.sweep(),
     sweepSessions: () => application.retention.sweepClosedSessions(INTERNAL),
     shutdown: shutdown.signal,
-    keyInForce: (name, tenant) => keys.current(name, clock().getTime())?.tenant === tenant,
+    keyInForce: (keyId, tenant, access) => {
+      if (keyId === null) return !keys.required;
+      const key = keys.inForce(keyId, clock().getTime());
+      return key !== null && key.tenant === tenant && key.access.has(access);
+    },
     onKeysReloaded: (listener) => keys.onChange(() => listener()),
   };
 
+  // What goes wrong before a route runs is answered as a problem too (src/http/edge-problems.ts).
+  const edge: EdgeOptions = {
+    maxParamLength: MAX_PARAM_LENGTH,
+    newRequestId: () => newId('req'),
+    log: (code, status) => logger.debug({ code, status }, 'request refused before routing'),
+  };
   const app: NormaApp = Fastify({
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrors(edge),
+    clientErrorHandler: clientErrorHandler(edge, () => maxHeaderSize),
+    // Node's own answer to an HTTP/1.1 request without Host is an empty 400, and Fastify's to a
+    // request that comes while it closes a 503 of its own JSON: guardRequests answers both.
+    http: { requireHostHeader: false },
+    return503OnClosing: false,
     loggerInstance: logger.child({}, { serializers: { req: reqSerializer } }) as FastifyBaseLogger,
     // Health checks' access lines at debug (their routes say `accessLog: 'debug'`).
     logController: new AccessLog(),
@@ -277,6 +298,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     // A client's X-Request-Id is kept when it is a plain token (≤ 64 of [A-Za-z0-9._:-]); else req_….
     genReqId: (raw) => requestIdOf(raw.headers['x-request-id']) ?? newId('req'),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  guardRequests(app.server, { ...edge, closing: () => shutdown.signal.aborted });
   // Requests are validated by src/http/validation.ts (bodies as sent, query strings converted,
   // each validator compiled on first use or right after listening).
   const validators = new RequestValidators(SHARED_SCHEMAS);

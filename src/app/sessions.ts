@@ -115,7 +115,8 @@ export class SessionUseCases {
   /** A ticket that opens the session's event stream once, within 60 s, for the caller's key. */
   eventTicket(scope: Scope, id: string): EventTicket {
     const { session } = this.parts.records.get(id, scope.tenant);
-    const { ticket, expiresAt } = this.parts.deps.tickets.issue(id, scope.key, session.tenant);
+    const holder = scope.keyId !== null && scope.key !== null ? { id: scope.keyId, name: scope.key } : null;
+    const { ticket, expiresAt } = this.parts.deps.tickets.issue(id, holder, session.tenant);
     return { ticket, expires_at: new Date(expiresAt).toISOString() };
   }
 

@@ -1,7 +1,8 @@
 // Who is calling, and whether it may do what the route does. Every request gets `req.scope`:
 // from its API key (`Authorization: Bearer …`), from an event ticket on the event stream (an
 // EventSource cannot send headers), from the web console's login cookie (see consoleToken), or
-// the loopback caller when no key is configured. Each route declares the access it needs
+// the loopback caller when no key is configured. A ticket or a login acts for the exact key that
+// made it (its id), as that key is now. Each route declares the access it needs
 // (`config.access`); a key without it gets 403 before the route runs, whatever the session — so
 // the answer says nothing about other tenants' sessions.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -87,11 +88,14 @@ export interface AuthOptions {
   now: () => number;
 }
 
-/** The key a console login acts for, as it is now; null when the login or its key has ended. */
+/**
+ * The key a console login acts for, as it is now (its current scopes); null when the login or its
+ * exact key has ended — removed, expired, or replaced under the same name.
+ */
 export function consoleKey(logins: ConsoleLogins, keys: KeyRing, token: string, now: number): KeyIdentity | null {
   const login = logins.find(token);
   if (!login) return null;
-  const key = keys.current(login.key, now);
+  const key = keys.inForce(login.keyId, now);
   if (!key || key.tenant !== login.tenant) {
     logins.close(token);
     return null;
@@ -100,7 +104,7 @@ export function consoleKey(logins: ConsoleLogins, keys: KeyRing, token: string, 
 }
 
 function keyScope(key: KeyIdentity, principal: 'key' | 'ticket' | 'console'): Scope {
-  return { principal, tenant: key.tenant, access: key.access, key: key.name };
+  return { principal, tenant: key.tenant, access: key.access, key: key.name, keyId: key.id };
 }
 
 function refuse(reply: FastifyReply, req: FastifyRequest, detail: string) {
@@ -127,13 +131,13 @@ export function installAuth(app: FastifyInstance, { keys, tickets, logins, now }
       const sessionId = (req.params as { session_id?: string }).session_id ?? '';
       const spent = tickets.redeem(ticket, sessionId);
       if (!spent.ok) return refuse(reply, req, spent.detail);
-      if (spent.key === null) {
+      if (spent.keyId === null) {
         // Taken while the server had no key; keys are required now (a reload added them).
         if (keys.required) return refuse(reply, req, 'the key that took this event ticket is no longer valid');
         req.scope = LOOPBACK;
       } else {
-        const key = keys.current(spent.key, now());
-        // The key that took it was removed, expired or moved to another tenant since.
+        const key = keys.inForce(spent.keyId, now());
+        // The exact key that took it was removed, expired, replaced under its name or moved to another tenant since.
         if (!key || key.tenant !== spent.tenant) return refuse(reply, req, 'the key that took this event ticket is no longer valid');
         req.scope = keyScope(key, 'ticket');
       }

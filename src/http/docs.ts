@@ -91,7 +91,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: '1.0.0',
         description:
           'Runs an AI agent\'s tool pipeline server-side: schema validation, permissions, hooks, sandbox, output cap, ' +
-          'paired tool_results, and Server-Sent Events. Errors are application/problem+json (RFC 9457).',
+          'paired tool_results, and Server-Sent Events. Errors are application/problem+json (RFC 9457), those refused before ' +
+          'any route runs included: a malformed request (400), one whose headers did not arrive in time (408), a path ' +
+          'parameter longer than 100 characters (414), an Expect other than 100-continue (417), a request line and headers ' +
+          'over Node\'s limit, 16 KiB by default (431), an HTTP version other than 1.0 or 1.1 (505), and any request while ' +
+          'the server shuts down (503).',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

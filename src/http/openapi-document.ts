@@ -9,6 +9,8 @@
 //   read `default` as "always present" and would make every defaulted field of a request required.
 // - A `oneOf` with a `discriminator` gets the `mapping` (tag value → component).
 // - Every response declares `X-Request-Id`; /v1 responses the rate-limit headers; 429s `Retry-After`.
+// - Operations with path parameters may answer 414 and every operation 431: both are refused
+//   before a route runs (src/http/edge-problems.ts), so no route schema says them.
 
 type Json = Record<string, unknown>;
 
@@ -58,6 +60,14 @@ export function finishDocument(doc: Json, info: DocumentInfo): Json {
       if (p.includes('{') && op.responses) {
         (op.responses as Json)['414'] = {
           description: 'A path parameter is longer than any id could be (URI too long)',
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        };
+      }
+      // Any request's request line and headers together may be over Node's limit (16 KiB by
+      // default; a URL that long counts too): 431, answered before any route runs.
+      if (op.responses) {
+        (op.responses as Json)['431'] = {
+          description: 'The request line and header fields together are larger than the server takes (a very long URL included)',
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
         };
       }

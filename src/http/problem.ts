@@ -29,16 +29,21 @@ const PROBLEM_TYPES: Record<number, string> = {
   403: 'urn:norma:problem:forbidden',
   404: 'urn:norma:problem:not-found',
   405: 'urn:norma:problem:method-not-allowed',
+  408: 'urn:norma:problem:request-timeout',
   409: 'urn:norma:problem:conflict',
   410: 'urn:norma:problem:gone',
   416: 'urn:norma:problem:range-not-satisfiable',
   413: 'urn:norma:problem:body-too-large',
+  414: 'urn:norma:problem:uri-too-long',
   415: 'urn:norma:problem:unsupported-media-type',
+  417: 'urn:norma:problem:expectation-failed',
   421: 'urn:norma:problem:misdirected-request',
   429: 'urn:norma:problem:too-many-requests',
+  431: 'urn:norma:problem:header-fields-too-large',
   500: 'urn:norma:problem:internal-error',
   501: 'urn:norma:problem:not-implemented',
   503: 'urn:norma:problem:unavailable',
+  505: 'urn:norma:problem:http-version-not-supported',
   507: 'urn:norma:problem:insufficient-storage',
 };
 
@@ -54,15 +59,37 @@ export function problemTitle(status: number): string {
   return RFC_9110_TITLES[status] ?? STATUS_CODES[status] ?? 'Error';
 }
 
-export function sendProblem(reply: FastifyReply, req: FastifyRequest, status: number, detail: string, errors?: Problem['errors']) {
-  const body: Problem = {
+/**
+ * The longest path a problem names whole (as `instance`, in a 404's or 405's detail). A longer
+ * one is the client's to know: it is left out of `instance` and cut to a prefix in words, so no
+ * answer grows with what the client sent.
+ */
+export const MAX_SHOWN_PATH = 256;
+/** How much of a longer path a detail quotes. */
+export const PATH_PREFIX_CHARS = 48;
+
+/** The request's path (no query) as a detail may name it: whole up to MAX_SHOWN_PATH, else its first PATH_PREFIX_CHARS characters and `…`. */
+export function shownPath(url: string): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return path.length <= MAX_SHOWN_PATH ? path : `${path.slice(0, PATH_PREFIX_CHARS)}…`;
+}
+
+/** A Problem of `status`: its type and title from the tables above; `instance` when given. */
+export function problemBody(status: number, detail: string, instance?: string, errors?: Problem['errors']): Problem {
+  return {
     type: problemType(status),
     title: problemTitle(status),
     status,
     detail,
-    instance: req.url.split('?')[0]!,
+    ...(instance !== undefined ? { instance } : {}),
     ...(errors && errors.length > 0 ? { errors } : {}),
   };
+}
+
+export function sendProblem(reply: FastifyReply, req: FastifyRequest, status: number, detail: string, errors?: Problem['errors']) {
+  const path = req.url.split('?')[0]!;
+  const body = problemBody(status, detail, path.length <= MAX_SHOWN_PATH ? path : undefined, errors);
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 
@@ -124,9 +151,9 @@ export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes, e
     const allowed = allowedMethods(app, path);
     if (allowed.length > 0 && !allowed.includes(req.method)) {
       reply.header('allow', allowed.join(', '));
-      return sendProblem(reply, req, 405, `${req.method} is not allowed on ${path}; it allows ${allowed.join(', ')}`);
+      return sendProblem(reply, req, 405, `${req.method} is not allowed on ${shownPath(path)}; it allows ${allowed.join(', ')}`);
     }
-    return sendProblem(reply, req, 404, `no route ${req.method} ${path}`);
+    return sendProblem(reply, req, 404, `no route ${req.method} ${shownPath(path)}`);
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {

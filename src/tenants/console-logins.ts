@@ -1,8 +1,9 @@
 // Console logins: a key entered once in the web console becomes a random login token in an
 // HttpOnly cookie, so the key itself is neither kept by the page nor sent again. A login acts
-// for the key that made it and is checked against that key on every use (a key removed,
-// expired or moved to another tenant since ends its logins). Only the token's SHA-256 is kept;
-// a login lasts CONSOLE_LOGIN_TTL_MS at most, and logging out forgets it at once.
+// for the exact key that made it (its id, not its name) and is checked against that key on every
+// use (a key removed, expired, replaced under the same name or moved to another tenant since ends
+// its logins). Only the token's SHA-256 is kept; a login lasts CONSOLE_LOGIN_TTL_MS at most, and
+// logging out forgets it at once.
 import { createHash, randomBytes } from 'node:crypto';
 import { MemoryTokens, type TokenShelf } from '../store/tokens.js';
 
@@ -11,6 +12,8 @@ export const CONSOLE_LOGIN_TTL_MS = 12 * 60 * 60_000;
 export const MAX_LOGINS_PER_KEY = 32;
 
 export interface ConsoleLogin {
+  /** The key's id (KeyRing): the login acts for this key and no other. '' for a login of an earlier version, which opens nothing. */
+  keyId: string;
   /** The key's name. */
   key: string;
   tenant: string;
@@ -28,13 +31,14 @@ export class ConsoleLogins {
     private readonly shelf: TokenShelf = new MemoryTokens(),
   ) {}
 
-  /** A new login for the key: the token for the cookie, and when it ends. */
-  open(key: string, tenant: string): { token: string; expiresAt: number } {
+  /** A new login for the key (its id and name): the token for the cookie, and when it ends. */
+  open(key: { id: string; name: string }, tenant: string): { token: string; expiresAt: number } {
     const now = this.now();
     this.sweep(now);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = now + CONSOLE_LOGIN_TTL_MS;
-    this.shelf.put(KIND, digest(token), key, JSON.stringify({ key, tenant }), now, expiresAt, MAX_LOGINS_PER_KEY);
+    // Counted per exact key: a new key under an old name starts with none.
+    this.shelf.put(KIND, digest(token), key.id, JSON.stringify({ key: key.name, keyId: key.id, tenant }), now, expiresAt, MAX_LOGINS_PER_KEY);
     return { token, expiresAt };
   }
 
@@ -42,8 +46,8 @@ export class ConsoleLogins {
   find(token: string): ConsoleLogin | null {
     const kept = this.shelf.find(KIND, digest(token), this.now());
     if (!kept) return null;
-    const { key, tenant } = JSON.parse(kept.data) as { key: string; tenant: string };
-    return { key, tenant, expiresAt: kept.expiresAt };
+    const { key, keyId, tenant } = JSON.parse(kept.data) as { key: string; keyId?: string; tenant: string };
+    return { keyId: keyId ?? '', key, tenant, expiresAt: kept.expiresAt };
   }
 
   /** Logs out: the token opens nothing from now on. */

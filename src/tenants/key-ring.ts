@@ -3,7 +3,9 @@
 // by its SHA-256 (one map lookup, however many keys there are), then compared in constant time:
 // the secret itself is never compared byte by byte, so how much of a stored key a guess matches
 // never shows in the timing — only the hash of the guess is looked up, and finding a stored key
-// from it needs a preimage. Replaced as a whole on reload.
+// from it needs a preimage. Replaced as a whole on reload. What a key makes (console logins,
+// event tickets, event streams) is bound to the key's id, derived from its SHA-256, and looked up
+// again on every use: a key removed, expired or replaced under the same name ends it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_TENANT, expandScopes, type KeyScope } from '../contract/tenant.js';
 import { TOKEN_KEY_NAME, type LoadedKey, type LoadedKeys } from './keys-file.js';
@@ -12,17 +14,31 @@ import type { CompiledPolicy, TenantPolicies } from './policy.js';
 export { TOKEN_KEY_NAME };
 
 export interface KeyIdentity {
+  /**
+   * The exact key: an id derived from its SHA-256 (keyIdOf). What is made with a key — console
+   * logins, event tickets, event streams — is bound to it, not to the name: a new key under the
+   * same name has another id, and ends them.
+   */
+  id: string;
   name: string;
   tenant: string;
   access: ReadonlySet<KeyScope>;
+}
+
+/**
+ * The id of the key with this SHA-256: the same on every replica, and not the digest itself (the
+ * digest is what finds a key in the file; the id is what shared tables keep).
+ */
+export function keyIdOf(digest: Buffer): string {
+  return createHash('sha256').update('norma key id\0').update(digest).digest('base64url').slice(0, 32);
 }
 
 export type Authentication = { ok: true; key: KeyIdentity } | { ok: false; reason: 'unknown' | 'expired' };
 
 export class KeyRing implements TenantPolicies {
   private keys: LoadedKey[] = [];
-  private byDigest = new Map<string, LoadedKey>();
-  private byName = new Map<string, LoadedKey>();
+  private byDigest = new Map<string, { key: LoadedKey; id: string }>();
+  private byId = new Map<string, { key: LoadedKey; id: string }>();
   private policies = new Map<string, CompiledPolicy>();
   private readonly listeners = new Set<(changed: ReadonlySet<string>) => void>();
 
@@ -44,17 +60,21 @@ export class KeyRing implements TenantPolicies {
 
   authenticate(presented: string, now: number): Authentication {
     const digest = createHash('sha256').update(presented).digest();
-    const match = this.byDigest.get(digest.toString('hex'));
-    if (!match || !timingSafeEqual(match.digest, digest)) return { ok: false, reason: 'unknown' };
-    if (match.expiresAt !== null && now >= match.expiresAt) return { ok: false, reason: 'expired' };
-    return { ok: true, key: identity(match) };
+    const found = this.byDigest.get(digest.toString('hex'));
+    if (!found || !timingSafeEqual(found.key.digest, digest)) return { ok: false, reason: 'unknown' };
+    if (found.key.expiresAt !== null && now >= found.key.expiresAt) return { ok: false, reason: 'expired' };
+    return { ok: true, key: identity(found.key, found.id) };
   }
 
-  /** The key of that name as it is now (a ticket's key may have been removed or changed since). */
-  current(name: string, now: number): KeyIdentity | null {
-    const k = this.byName.get(name);
-    if (!k || (k.expiresAt !== null && now >= k.expiresAt)) return null;
-    return identity(k);
+  /**
+   * The key of that id as it is now, while it is in force: null once it was removed or replaced
+   * (a new key under the same name has another id) or expired. Its tenant and scopes are the
+   * current ones.
+   */
+  inForce(id: string, now: number): KeyIdentity | null {
+    const found = this.byId.get(id);
+    if (!found || (found.key.expiresAt !== null && now >= found.key.expiresAt)) return null;
+    return identity(found.key, found.id);
   }
 
   policyOf(tenant: string): CompiledPolicy | null {
@@ -95,8 +115,9 @@ export class KeyRing implements TenantPolicies {
       });
     }
     this.keys = keys;
-    this.byDigest = new Map(keys.map((k) => [k.digest.toString('hex'), k]));
-    this.byName = new Map(keys.map((k) => [k.name, k]));
+    const entries = keys.map((key) => ({ key, id: keyIdOf(key.digest) }));
+    this.byDigest = new Map(entries.map((e) => [e.key.digest.toString('hex'), e]));
+    this.byId = new Map(entries.map((e) => [e.id, e]));
     this.policies = loaded.policies;
   }
 
@@ -108,6 +129,6 @@ export class KeyRing implements TenantPolicies {
   }
 }
 
-function identity(k: LoadedKey): KeyIdentity {
-  return { name: k.name, tenant: k.tenant, access: k.access };
+function identity(k: LoadedKey, id: string): KeyIdentity {
+  return { id, name: k.name, tenant: k.tenant, access: k.access };
 }

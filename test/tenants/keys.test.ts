@@ -151,26 +151,51 @@ describe('scopes and modes', () => {
 });
 
 describe('tickets', () => {
+  const k = (name: string) => ({ id: `id_${name}`, name });
   it('are single use, bound to a session, good for 60 s; a key holds a bounded number', () => {
     let now = 1_000_000;
     const book = new TicketBook(() => now);
-    const a = book.issue('ses_a', 'k1', 'acme');
+    const a = book.issue('ses_a', k('k1'), 'acme');
     expect(a.expiresAt).toBe(now + 60_000);
-    expect(book.redeem(a.ticket, 'ses_a')).toEqual({ ok: true, key: 'k1', tenant: 'acme' });
+    expect(book.redeem(a.ticket, 'ses_a')).toEqual({ ok: true, keyId: 'id_k1', tenant: 'acme' });
     expect(book.redeem(a.ticket, 'ses_a').ok).toBe(false);
-    const b = book.issue('ses_a', 'k1', 'acme');
+    const b = book.issue('ses_a', k('k1'), 'acme');
     expect(book.redeem(b.ticket, 'ses_b')).toMatchObject({ ok: false, detail: expect.stringContaining('another session') });
     expect(book.redeem(b.ticket, 'ses_a').ok).toBe(false);
-    const c = book.issue('ses_a', 'k1', 'acme');
+    const c = book.issue('ses_a', k('k1'), 'acme');
     now += 60_000;
     expect(book.redeem(c.ticket, 'ses_a')).toMatchObject({ ok: false, detail: expect.stringContaining('expired') });
-    for (let i = 0; i < MAX_TICKETS_PER_KEY; i++) book.issue('ses_a', 'k2', 'acme');
-    expect(() => book.issue('ses_a', 'k2', 'acme')).toThrow(DomainError);
-    expect(book.issue('ses_a', 'k3', 'acme').ticket).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    for (let i = 0; i < MAX_TICKETS_PER_KEY; i++) book.issue('ses_a', k('k2'), 'acme');
+    expect(() => book.issue('ses_a', k('k2'), 'acme')).toThrow(DomainError);
+    expect(book.issue('ses_a', k('k3'), 'acme').ticket).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Counted per exact key: another key under the name k2 starts with none.
+    expect(book.issue('ses_a', { id: 'id_k2_rotated', name: 'k2' }, 'acme').ticket).toBeTruthy();
     // Expired ones are swept when tickets are taken again, which frees the key's allowance.
     now += 61_000;
-    expect(book.issue('ses_a', 'k2', 'acme').ticket).toBeTruthy();
+    expect(book.issue('ses_a', k('k2'), 'acme').ticket).toBeTruthy();
     expect(book.size).toBe(1);
+  });
+
+  it('are bound to the exact key: the id, not the name; the loopback caller\'s to none', () => {
+    const book = new TicketBook(() => 0);
+    const loop = book.issue('ses_a', null, 'default');
+    expect(book.redeem(loop.ticket, 'ses_a')).toEqual({ ok: true, keyId: null, tenant: 'default' });
+  });
+});
+
+describe('key ids', () => {
+  it('are derived from the key\'s SHA-256: the same on every load, another for another key under the same name', async () => {
+    const [a, b] = [newKey('a'), newKey('b')];
+    const load = async (key: string) => new KeyRing(undefined, await parseKeys('f', keysJson([{ key, tenant: 'acme', scopes: ['read'], name: 'dash' }]), async () => []));
+    const first = (await load(a)).authenticate(a, 0);
+    const again = (await load(a)).authenticate(a, 0);
+    const rotated = await load(b);
+    expect(first.ok && again.ok && first.key.id === again.key.id).toBe(true);
+    const id = first.ok ? first.key.id : '';
+    expect(id).not.toContain(sha256(a));
+    expect(rotated.inForce(id, 0)).toBeNull();
+    const b1 = rotated.authenticate(b, 0);
+    expect(b1.ok && rotated.inForce(b1.key.id, 0)?.name).toBe('dash');
   });
 });
 

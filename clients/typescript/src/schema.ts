@@ -231,7 +231,7 @@ export interface paths {
         put?: never;
         /**
          * Allow or deny a pending request
-         * @description Allow (optionally with `updated_input`, validated and evaluated again, and `remember` rules) or deny (optionally with a `message` for the model and `interrupt` to stop the turn). Already resolved → 409.
+         * @description Allow (optionally with `updated_input`, validated and evaluated again, and `remember` rules) or deny (optionally with a `message` for the model and `interrupt` to stop the turn). Already resolved → 409. What an answer adds is bounded by the key's scope: a key that may PATCH the session (`write`) may remember any rule and choose any mode within the tenant's policy; an `approve` key may remember only the request's own `suggestions`, and may end plan mode only into the mode before it or a stricter one. Anything else → 403 naming it, and nothing is answered (the request stays pending).
          */
         post: operations["answerPermission"];
         delete?: never;
@@ -1415,10 +1415,10 @@ export interface components {
             behavior: "allow";
             /** @description Run with this input instead (validated again) */
             updated_input?: unknown;
-            /** @description Allow rules to add to the session */
+            /** @description Allow rules to add to the session; a key without `write` may name only the request's `suggestions` */
             remember?: string[];
             /**
-             * @description ExitPlanMode only: the mode to switch to; default the mode before plan mode
+             * @description ExitPlanMode only: the mode to switch to; default the mode before plan mode (a key without `write` may choose only that one or a stricter one)
              * @enum {string}
              */
             mode?: "default" | "acceptEdits" | "bypassPermissions" | "dontAsk" | "auto";
@@ -2311,6 +2311,19 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The request line and header fields together are larger than the server takes (a very long URL included) */
+        Problem431: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Internal error (details are in the server log, never in the response) */
         Problem500: {
             headers: {
@@ -2378,6 +2391,16 @@ export interface components {
         };
         /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
         Problem403_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request line and header fields together are larger than the server takes (a very long URL included) */
+        Problem431_2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -2488,6 +2511,7 @@ export interface operations {
             };
             403: components["responses"]["Problem403_2"];
             421: components["responses"]["Problem421_2"];
+            431: components["responses"]["Problem431_2"];
         };
     };
     getReadiness: {
@@ -2511,6 +2535,7 @@ export interface operations {
             };
             403: components["responses"]["Problem403_2"];
             421: components["responses"]["Problem421_2"];
+            431: components["responses"]["Problem431_2"];
             /** @description Not ready: a required check failed */
             503: {
                 headers: {
@@ -2555,6 +2580,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2594,6 +2620,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2633,6 +2660,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2670,6 +2698,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2714,6 +2743,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2756,6 +2786,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2795,6 +2826,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2834,6 +2866,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2896,6 +2929,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             /** @description Not supported by this server version */
             501: {
@@ -2953,6 +2987,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -2995,6 +3030,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3036,6 +3072,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3077,6 +3114,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3123,6 +3161,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3170,6 +3209,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3212,6 +3252,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3254,6 +3295,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3296,6 +3338,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3337,6 +3380,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3378,6 +3422,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3424,6 +3469,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3463,6 +3509,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3502,6 +3549,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3541,6 +3589,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3580,6 +3629,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3638,6 +3688,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3677,6 +3728,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3716,6 +3768,7 @@ export interface operations {
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3833,6 +3886,7 @@ export interface operations {
             };
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
             507: components["responses"]["Problem507"];
@@ -3860,6 +3914,7 @@ export interface operations {
             401: components["responses"]["Problem401_2"];
             403: components["responses"]["Problem403_2"];
             429: components["responses"]["Problem429_2"];
+            431: components["responses"]["Problem431_2"];
             500: components["responses"]["Problem500_2"];
         };
     };
@@ -3885,6 +3940,7 @@ export interface operations {
             401: components["responses"]["Problem401_2"];
             403: components["responses"]["Problem403_2"];
             421: components["responses"]["Problem421_2"];
+            431: components["responses"]["Problem431_2"];
             500: components["responses"]["Problem500_2"];
         };
     };
@@ -3957,6 +4013,7 @@ export interface operations {
             };
             421: components["responses"]["Problem421_2"];
             429: components["responses"]["Problem429_2"];
+            431: components["responses"]["Problem431_2"];
             500: components["responses"]["Problem500_2"];
         };
     };
@@ -3981,6 +4038,7 @@ export interface operations {
             };
             403: components["responses"]["Problem403_2"];
             421: components["responses"]["Problem421_2"];
+            431: components["responses"]["Problem431_2"];
             500: components["responses"]["Problem500_2"];
         };
     };
