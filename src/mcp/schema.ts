@@ -1,7 +1,8 @@
 // Input schemas of MCP tools: JSON Schema from an untrusted party, compiled once per distinct
 // schema with a validator for its dialect (2020-12 by default, as MCP says; draft-07 and 2019-09
 // when `$schema` names them). A schema that is not JSON Schema, or that does not compile, is a
-// problem of that tool alone, never a crash.
+// problem of that tool alone, never a crash. `uniqueItems` is checked in linear time (ajv's own
+// compares every pair of object items).
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -19,10 +20,43 @@ type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 
 function make<T extends AnyAjv>(ajv: T): T {
   addFormats(ajv as unknown as Ajv);
+  linearUniqueItems(ajv as unknown as Ajv);
   return ajv;
 }
 
-// strict off: servers' schemas carry annotation keywords of their own; validateSchema on: a
+/** A value's JSON text with keys in order: equal values, equal texts (as JSON Schema's equality). */
+function canonical(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+}
+
+/**
+ * `uniqueItems` in linear time. Ajv compares every pair of object or array items (16,000 objects
+ * are 128 million deep comparisons); here each item's canonical text goes into a map once.
+ */
+function linearUniqueItems(ajv: Ajv): void {
+  ajv.removeKeyword('uniqueItems');
+  const validate = (unique: boolean, data: unknown[]): boolean => {
+    if (!unique) return true;
+    const seen = new Map<string, number>();
+    for (let i = 0; i < data.length; i++) {
+      const key = canonical(data[i]);
+      const j = seen.get(key);
+      if (j !== undefined) {
+        validate.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i, j } }];
+        return false;
+      }
+      seen.set(key, i);
+    }
+    return true;
+  };
+  validate.errors = [] as Partial<ErrorObject>[];
+  ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate });
+}
+
+// strict off: servers' carry annotation keywords of their own; validateSchema on: a
 // schema that breaks its meta-schema is refused.
 // addUsedSchema off: a schema's `$id` is not registered, so two servers' schemas with one id do not
 // clash (and a schema may still refer to itself by its id). No logger: an unknown `format` is not
@@ -53,20 +87,28 @@ export class McpSchemaCompiler {
     },
   });
 
-  compile(schema: unknown): CompiledSchema {
-    let text: string;
-    try {
-      text = JSON.stringify(schema) ?? '';
-    } catch {
-      return { ok: false, problem: 'the input schema is not JSON' };
+  /** Compiles `schema`, kept under `key` (its JSON text unless the caller names it otherwise). */
+  compile(schema: unknown, key?: string): CompiledSchema {
+    let text = key;
+    if (text === undefined) {
+      try {
+        text = JSON.stringify(schema) ?? '';
+      } catch {
+        return { ok: false, problem: 'the input schema is not JSON' };
+      }
+      const bytes = Buffer.byteLength(text);
+      if (bytes > MAX_SCHEMA_BYTES) return { ok: false, problem: `the input schema is ${bytes} bytes; at most ${MAX_SCHEMA_BYTES} are taken` };
     }
-    const bytes = Buffer.byteLength(text);
-    if (bytes > MAX_SCHEMA_BYTES) return { ok: false, problem: `the input schema is ${bytes} bytes; at most ${MAX_SCHEMA_BYTES} are taken` };
     const known = this.cache.get(text);
     if (known) return known.compiled;
     const entry = this.compileNew(schema);
     this.cache.set(text, entry);
     return entry.compiled;
+  }
+
+  /** What was compiled under `key`, while it is kept. */
+  known(key: string): CompiledSchema | undefined {
+    return this.cache.get(key)?.compiled;
   }
 
   private compileNew(schema: unknown): Entry {
