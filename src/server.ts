@@ -1,6 +1,6 @@
 // buildServer(config): the composition root, the only place that wires parts together.
 import path from 'node:path';
-import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import pino, { type Logger } from 'pino';
@@ -16,13 +16,13 @@ import { KeysFileError, loadKeysFile, type HookCheck, type LoadedKeys } from './
 import { TicketBook } from './tenants/tickets.js';
 import { ConsoleLogins } from './tenants/console-logins.js';
 import { isLoopbackHost } from './config.js';
-import { redactTicket } from './http/log.js';
+import { logRequest } from './http/log.js';
 import { registerOpenApi, SHARED_SCHEMAS } from './http/docs.js';
 import { RequestValidators, ValidationExplainer } from './http/validation.js';
 import { requestGate } from './http/host-check.js';
 import { useDepthCheckedJson } from './http/json-body.js';
 import { installProblemHandling, sendProblem } from './http/problem.js';
-import { clientErrorHandler, frameworkErrors, guardRequests, type EdgeOptions } from './http/edge-problems.js';
+import { edgeFastifyOptions, guardRequests, type EdgeOptions } from './http/edge-problems.js';
 import { readinessCheck } from './http/readiness.js';
 import { sharedRateStore } from './http/rate-store.js';
 import { httpShutdown } from './http/shutdown.js';
@@ -123,14 +123,6 @@ function openStore(config: Config): Store {
 export async function buildServer(config: Config, options: ServerOptions = {}): Promise<NormaServer> {
   const logOptions = { level: config.logLevel, redact: ['req.headers.authorization', '*.api_key', '*.secret'] };
   const logger = options.logger ?? (options.logDestination ? pino(logOptions, options.logDestination) : pino(logOptions));
-  // Event tickets travel in URLs: never into a log line.
-  const reqSerializer = (req: { method: string; url: string; hostname?: string; ip?: string; id: string }) => ({
-    method: req.method,
-    url: redactTicket(req.url),
-    host: req.hostname,
-    remoteAddress: req.ip,
-    id: req.id,
-  });
   const clock = options.clock ?? systemClock;
   const newId = options.newId ?? defaultNewId;
   const metrics = new ServerMetrics(new Set(CATALOG.map((e) => e.name)));
@@ -265,11 +257,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     sweepOutputs: () => outputs.sweep(),
     sweepSessions: () => application.retention.sweepClosedSessions(INTERNAL),
     shutdown: shutdown.signal,
-    keyInForce: (keyId, tenant, access) => {
-      if (keyId === null) return !keys.required;
-      const key = keys.inForce(keyId, clock().getTime());
-      return key !== null && key.tenant === tenant && key.access.has(access);
-    },
+    keyInForce: (keyId, tenant, access) => keys.stillGrants(keyId, tenant, access, clock().getTime()),
     onKeysReloaded: (listener) => keys.onChange(() => listener()),
   };
 
@@ -280,14 +268,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     log: (code, status) => logger.debug({ code, status }, 'request refused before routing'),
   };
   const app: NormaApp = Fastify({
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: frameworkErrors(edge),
-    clientErrorHandler: clientErrorHandler(edge, () => maxHeaderSize),
-    // Node's own answer to an HTTP/1.1 request without Host is an empty 400, and Fastify's to a
-    // request that comes while it closes a 503 of its own JSON: guardRequests answers both.
-    http: { requireHostHeader: false },
-    return503OnClosing: false,
-    loggerInstance: logger.child({}, { serializers: { req: reqSerializer } }) as FastifyBaseLogger,
+    ...edgeFastifyOptions(edge),
+    loggerInstance: logger.child({}, { serializers: { req: logRequest } }) as FastifyBaseLogger,
     // Health checks' access lines at debug (their routes say `accessLog: 'debug'`).
     logController: new AccessLog(),
     childLoggerFactory: tracedChildLogger,

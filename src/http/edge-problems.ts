@@ -5,7 +5,7 @@
 // request without Host and an Expect it cannot meet. Left alone, each answers in its own format
 // (Fastify's JSON that quotes the whole path, Node's empty bodies); here each is a Problem of the
 // API's shape, small whatever the request was, quoting at most a short prefix of the path.
-import { STATUS_CODES, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE } from '../../routes/common.js';
@@ -144,4 +144,19 @@ export function guardRequests(server: Server, opts: EdgeOptions & { closing: () 
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     sendRawProblem(res, 417, 'the server meets no expectation but 100-continue; send the request without this Expect header', opts.newRequestId());
   });
+}
+
+/**
+ * The Fastify options that route these errors here: the router's parameter limit, its errors and
+ * Node's client errors as problems, and Node's and Fastify's own answers (an HTTP/1.1 request
+ * without Host, one that comes while the server closes) turned off, since guardRequests answers them.
+ */
+export function edgeFastifyOptions(opts: EdgeOptions) {
+  return {
+    routerOptions: { maxParamLength: opts.maxParamLength },
+    frameworkErrors: frameworkErrors(opts),
+    clientErrorHandler: clientErrorHandler(opts, () => maxHeaderSize),
+    http: { requireHostHeader: false },
+    return503OnClosing: false,
+  };
 }

@@ -77,6 +77,16 @@ export class KeyRing implements TenantPolicies {
     return identity(found.key, found.id);
   }
 
+  /**
+   * Whether what a login, ticket or stream of key `id` (null: made without a key) was made for
+   * still holds: that key is in force, of `tenant`, with `access`; or, without a key, none is required.
+   */
+  stillGrants(id: string | null, tenant: string, access: KeyScope, now: number): boolean {
+    if (id === null) return !this.required;
+    const key = this.inForce(id, now);
+    return key !== null && key.tenant === tenant && key.access.has(access);
+  }
+
   policyOf(tenant: string): CompiledPolicy | null {
     return this.policies.get(tenant) ?? null;
   }
