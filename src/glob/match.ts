@@ -1,35 +1,22 @@
-// Glob matchers built with picomatch from globs in the syntax of pattern.ts: names (one path
-// segment), and gitignore-style path globs as ripgrep's `--glob` and the permission rules
-// apply them. picomatch is configured for that syntax: `*` and `?` match dot-files, `**`
-// spans directories only as a whole segment, a trailing slash is never implied, classes are
-// always classes; braces are expanded and literal characters escaped beforehand (pattern.ts).
-import picomatch from 'picomatch';
-import { expandBraces, GlobSyntaxError, picomatchSource } from './pattern.js';
+// Glob matchers from globs in the syntax of pattern.ts: names (one path segment), and
+// gitignore-style path globs as ripgrep's `--glob` and the permission rules apply them: `*` and `?`
+// match dot-files, `**` spans directories only as a whole segment, a trailing slash is never
+// implied, classes are always classes; braces are expanded beforehand (pattern.ts). They are
+// matched by linear.ts in time linear in the path times the glob, never by a backtracking regex:
+// globs come from models and clients.
+import { expandBraces, GlobSyntaxError } from './pattern.js';
+import { anySegmentTest, pathTest, segmentTest, type GlobTest } from './linear.js';
 
-const PICOMATCH: picomatch.PicomatchOptions = {
-  dot: true, // nothing is special about dot-files (ripgrep's globs, the Glob tool)
-  nobrace: true, // braces are expanded before (expandBraces: its limit and its errors)
-  noextglob: true, // `+(a)`, `@(a)`, `!(a)` are literal text here
-  nonegate: true, // a leading `!` is read by compileIgnoreGlob, not by picomatch
-  literalBrackets: false, // `[x]` is always a class, never also the literal text `[x]`
-  strictSlashes: true, // `*` never matches a trailing `/`; `dir/**` does not match `dir` itself
-  windows: false, // `/` is the only separator, `\` always an escape
-};
-
-/** One RegExp matching any of picomatch's spellings (an empty one matches the empty string). */
-function anyOf(sources: readonly string[]): RegExp {
-  const res = sources.map((s) => (s === '' ? '^$' : picomatch.makeRe(s, PICOMATCH).source));
-  return new RegExp(res.length === 1 ? res[0]! : res.map((r) => `(?:${r})`).join('|'));
-}
+export type { GlobTest } from './linear.js';
 
 /** A test for a name (no `/`): `*.ts`, `[Mm]akefile`, `{a,b}.md`. */
-export function compileNameGlob(glob: string): RegExp {
-  return anyOf(expandBraces(glob).map((alt) => picomatchSource(alt, glob)));
+export function compileNameGlob(glob: string): GlobTest {
+  return anySegmentTest(expandBraces(glob), glob);
 }
 
 /** A test for one brace-free path segment. */
-export function compileSegment(seg: string, whole: string = seg): RegExp {
-  return anyOf([picomatchSource(seg, whole)]);
+export function compileSegment(seg: string, whole: string = seg): GlobTest {
+  return segmentTest(seg, whole);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -44,19 +31,19 @@ export function compileSegment(seg: string, whole: string = seg): RegExp {
 // directories too (ripgrep's `--glob src` matches the directory, not `src/a.ts`), it has no
 // `{a,b}`, reads `#…` as a comment and compares case-insensitively by default, and it keeps
 // every path it was asked about in a cache for the life of the matcher (the walkers ask about
-// every entry of a workspace). So these globs are compiled with picomatch.
+// every entry of a workspace). So these globs are compiled here.
 
 export interface IgnoreGlob {
   readonly source: string;
   readonly negated: boolean;
   readonly dirOnly: boolean;
   /** Matches a relative, `/`-separated path (no leading or trailing `/`). */
-  readonly re: RegExp;
+  readonly re: GlobTest;
   /**
    * Matches a directory whose every entry the glob matches, by its last segment being `*` or
    * `**` (`dir/*`, `dir/**`, `*`); null when no alternative ends so.
    */
-  readonly contents: RegExp | null;
+  readonly contents: GlobTest | null;
   // The glob matches the empty path (the base itself), as `**`, `*` and `**/*` do.
   readonly matchesBase: boolean;
 }
@@ -74,28 +61,27 @@ export function compileIgnoreGlob(source: string): IgnoreGlob {
   const anchored = g.includes('/');
   if (g.startsWith('/')) g = g.slice(1);
 
-  const full: string[] = [];
-  const contents: string[] = [];
+  const full: string[][] = [];
+  const contents: string[][] = [];
   let matchesBase = false;
   for (const alt of expandBraces(g)) {
     const segs = (anchored ? alt : `**/${alt}`).split('/');
-    const pm = segs.map((s) => (s === '**' ? s : picomatchSource(s, source)));
     const last = segs.length - 1;
     matchesBase ||= segs.every((s, i) => s === '**' || (i === last && (s === '' || isStarSegment(s))));
     if (segs.length === 1 && segs[0] === '') {
       matchesBase = true; // `/` alone: the base and nothing else
       continue;
     }
-    full.push(pm.join('/'));
+    full.push(segs);
     // The directory `p` is covered when the glob matches `p/<any name>`: the segments before a
     // last `*` or `**` match `p` (a `**` before it may also match nothing: `a/**/*` covers `a`).
     if (last > 0 && (segs[last] === '**' || isStarSegment(segs[last]!))) {
-      let prefix = pm.slice(0, last);
-      contents.push(prefix.join('/'));
-      if (segs[last] === '**') contents.push([...prefix, '**'].join('/'));
+      let prefix = segs.slice(0, last);
+      contents.push(prefix);
+      if (segs[last] === '**') contents.push([...prefix, '**']);
       while (prefix.length > 1 && prefix[prefix.length - 1] === '**') {
         prefix = prefix.slice(0, -1);
-        contents.push(prefix.join('/'));
+        contents.push(prefix);
       }
     }
   }
@@ -103,8 +89,8 @@ export function compileIgnoreGlob(source: string): IgnoreGlob {
     source,
     negated,
     dirOnly,
-    re: full.length > 0 ? anyOf(full) : /^$/,
-    contents: contents.length > 0 ? anyOf(contents) : null,
+    re: full.length > 0 ? pathTest(full, source) : { test: (p) => p === '' },
+    contents: contents.length > 0 ? pathTest(contents, source) : null,
     matchesBase,
   };
 }

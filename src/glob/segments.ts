@@ -1,10 +1,10 @@
 // Shell-style path globs matched one path segment at a time (the Glob tool), so that a walk
 // descends only into directories the pattern can still match. Each segment is a literal name,
-// `**` (any number of directories) or a picomatch test of one name (match.ts).
-import { compileSegment } from './match.js';
+// `**` (any number of directories) or a linear-time test of one name (match.ts, linear.ts).
+import { compileSegment, type GlobTest } from './match.js';
 import { expandBraces, isLiteralSegment } from './pattern.js';
 
-export type Segment = { kind: 'globstar' } | { kind: 'literal'; value: string } | { kind: 'regex'; re: RegExp };
+export type Segment = { kind: 'globstar' } | { kind: 'literal'; value: string } | { kind: 'regex'; re: GlobTest };
 
 export interface SegmentGlob {
   /** Brace-expanded alternatives, each a list of segments. */

@@ -12,6 +12,7 @@ import { expandBraces, GlobSyntaxError } from '../../../src/glob/pattern.js';
 import { compileSegmentGlob } from '../../../src/glob/segments.js';
 import type { ToolContext } from '../../../src/tools/tool.js';
 import { pipelineHarness, type PipelineHarness } from '../../helpers/pipeline.js';
+import { watchLoop } from '../../helpers/loop-stall.js';
 
 /** A context for calling the tool directly (what Glob and Grep use of it: workspace and signal). */
 /** The file group's state a direct call needs: no path hidden by a rule. */
@@ -201,6 +202,20 @@ describe('Glob as a tool', () => {
   it('validates its input through the pipeline', async () => {
     expect((await run({ pattern: '' })).isError).toBe(true);
     expect((await run({ pattern: '*', extra: 1 })).text).toContain('unknown property "extra"');
+  });
+});
+
+describe('a model\'s glob never holds the event loop', () => {
+  // picomatch's regex of `*a*a…*b` backtracked for 17.5 s over one 200-character name.
+  it.each([`${'*a'.repeat(12)}*b`, `**/${'*a'.repeat(12)}*b`, `{x,${'*a'.repeat(10)}*b}`, `${'*[ab]'.repeat(12)}c`])('%s over long names that do not match', async (pattern) => {
+    await files(['a'.repeat(200), `d/${'a'.repeat(200)}`, `${'ab'.repeat(100)}a`, `d/${'ab'.repeat(100)}.x`]);
+    const watch = watchLoop();
+    const r = await run({ pattern });
+    const stall = watch.stop();
+    console.log(`Glob ${pattern}: longest event-loop stall ${Math.round(stall)} ms`);
+    expect(r.isError).toBe(false);
+    expect(r.text).toMatch(/^No files matched/);
+    expect(stall).toBeLessThan(1000);
   });
 });
 
