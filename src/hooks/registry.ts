@@ -6,6 +6,8 @@ import type { HookEventName } from '../contract/schemas.js';
 import { inputDigest } from '../digest.js';
 import { firstLenientMatch, type ParsedRule } from '../permission/rules.js';
 import type { RuleSubject } from '../permission/subject.js';
+import { UntrustedRegex } from '../bounded/regex.js';
+import { Busy, Overrun, seconds } from '../bounded/worker.js';
 
 export type { SessionHooks } from '../contract/hooks.js';
 
@@ -117,19 +119,38 @@ export interface RunOptions {
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 
-/** Compiles a matcher; a bad regular expression throws a SyntaxError naming it. */
-export function compileMatcher(matcher: string | undefined): (toolName: string) => boolean {
+/** Tool names one regular-expression matcher remembers its answer for. */
+const MATCHER_MEMORY = 1024;
+
+/**
+ * Compiles a matcher; a bad regular expression throws a SyntaxError naming it. A regular
+ * expression is written by a session's or tenant's client and tool names can be long (an MCP
+ * server names its tools): it is matched off the event loop with a deadline (src/bounded/regex.ts),
+ * once per tool name; a match that passes the deadline rejects, and the hook counts as failed.
+ */
+export function compileMatcher(matcher: string | undefined): (toolName: string) => boolean | Promise<boolean> {
   if (matcher === undefined || matcher === '' || matcher === '*') return () => true;
   if (/^[A-Za-z0-9_|-]+$/.test(matcher)) {
     const names = new Set(matcher.split('|'));
     return (name) => names.has(name);
   }
-  const re = new RegExp(`^(?:${matcher})$`);
-  return (name) => re.test(name);
+  const re = new UntrustedRegex(`^(?:${matcher})$`);
+  const known = new Map<string, Promise<boolean>>();
+  return (name) => {
+    let answer = known.get(name);
+    if (answer) return answer;
+    answer = re.test(name).catch((err: unknown) => {
+      // A full queue is nobody's verdict on this name: asked again next time.
+      if (err instanceof Busy) known.delete(name);
+      throw err instanceof Overrun ? new Error(`its matcher ${JSON.stringify(matcher)} took longer than ${seconds(err.deadlineMs)} to match ${name}`) : err;
+    });
+    if (known.size < MATCHER_MEMORY) known.set(name, answer);
+    return answer;
+  };
 }
 
 interface CompiledHook extends HookRegistration {
-  matches: (toolName: string) => boolean;
+  matches: (toolName: string) => boolean | Promise<boolean>;
   label: string;
 }
 
@@ -171,18 +192,19 @@ export class HookRegistry {
     const result: HookRunResult = { failures: [], additionalContext: [] };
     for (const hook of this.hooks) {
       if (hook.event !== event) continue;
-      if (input.tool_name !== undefined && !hook.matches(input.tool_name)) continue;
-      if (hook.if && input.tool_name !== undefined) {
-        const ctx = { toolName: input.tool_name, subject: opts.subject ?? { kind: 'none' as const }, root: opts.root ?? '/' };
-        if (!firstLenientMatch([hook.if], 'ask', ctx)) continue;
-      }
       const started = performance.now();
       const base = { hook: hook.label, kind: hook.kind ?? 'in-process', event } as const;
       const done = (r: Omit<HookRunRecord, 'hook' | 'kind' | 'event' | 'duration_ms'>) =>
         opts.onRun?.({ ...base, duration_ms: Math.round(performance.now() - started), ...r });
       let output: HookOutput | void;
-      if (opts.signal?.aborted) break;
       try {
+        // A matcher that cannot be decided in time fails like the hook would (fail-closed for PreToolUse).
+        if (input.tool_name !== undefined && !(await hook.matches(input.tool_name))) continue;
+        if (hook.if && input.tool_name !== undefined) {
+          const ctx = { toolName: input.tool_name, subject: opts.subject ?? { kind: 'none' as const }, root: opts.root ?? '/' };
+          if (!firstLenientMatch([hook.if], 'ask', ctx)) continue;
+        }
+        if (opts.signal?.aborted) break;
         output = await runWithTimeout(hook, input, opts.signal);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);

@@ -12,7 +12,7 @@ import { EvidenceTransport, withOrigin, type McpEvidence, type McpOrigin } from 
 import { listResources, listTools, McpUnavailable, type McpResourceInfo, type McpToolInfo } from './listing.js';
 
 export { McpUnavailable, type McpResourceInfo, type McpToolInfo } from './listing.js';
-import type { McpSchemaCompiler } from './schema.js';
+import type { McpSchemas } from './schema-check.js';
 
 export const DEFAULT_STARTUP_TIMEOUT_S = 30;
 export const DEFAULT_REQUEST_TIMEOUT_S = 120;
@@ -34,7 +34,7 @@ export interface ConnectionDeps {
   server: string;
   config: McpServerConfig;
   open(): OpenedTransport;
-  compiler: McpSchemaCompiler;
+  compiler: McpSchemas;
   now(): Date;
   evidence(e: McpEvidence): void;
   started(e: { restarts: number; tools: string[]; durationMs: number }): void;

@@ -5,7 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { mcpSdk } from './sdk.js';
 import { MCP_TOOL_NAME_PATTERN } from '../contract/mcp.js';
-import type { McpSchemaCompiler } from './schema.js';
+import type { McpSchemas, SchemaVerdict } from './schema-check.js';
 
 /** More than this many tools from one server is refused (pages are read until then). */
 export const MAX_TOOLS_PER_SERVER = 1000;
@@ -23,7 +23,8 @@ export interface McpToolInfo {
   fullName: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  validate(input: unknown): string[];
+  /** The input against the server's schema, checked off the event loop with a deadline (schema-check.ts). */
+  validate(input: unknown, signal?: AbortSignal): Promise<SchemaVerdict>;
   /** The server's readOnlyHint (trusted only where the operator or session said so). */
   readOnlyHint: boolean;
 }
@@ -42,7 +43,7 @@ export class McpUnavailable extends Error {}
 /** How one server's tools are listed. */
 export interface ToolListing {
   server: string;
-  compiler: McpSchemaCompiler;
+  compiler: McpSchemas;
   timeoutMs: number;
   signal: AbortSignal;
 }
@@ -67,7 +68,7 @@ export async function listTools(client: Client, o: ToolListing): Promise<{ tools
     // Counted before any tool is looked at: each costs a schema compilation.
     if (out.length + r.tools.length > MAX_TOOLS_PER_SERVER) throw tooMany();
     for (const raw of r.tools) {
-      const t = toolOf(raw, o, seen, problems);
+      const t = await toolOf(raw, o, seen, problems);
       if (t) out.push(t);
     }
     cursor = r.nextCursor;
@@ -79,7 +80,7 @@ export async function listTools(client: Client, o: ToolListing): Promise<{ tools
 const tooMany = () => new McpUnavailable(`it advertises more than ${MAX_TOOLS_PER_SERVER} tools; at most ${MAX_TOOLS_PER_SERVER} are taken from one server`);
 
 /** One advertised tool, or null with a problem that names it (bad name, bad schema, a second tool of that name). */
-function toolOf(raw: unknown, o: ToolListing, seen: Set<string>, problems: string[]): McpToolInfo | null {
+async function toolOf(raw: unknown, o: ToolListing, seen: Set<string>, problems: string[]): Promise<McpToolInfo | null> {
   const t = (typeof raw === 'object' && raw !== null ? raw : {}) as { name?: unknown; description?: unknown; title?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
   const name = typeof t.name === 'string' ? t.name : '';
   const shown = JSON.stringify(name.slice(0, 80));
@@ -96,7 +97,7 @@ function toolOf(raw: unknown, o: ToolListing, seen: Set<string>, problems: strin
     problems.push(`tool ${shown} left out: the server lists it twice`);
     return null;
   }
-  const compiled = o.compiler.compile(t.inputSchema);
+  const compiled = await o.compiler.compile(t.inputSchema);
   if (!compiled.ok) {
     problems.push(`tool ${shown} left out: ${compiled.problem}`);
     return null;

@@ -21,8 +21,8 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
   let source: InputSource = 'call';
   const record = (d: Recorded) =>
     env.recordDecision({ tool_use_id: call.id, tool: tool.name, mode: env.permissionContext().mode, input_digest: inputs.digest(input), input_source: source, ...d });
-  const rewrite = (next: unknown, what: string, from: InputSource) => {
-    input = inputs.validated(next, what);
+  const rewrite = async (next: unknown, what: string, from: InputSource) => {
+    input = await inputs.validated(next, what);
     source = from;
   };
   /** Digests of inputs a person (or a rule, while the call waited) approved in this call. */
@@ -48,7 +48,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
     );
     if (decision.behavior === 'deny') throw fail(call, `Permission denied: ${decision.reason}.`);
     if (decision.updatedInput !== undefined && inputs.digest(decision.updatedInput) !== inputs.digest(input)) {
-      rewrite(decision.updatedInput, 'rewritten input (from the tool\'s permission check)', 'tool');
+      await rewrite(decision.updatedInput, 'rewritten input (from the tool\'s permission check)', 'tool');
       continue;
     }
 
@@ -84,7 +84,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
         throw fail(call, answer.message ? `Permission denied by the user: ${answer.message}` : 'Permission denied by the user.', answer.interrupt === true);
       }
       record({ behavior: 'allow', decided_by: 'person', rules: [], reason: answer.updatedInput !== undefined ? 'approved with an updated input' : 'approved', ...perm });
-      if (answer.updatedInput !== undefined) rewrite(answer.updatedInput, 'updated_input (from the approval)', 'approval');
+      if (answer.updatedInput !== undefined) await rewrite(answer.updatedInput, 'updated_input (from the approval)', 'approval');
       approved.add(inputs.digest(input));
       // Evaluate again: deny rules still apply to an approved (possibly rewritten) input.
       continue;
@@ -105,7 +105,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
       context.push(...pre.additionalContext);
       if (pre.decision?.behavior === 'ask') hookAsk = { hook: pre.decision.hook, reason: pre.decision.reason };
       if (pre.updatedInput !== undefined && inputs.digest(pre.updatedInput) !== inputs.digest(input)) {
-        rewrite(pre.updatedInput, 'rewritten input (from a PreToolUse hook)', 'hook');
+        await rewrite(pre.updatedInput, 'rewritten input (from a PreToolUse hook)', 'hook');
         continue; // the rewrite is evaluated like a new call; an ask shows the rewritten input
       }
       // The hook wants a person to decide on this input: evaluate again with that in force.

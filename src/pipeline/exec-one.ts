@@ -17,7 +17,7 @@ export async function execOne(call: ToolCall, env: PipelineEnv, delegated = fals
     const tool = admit(call, env);
     const ctx = toolContext(call, tool, env);
     const inputs = new CallInputs(call, tool, env, ctx);
-    const input = inputs.validated(call.input, 'input');
+    const input = await inputs.validated(call.input, 'input');
     const authorized = await authorize(call, tool, input, inputs, env);
     const called = await callTool(call, tool, authorized.input, ctx, env);
     if (called.ok && called.output.delegate) return await delegate(call, tool, called.output.delegate, env, delegated);

@@ -33,12 +33,12 @@ export class CallInputs {
     return d;
   }
 
-  /** The validated input (a `Stop` with the problems when it is not valid). */
-  validated(input: unknown, what: string): unknown {
+  /** The validated input (a `Stop` with the problems when it is not valid, or could not be judged). */
+  async validated(input: unknown, what: string): Promise<unknown> {
     const key = this.digest(input);
     if (this.valid.has(key)) return this.valid.get(key);
-    const v = input === this.call.input && this.call.validation ? this.call.validation : this.env.validator.validate(this.tool, input);
-    if (!v.ok) throw fail(this.call, `Invalid ${what} for ${this.tool.name}: ${v.errors.join('; ')}. Fix the input and call again.`);
+    const v = input === this.call.input && this.call.validation ? this.call.validation : await this.env.validator.check(this.tool, input, this.env.signal);
+    if (!v.ok) throw fail(this.call, v.refusal ?? `Invalid ${what} for ${this.tool.name}: ${v.errors.join('; ')}. Fix the input and call again.`);
     this.valid.set(key, v.value);
     return v.value;
   }

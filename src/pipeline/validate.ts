@@ -8,7 +8,8 @@ import type { ToolSpec } from '../tools/tool.js';
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-export type Validation = { ok: true; value: unknown } | { ok: false; errors: string[] };
+/** `refusal`: the input could not be judged in time; the call's error says so instead of listing problems. */
+export type Validation = { ok: true; value: unknown } | { ok: false; errors: string[]; refusal?: string };
 
 export class InputValidator {
   private readonly ajv: Ajv;
@@ -32,7 +33,7 @@ export class InputValidator {
   }
 
   private functionFor(tool: ToolSpec): ValidateFunction | undefined {
-    if (tool.parseRawInput) return undefined;
+    if (tool.parseRawInput || tool.parseRawInputAsync) return undefined;
     const known = this.byTool.get(tool);
     if (known) return known;
     const schemaObject = tool.inputSchema;
@@ -48,10 +49,22 @@ export class InputValidator {
     return fn;
   }
 
+  /**
+   * What the pipeline calls: a tool whose input is judged off the event loop (an MCP tool) is
+   * awaited; every other tool is validated here, at once.
+   */
+  async check(tool: ToolSpec, input: unknown, signal?: AbortSignal): Promise<Validation> {
+    if (!tool.parseRawInputAsync) return this.validate(tool, input);
+    const parsed = await tool.parseRawInputAsync(input, signal);
+    return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, errors: parsed.errors, ...(parsed.refusal !== undefined ? { refusal: parsed.refusal } : {}) };
+  }
+
+  /** Validates on the event loop: for the server's own tools, whose schemas are ours (`check` for any tool). */
   validate(tool: ToolSpec, input: unknown): Validation {
+    if (tool.parseRawInputAsync) throw new Error(`${tool.name}'s input is checked off the event loop: use InputValidator.check`);
     if (tool.parseRawInput) {
       const parsed = tool.parseRawInput(input);
-      return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, errors: parsed.errors };
+      return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, errors: parsed.errors, ...(parsed.refusal !== undefined ? { refusal: parsed.refusal } : {}) };
     }
     const fn = this.functionFor(tool)!;
     if (!fn(input)) return { ok: false, errors: describeErrors(fn.errors ?? []) };

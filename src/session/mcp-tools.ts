@@ -12,7 +12,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { Config } from '../config.js';
 import type { McpServers } from '../contract/mcp.js';
 import type { Clock } from '../ids.js';
-import type { McpSchemaCompiler } from '../mcp/schema.js';
+import type { McpSchemas } from '../mcp/schema-check.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
 import type { EventGate } from './event-gate.js';
 import type { Redactor } from '../redact.js';
@@ -25,7 +25,7 @@ export interface McpHubDeps {
   /** The operator's MCP servers (NORMA_MCP_FILE), which every session gets besides its own. */
   operatorMcp?: McpServers;
   /** Compiles MCP tools' input schemas (one per distinct schema, shared by every session). */
-  mcpSchemas: McpSchemaCompiler;
+  mcpSchemas: McpSchemas;
   /** Pauses before an exited MCP server is started again (tests shorten them). */
   mcpRestartDelaysMs?: readonly number[];
 }

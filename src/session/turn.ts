@@ -213,12 +213,13 @@ export class TurnRunner implements PauseHost {
   }
 
   /** Validates the call once (execOne reuses it) and says whether it may run alongside others. */
-  private parallelSafe(call: ToolCall): boolean {
+  private async parallelSafe(call: ToolCall): Promise<boolean> {
     const { registry, validator } = this.deps.env;
     const tool = registry.lookup(call.name);
     // A call that will fail before running has no effect and cannot conflict.
     if (!tool) return true;
-    const v = validator.validate(tool, call.input);
+    // An MCP tool's input is checked off the event loop (its schema is the server's): awaited.
+    const v = await validator.check(tool, call.input, this.controller.signal);
     call.validation = v;
     if (!v.ok) return true;
     return tool.isReadOnly(v.value) && tool.isConcurrencySafe(v.value);
@@ -238,10 +239,12 @@ export class TurnRunner implements PauseHost {
    */
   protected async runCalls(toolUses: readonly ToolUse[], opts: { withLast?: () => void } = {}): Promise<void> {
     const env = this.env();
-    const calls = toolUses.map((tu) => {
-      const call: ToolCall = { id: tu.id, name: tu.name, input: tu.input };
-      return { call, parallelSafe: this.parallelSafe(call) };
-    });
+    const calls = await Promise.all(
+      toolUses.map(async (tu) => {
+        const call: ToolCall = { id: tu.id, name: tu.name, input: tu.input };
+        return { call, parallelSafe: await this.parallelSafe(call) };
+      }),
+    );
     for (const group of partitionCalls(calls)) {
       if (this.isFinal()) return;
       await Promise.all(

@@ -84,7 +84,11 @@ export interface ToolPermissionCheck {
   always?: boolean;
 }
 
-export type RawInputParse = { ok: true; value: unknown } | { ok: false; errors: string[] };
+/**
+ * A RawInput tool's verdict on an input. `refusal`: the input could not be judged (its check ran
+ * out of time); the call's error result is this text instead of the list of problems.
+ */
+export type RawInputParse = { ok: true; value: unknown } | { ok: false; errors: string[]; refusal?: string };
 
 /** What is known of a tool without a session: its name, manual, schema and security metadata. */
 export interface ToolSpec {
@@ -95,6 +99,11 @@ export interface ToolSpec {
   readonly inputSchema: TSchema;
   /** RawInput tools skip central validation; their own parser validates (SPEC §2, §9.1). */
   readonly parseRawInput?: (raw: unknown) => RawInputParse;
+  /**
+   * A RawInput parser that runs off the event loop (an MCP server's schema, whose cost is the
+   * server's to choose): the pipeline awaits it (InputValidator.check).
+   */
+  readonly parseRawInputAsync?: (raw: unknown, signal?: AbortSignal) => Promise<RawInputParse>;
   /** Hidden from the exposed list (deferred tools) but still known to lookup. */
   readonly deferred: boolean;
   /** Write/Edit/MultiEdit: auto-allowed in `acceptEdits` mode. */
@@ -132,6 +141,7 @@ export interface ToolDefinition<I, D = void> {
   prompt?: string;
   inputSchema: TSchema;
   parseRawInput?: (raw: unknown) => RawInputParse;
+  parseRawInputAsync?: (raw: unknown, signal?: AbortSignal) => Promise<RawInputParse>;
   deferred?: boolean;
   isFileEdit?: boolean;
   interactive?: boolean;
@@ -153,6 +163,7 @@ function specOf<I, D>(def: ToolDefinition<I, D>): ToolSpec {
     prompt: def.prompt ?? def.description,
     inputSchema: def.inputSchema,
     ...(def.parseRawInput ? { parseRawInput: def.parseRawInput } : {}),
+    ...(def.parseRawInputAsync ? { parseRawInputAsync: def.parseRawInputAsync } : {}),
     deferred: def.deferred ?? false,
     isFileEdit: def.isFileEdit ?? false,
     interactive: def.interactive ?? false,

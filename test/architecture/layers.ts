@@ -7,8 +7,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs,
   // the MCP client (its transports run in the sandbox and through the guard), and telemetry
   // (metrics and log lines derived from the event log, the store's timer), and the replicas'
-  // coordination through the database (liveness, leases, commands, notifications)
-  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/', 'src/telemetry/', 'src/cluster/'],
+  // coordination through the database (liveness, leases, commands, notifications), and the
+  // worker thread where work on schemas and patterns from outside runs with a deadline
+  ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/', 'src/telemetry/', 'src/cluster/', 'src/bounded/'],
   // 2: what tools analyse with (shell analysis, rule subjects), the pause broker
   ['src/permission/shell/', 'src/permission/shell.ts', 'src/permission/subject.ts', 'src/interaction/'],
   // 3: the tool contract

@@ -3,7 +3,7 @@
 import { NO_POLICIES } from '../../src/tenants/policy.js';
 import { TicketBook } from '../../src/tenants/tickets.js';
 import { INTERNAL } from '../../src/app/scope.js';
-import { McpSchemaCompiler } from '../../src/mcp/schema.js';
+import { McpSchemas } from '../../src/mcp/schema-check.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,7 +51,7 @@ export async function appHarness(env: Record<string, string> = {}, dir?: string)
     newId,
     logger,
     validator: new InputValidator(),
-    mcpSchemas: new McpSchemaCompiler(),
+    mcpSchemas: new McpSchemas(),
     hooks: new HookRegistry(),
     catalog: new ToolCatalog({ rgPath: findRipgrep(), html: new HtmlConverter() }),
     outputs: new OutputFiles(path.join(data, 'outputs'), store, systemClock, newId, { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession }, logger),

@@ -96,3 +96,25 @@ describe('matchesAny', () => {
     expect(matchesAny([], '')).toBe(false);
   });
 });
+
+describe('namePattern: `*` patterns are matched in linear time', () => {
+  it('many stars against a long tool name an MCP server chose: answered at once (seconds of backtracking as a regular expression)', () => {
+    const name = `mcp__h__${'a'.repeat(110)}`;
+    const t0 = performance.now();
+    expect(namePattern(`${'*a'.repeat(5)}*b`)!(name)).toBe(false);
+    expect(namePattern(`${'*a'.repeat(60)}*`)!(name)).toBe(true);
+    expect(namePattern(`${'*a'.repeat(60)}*b`)!(name)).toBe(false);
+    expect(performance.now() - t0).toBeLessThan(50);
+  });
+
+  it('agrees with the anchored regular expression on every pattern and name over a small alphabet', () => {
+    const texts: string[] = [''];
+    for (let len = 1; len <= 5; len++) for (const t of texts.filter((x) => x.length === len - 1)) for (const c of ['a', 'b', '*']) texts.push(t + c);
+    const names = texts.filter((t) => !t.includes('*'));
+    for (const p of texts.filter((t) => t.includes('*'))) {
+      const m = namePattern(p)!;
+      const re = new RegExp(`^${p.split('*').join('.*')}$`);
+      for (const n of names) expect(m(n), `${p} against ${JSON.stringify(n)}`).toBe(re.test(n));
+    }
+  });
+});

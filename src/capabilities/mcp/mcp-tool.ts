@@ -16,9 +16,14 @@ export function mcpTool(hub: McpHub, server: string, info: McpToolInfo, trustRea
     name: info.fullName,
     description: info.description || `Tool ${info.name} of MCP server ${server}`,
     inputSchema: info.inputSchema as unknown as TSchema,
-    parseRawInput: (raw) => {
-      const problems = info.validate(raw);
-      return problems.length === 0 ? { ok: true, value: raw } : { ok: false, errors: problems };
+    // Checked in a worker thread with a deadline (src/mcp/schema-check.ts): the server's schema
+    // decides how much work a check is. One that cannot finish in time ends the call, before
+    // anyone is asked and before the server is called.
+    parseRawInputAsync: async (raw, signal) => {
+      const v = await info.validate(raw, signal);
+      if (v.ok) return { ok: true, value: raw };
+      if ('errors' in v) return { ok: false, errors: v.errors };
+      return { ok: false, errors: [v.unchecked], refusal: `${info.fullName} was not called: ${v.unchecked}. Without that check against MCP server "${server}"'s input schema the call is refused; a shorter or simpler input may pass.` };
     },
     isReadOnly: () => readOnly,
     isConcurrencySafe: () => readOnly,

@@ -45,6 +45,9 @@ interface Task {
 
 export class TaskRefusal extends ToolRefusal {}
 
+/** The index of the first of `lines` that matches, or -1 (Monitor's `until`, matched off the event loop). */
+export type LineMatcher = (lines: string[]) => Promise<number>;
+
 export class BackgroundTasks {
   private readonly tasks = new Map<string, Task>();
   private closed = false;
@@ -157,33 +160,47 @@ export class BackgroundTasks {
 
   /**
    * Waits until a new complete output line matches `until` (or, without it, any new line),
-   * the task ends, or `waitMs` passes. Lines read are consumed like TaskOutput's.
+   * the task ends, or `waitMs` passes. Lines read are consumed like TaskOutput's. `until` gets the
+   * new lines (each cut to 4096 characters) and answers the index of the first match, or -1; a
+   * failure of it (a pattern that took too long) ends the wait and is thrown.
    */
-  async monitor(id: string, until: RegExp | null, opts: { waitMs: number; signal: AbortSignal }): Promise<{ info: TaskInfo; matched: string | null; timedOut: boolean }> {
+  async monitor(id: string, until: LineMatcher | null, opts: { waitMs: number; signal: AbortSignal }): Promise<{ info: TaskInfo; matched: string | null; timedOut: boolean }> {
     const task = this.get(id);
     let pending = '';
     let matched: string | null = null;
+    let failure: { err: unknown } | null = null;
     const scan = async (): Promise<boolean> => {
+      if (failure) return true;
       const { text } = await this.readNew(task);
       pending += text;
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) {
-        const shown = line.length > 4096 ? line.slice(0, 4096) : line;
-        if (until === null || until.test(shown)) {
-          matched = shown;
-          return true;
-        }
+      const shown = lines.map((line) => (line.length > 4096 ? line.slice(0, 4096) : line));
+      if (shown.length === 0) return false;
+      if (until === null) {
+        matched = shown[0]!;
+        return true;
       }
-      return false;
+      try {
+        const i = await until(shown);
+        if (i >= 0) matched = shown[i]!;
+        return i >= 0;
+      } catch (err) {
+        failure = { err };
+        return true;
+      }
     };
-    if (await scan()) return { info: { ...task.info }, matched, timedOut: false };
+    const done = (timedOut: boolean) => {
+      if (failure) throw failure.err;
+      return { info: { ...task.info }, matched, timedOut };
+    };
+    if (await scan()) return done(false);
     let timedOut = false;
     if (task.info.status === 'running') {
       timedOut = !(await this.waitFor(task, async () => (await scan()) || task.info.status !== 'running', opts.waitMs, opts.signal));
     }
-    if (matched === null && task.info.status !== 'running') await scan();
-    return { info: { ...task.info }, matched, timedOut };
+    if (matched === null && !failure && task.info.status !== 'running') await scan();
+    return done(timedOut);
   }
 
   /** Resolves true when `ready` holds, false when `ms` passed first or the signal aborted. */
