@@ -37,6 +37,17 @@ export const INTERNAL: Scope = Object.freeze({ principal: 'internal', tenant: nu
 /** The caller on a loopback bind with no key configured: the default tenant, everything allowed. */
 export const LOOPBACK: Scope = Object.freeze({ principal: 'loopback', tenant: DEFAULT_TENANT, access: new Set(KEY_SCOPES), key: null, keyId: null });
 
+/**
+ * Whether the caller is the server's operator: the server itself, or an `admin` of the default
+ * tenant — NORMA_TOKEN's key, an `admin` key the keys file gives to `default`, and the loopback
+ * caller when no key is configured. The default tenant is the server's own (its workspaces are
+ * the root's, NORMA_TOKEN belongs to it); an `admin` key of any other tenant administers that
+ * tenant only, so views of the whole process (GET /metrics) are not its to read.
+ */
+export function isOperator(scope: Scope): boolean {
+  return scope.tenant === null || (scope.tenant === DEFAULT_TENANT && scope.access.has('admin'));
+}
+
 /** The tenant a new session of this caller belongs to. */
 export function tenantOf(scope: Scope): string {
   return scope.tenant ?? DEFAULT_TENANT;

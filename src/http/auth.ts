@@ -6,8 +6,8 @@
 // (`config.access`); a key without it gets 403 before the route runs, whatever the session — so
 // the answer says nothing about other tenants' sessions.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LOOPBACK, type Scope } from '../app/scope.js';
-import type { KeyScope } from '../contract/tenant.js';
+import { isOperator, LOOPBACK, type Scope } from '../app/scope.js';
+import { DEFAULT_TENANT, type KeyScope } from '../contract/tenant.js';
 import type { KeyIdentity, KeyRing } from '../tenants/key-ring.js';
 import type { TicketBook } from '../tenants/tickets.js';
 import type { ConsoleLogins } from '../tenants/console-logins.js';
@@ -70,6 +70,11 @@ declare module 'fastify' {
     access?: KeyScope;
     /** The route takes an event ticket (`?ticket=`) instead of a key. */
     ticket?: boolean;
+    /**
+     * The route shows the whole process (every tenant's work): only the operator may use it
+     * (isOperator), so a tenant's `admin` key gets 403 like a key without the access.
+     */
+    operator?: boolean;
   }
 }
 
@@ -165,6 +170,14 @@ export function installAuth(app: FastifyInstance, { keys, tickets, logins, now }
     if (needed !== undefined && !scope.access.has(needed)) {
       const has = [...scope.access][0] ?? 'none';
       return sendProblem(reply, req, 403, `key ${scope.key ?? ''} has the "${has}" scope, which may not ${WHAT[needed]}; this needs "${needed}"`);
+    }
+    if (config.operator === true && !isOperator(scope)) {
+      return sendProblem(
+        reply,
+        req,
+        403,
+        `key ${scope.key ?? ''} belongs to the tenant "${scope.tenant ?? ''}"; this view of the whole server is the operator's (NORMA_TOKEN, or an "admin" key of the tenant "${DEFAULT_TENANT}")`,
+      );
     }
   });
 }

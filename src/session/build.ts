@@ -23,7 +23,7 @@ import type { SearchStatus } from '../web/state.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { HookAudit } from './lifecycle.js';
 import type { SessionRuntime } from './runtime.js';
-import { memoryDir } from './data-dirs.js';
+import { memoryDir, workspaceOutsideTenant } from './data-dirs.js';
 import { openSkillFolder, sessionSkills } from './skills.js';
 import { SessionSettings } from './settings.js';
 import { ToolRefusal } from '../tools/tool.js';
@@ -83,6 +83,13 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   const s = record.session;
   // The session's file tools walk from its root on every call: its descriptor is kept (closed with the runtime).
   const workspace = await Workspace.open(s.workspace, [], { keepRoot: true });
+  // Opened by its real path: a link put in the workspace's place (or above it) since creation
+  // would lead elsewhere — another tenant's tree — and is refused instead of followed.
+  const outside = await workspaceOutsideTenant(deps.config.workspaceRoot, s.tenant, workspace.root);
+  if (outside !== null) {
+    await workspace.close();
+    throw new Error(outside);
+  }
   const missingTools: string[] = [];
   const names: string[] = [];
   for (const name of s.tools) {
@@ -95,7 +102,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   const found = await sessionSkills(deps.config, workspace.root, s.skills);
   const skills: SkillInfo[] = found.skills;
   // Folders of skills used so far are readable by the file tools again.
-  for (const name of s.used_skills) openSkillFolder(workspace, skills, name);
+  for (const name of s.used_skills) openSkillFolder(workspace, skills, name, found.operatorDirs);
   let runtime: SessionRuntime | undefined;
   const sandbox = sessionSandbox(record, workspace.root, deps, () => runtime?.activeTurn?.id);
   const where = { mode: deps.sandbox.mode, usable: processSandbox.usable, detail: processSandbox.detail, session: sandbox };
@@ -208,6 +215,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     isUnlocked: (name) => matchesAny(settings.session.unlocked_tools, name),
     activeTurn: null,
     skills,
+    operatorSkillDirs: found.operatorDirs,
   };
   return {
     runtime,
@@ -231,6 +239,7 @@ function sessionSandbox(record: SessionRecord, workspace: string, deps: BuildDep
     network: s.sandbox_network,
     limits: s.limits,
     stateDir: path.join(config.dataDir, 'sandbox', s.id),
+    stateRoot: config.dataDir,
     egress: deps.egress,
     ...(config.web.proxy ? { upstreamProxy: config.web.proxy } : {}),
     ownAddresses: deps.ownAddresses,

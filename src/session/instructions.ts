@@ -1,11 +1,14 @@
 // Instruction files at the workspace root (AGENTS.md, NORMA.md, CLAUDE.md) join the system
-// prompt of prompt turns. They are read through the path sandbox (a link out of the workspace,
-// a FIFO or a device is refused, never followed or opened), each up to a size limit, at every
-// prompt turn (the model may have edited them); the session lists what was loaded with digests.
+// prompt of prompt turns. The server reads them on its own, nobody named them: a link is never
+// followed, wherever it points (another tenant's workspace, /etc, or a file of the workspace
+// itself — the link could be re-pointed between the check and the open), a file with more than
+// one hard link is refused, a FIFO or a device is never opened, and at most the size limit is
+// read (src/sandbox/no-follow.ts). They are read at every prompt turn (the model may have edited
+// them); the session lists what was loaded with digests, and says why a present file was not.
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import type { InstructionFile } from '../contract/schemas.js';
 import { PathRefusal, type Workspace } from '../sandbox/paths.js';
+import { NoFollowMissing, NoFollowTooLarge, readNoFollow } from '../sandbox/no-follow.js';
 
 export const INSTRUCTION_FILES = ['AGENTS.md', 'NORMA.md', 'CLAUDE.md'] as const;
 export const MAX_INSTRUCTION_BYTES = 64 * 1024;
@@ -18,35 +21,30 @@ export interface LoadedInstructions {
   problems: string[];
 }
 
-export async function loadInstructions(workspace: Workspace): Promise<LoadedInstructions> {
+export async function loadInstructions(workspace: Pick<Workspace, 'root'>): Promise<LoadedInstructions> {
   const files: InstructionFile[] = [];
   const parts: string[] = [];
   const problems: string[] = [];
   for (const name of INSTRUCTION_FILES) {
-    let opened;
+    let bytes: Buffer;
     try {
-      opened = await workspace.openForRead(path.join(workspace.root, name));
+      ({ bytes } = await readNoFollow(workspace.root, [name], { maxBytes: MAX_INSTRUCTION_BYTES, singleLink: true }));
     } catch (err) {
-      if (err instanceof PathRefusal && err.rule === 'does not exist') continue;
-      problems.push(`instruction file ${name} was not loaded: ${err instanceof PathRefusal ? err.rule : err instanceof Error ? err.message : String(err)}`);
+      if (err instanceof NoFollowMissing) continue;
+      const why =
+        err instanceof NoFollowTooLarge
+          ? `it has more than the ${MAX_INSTRUCTION_BYTES} bytes allowed`
+          : err instanceof PathRefusal
+            ? err.rule
+            : err instanceof Error
+              ? err.message
+              : String(err);
+      problems.push(`instruction file ${name} was not loaded: ${why}`);
       continue;
     }
-    try {
-      if (opened.size > MAX_INSTRUCTION_BYTES) {
-        problems.push(`instruction file ${name} was not loaded: ${opened.size} bytes is more than the ${MAX_INSTRUCTION_BYTES} allowed`);
-        continue;
-      }
-      const bytes = await opened.handle.readFile();
-      if (bytes.length > MAX_INSTRUCTION_BYTES) {
-        problems.push(`instruction file ${name} was not loaded: it grew past ${MAX_INSTRUCTION_BYTES} bytes while being read`);
-        continue;
-      }
-      const text = bytes.toString('utf8');
-      files.push({ file: name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
-      if (text.trim() !== '') parts.push(`Instructions from ${name} at the workspace root:\n\n${text.trim()}`);
-    } finally {
-      await opened.handle.close().catch(() => undefined);
-    }
+    const text = bytes.toString('utf8');
+    files.push({ file: name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    if (text.trim() !== '') parts.push(`Instructions from ${name} at the workspace root:\n\n${text.trim()}`);
   }
   return { files, text: parts.join('\n\n'), problems };
 }

@@ -86,7 +86,7 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       applyEffects: (effects, call) => {
         settings.applyEffects(effects, deps.clock().toISOString(), { turnId: turn.id, toolUseId: call.id });
         // A used skill's folder becomes readable by the file tools (a workspace skill's already is).
-        for (const e of effects) if (e.kind === 'use_skill') openSkillFolder(rt.workspace, rt.skills, e.skill);
+        for (const e of effects) if (e.kind === 'use_skill') openSkillFolder(rt.workspace, rt.skills, e.skill, rt.operatorSkillDirs);
       },
     },
     askQuestions: (host, ask, signal) => {

@@ -38,6 +38,8 @@ export interface SessionRuntime {
   activeTurn: TurnRunner | null;
   /** The skills the session may use, as loaded when its runtime was made. */
   readonly skills: readonly SkillInfo[];
+  /** Real paths of the operator's skill directories: where a used skill's folder may be opened to read (openSkillFolder). */
+  readonly operatorSkillDirs: readonly string[];
   /** The session's MCP servers (null: none). */
   readonly mcp: McpHub | null;
   /** Whether a deferred tool was unlocked (its name matches an entry of `unlocked_tools`). */

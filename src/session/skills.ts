@@ -1,7 +1,9 @@
 // Which skills a session may use: the operator's (NORMA_SKILLS_DIR) and its workspace's
-// (`.norma/skills/`), narrowed to the names the session chose. A bad SKILL.md is a problem the
-// caller reports — a 400 when the session names that skill, a warning otherwise — never skipped
-// silently.
+// (`.norma/skills/`, reached without following a link), narrowed to the names the session chose.
+// A bad SKILL.md is a problem the caller reports — a 400 when the session names that skill, a
+// warning otherwise — never skipped silently. A used skill's folder becomes readable by the file
+// tools only when it is an operator's, in the operator's directory.
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadSkills, type SkillProblem, type SkillSource } from '../capabilities/skills/loader.js';
 import type { Config } from '../config.js';
@@ -10,6 +12,11 @@ import type { SkillInfo } from '../tools/capability.js';
 
 export interface SessionSkills {
   skills: SkillInfo[];
+  /**
+   * Real paths of the operator's skill directories: the only places outside its workspace a
+   * session's file tools may be given to read (a used skill's folder, directly inside one).
+   */
+  operatorDirs: string[];
   /** Problems with skills the session named (creation refuses them). */
   errors: string[];
   /** Problems with skills it did not name. */
@@ -19,7 +26,8 @@ export interface SessionSkills {
 function sources(config: Pick<Config, 'skillsDir'>, workspace: string | null): SkillSource[] {
   return [
     ...(config.skillsDir ? [{ dir: config.skillsDir, source: 'operator' as const }] : []),
-    ...(workspace ? [{ dir: path.join(workspace, '.norma', 'skills'), source: 'workspace' as const }] : []),
+    // `workspace` is the session's real workspace path: its skills are reached from it, no link followed.
+    ...(workspace ? [{ dir: path.join(workspace, '.norma', 'skills'), source: 'workspace' as const, within: workspace }] : []),
   ];
 }
 
@@ -28,7 +36,8 @@ const describe = (p: SkillProblem) => `skill ${JSON.stringify(p.name)} (${p.sour
 /** The skills of a session: `names` (absent: every valid one found). */
 export async function sessionSkills(config: Pick<Config, 'skillsDir'>, workspace: string | null, names: readonly string[] | undefined): Promise<SessionSkills> {
   const { skills, problems } = await loadSkills(sources(config, workspace));
-  if (names === undefined) return { skills, errors: [], warnings: problems.map(describe) };
+  const operatorDirs = config.skillsDir ? await fs.realpath(config.skillsDir).then((d) => [d], () => []) : [];
+  if (names === undefined) return { skills, operatorDirs, errors: [], warnings: problems.map(describe) };
   const wanted = new Set(names);
   const errors: string[] = [];
   const seen = new Set<string>();
@@ -42,16 +51,23 @@ export async function sessionSkills(config: Pick<Config, 'skillsDir'>, workspace
   }
   return {
     skills: skills.filter((s) => wanted.has(s.name)),
+    operatorDirs,
     errors,
     warnings: problems.filter((p) => !wanted.has(p.name)).map(describe),
   };
 }
 
 /**
- * A used skill's folder becomes readable by the file tools, never writable. A workspace skill's
- * folder is in the workspace already and stays as it was.
+ * A used skill's folder becomes readable by the file tools, never writable — only an operator's
+ * skill whose folder lies directly in one of `operatorDirs` (real paths). A workspace skill's
+ * folder is in the workspace already and stays as it was; one that is not (it could only have
+ * come through a link) opens nothing: no read-only root is ever added outside the session's own
+ * workspace and the operator's directories. Returns whether a folder was opened.
  */
-export function openSkillFolder(workspace: Workspace, skills: readonly SkillInfo[], name: string): void {
+export function openSkillFolder(workspace: Workspace, skills: readonly SkillInfo[], name: string, operatorDirs: readonly string[]): boolean {
   const skill = skills.find((k) => k.name === name);
-  if (skill && !workspace.isInside(skill.dir)) workspace.addReadOnlyRoot(skill.dir);
+  if (!skill || skill.source !== 'operator' || workspace.isInside(skill.dir)) return false;
+  if (!operatorDirs.includes(path.dirname(skill.dir))) return false;
+  workspace.addReadOnlyRoot(skill.dir);
+  return true;
 }

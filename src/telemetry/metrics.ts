@@ -3,7 +3,8 @@
 // permission, question and egress counts are derived from the event log (every domain event
 // passes through it once it committed); HTTP latency comes from the HTTP edge, store latency
 // from a timer around the store, and the model's outbound requests from their transport.
-// Every label has a bounded set of values: no session ids, tenant names or raw URLs.
+// Every label value is one the server defines, from a set it bounds: no session ids, tenant
+// names, MCP server names or raw URLs — nothing a tenant chooses becomes a label.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { NormaEvent } from '../contract/events.js';
 
@@ -13,8 +14,12 @@ export const METRIC_PREFIX = 'norma_';
 export type EgressKind = 'web' | 'hook' | 'mcp' | 'sandbox_proxy' | 'model';
 export type EgressOutcome = 'allowed' | 'refused' | 'error';
 
-/** Distinct MCP servers named in the tool label; any further one is `mcp__other`. */
-export const MAX_MCP_SERVER_LABELS = 64;
+/**
+ * The tool label of every MCP server's tool. Server names are chosen by the sessions' clients
+ * (every tenant's): as labels they would show one tenant's names to whoever reads the metrics,
+ * and their number would be the tenants' to grow.
+ */
+export const MCP_TOOL_LABEL = 'mcp';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -52,7 +57,6 @@ export class ServerMetrics {
   readonly egress: Counter<'kind' | 'outcome'>;
   readonly storeDuration: Histogram<'operation'>;
   private sources: MetricSources | undefined;
-  private readonly mcpServers = new Set<string>();
   /** Running calls by turn (`session/turn`), then tool_use id: when tool.started was seen. */
   private readonly started = new Map<string, Map<string, number>>();
 
@@ -83,7 +87,7 @@ export class ServerMetrics {
     this.toolCalls = new Counter({
       name: `${p}tool_calls_total`,
       help:
-        'Tool calls that got their result, by tool (a built-in name, mcp__<server>, or other) and outcome ' +
+        'Tool calls that got their result, by tool (a built-in name, mcp for any MCP server\'s tool, or other) and outcome ' +
         '(ok, error, denied, invalid_input, unknown_tool, cancelled, interrupted)',
       labelNames: ['tool', 'outcome'],
       registers,
@@ -218,17 +222,10 @@ export class ServerMetrics {
     }
   };
 
-  /** A built-in tool's name, `mcp__<server>` (at most MAX_MCP_SERVER_LABELS servers), or `other`. */
+  /** A built-in tool's name, `mcp` for any MCP server's tool, or `other`: never a name a tenant chose. */
   toolLabel(name: string): string {
     if (this.builtInTools.has(name)) return name;
-    if (!name.startsWith('mcp__')) return 'other';
-    const server = name.slice('mcp__'.length).split('__')[0]!;
-    if (!/^[a-zA-Z0-9_-]{1,32}$/.test(server)) return 'mcp__other';
-    if (!this.mcpServers.has(server)) {
-      if (this.mcpServers.size >= MAX_MCP_SERVER_LABELS) return 'mcp__other';
-      this.mcpServers.add(server);
-    }
-    return `mcp__${server}`;
+    return name.startsWith('mcp__') ? MCP_TOOL_LABEL : 'other';
   }
 }
 

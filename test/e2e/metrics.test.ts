@@ -1,11 +1,14 @@
 // GET /metrics: a scrape before and after a turn moves each metric by exactly what happened;
-// admin keys only; every server counts in its own registry; labels stay bounded.
+// the operator's only (a tenant's admin key is refused); every server counts in its own registry;
+// labels stay bounded, and no name a tenant chose becomes one.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeServer, sse } from '../model/fake-server.js';
+import { closeFixtures } from '../helpers/http-fixture.js';
+import { mcpAddServer } from '../helpers/mcp-http.js';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { startServer, type TestServer, closeAll } from '../helpers/server.js';
 import { clientFor, newKey, startWithKeys } from '../helpers/tenants.js';
-import { MAX_MCP_SERVER_LABELS, ServerMetrics, toolOutcome } from '../../src/telemetry/metrics.js';
+import { MCP_TOOL_LABEL, ServerMetrics, toolOutcome } from '../../src/telemetry/metrics.js';
 
 let servers: TestServer[] = [];
 let fakes: FakeServer[] = [];
@@ -16,6 +19,7 @@ afterEach(async () => {
   await closeAll(servers);
   for (const f of fakes) await f.close();
   fakes = [];
+  await closeFixtures();
 });
 
 async function boot(env: Record<string, string> = {}): Promise<TestServer> {
@@ -168,22 +172,65 @@ describe('GET /metrics', () => {
     expect((await scrape(t)).get('norma_sse_subscribers')).toBe(0);
   });
 
-  it('is refused without a key and to a read key, and served to an admin key', async () => {
+  it('is refused without a key, to a read key and to a tenant\'s admin key; served to the operator\'s keys', async () => {
+    const token = newKey('token');
     const admin = newKey('admin');
     const read = newKey('read');
-    const t = await startWithKeys([
-      { key: admin, tenant: 'acme', scopes: ['admin'], name: 'ops' },
-      { key: read, tenant: 'acme', scopes: ['read'], name: 'dashboard' },
-    ]);
+    const operator = newKey('operator');
+    const defaultWrite = newKey('default_write');
+    const t = await startWithKeys(
+      [
+        { key: admin, tenant: 'acme', scopes: ['admin'], name: 'ops' },
+        { key: read, tenant: 'acme', scopes: ['read'], name: 'dashboard' },
+        { key: operator, tenant: 'default', scopes: ['admin'], name: 'scraper' },
+        { key: defaultWrite, tenant: 'default', scopes: ['write'], name: 'default-writer' },
+      ],
+      { NORMA_TOKEN: token },
+    );
     servers.push(t);
-    const none = await t.api.get('/metrics');
+    const none = await fetch(`${t.url}/metrics`);
     expect(none.status).toBe(401);
     const refused = await clientFor(t.url, read).get('/metrics');
     expect(refused.status).toBe(403);
     expect(refused.body.detail).toContain('needs "admin"');
-    const served = await clientFor(t.url, admin).get('/metrics');
-    expect(served.status).toBe(200);
-    expect(served.body).toContain('# TYPE norma_turns_total counter');
+    // A tenant's admin key administers its tenant, not the server: problem+json, nothing of the metrics.
+    const tenantAdmin = await clientFor(t.url, admin).get('/metrics');
+    expect(tenantAdmin.status).toBe(403);
+    expect(tenantAdmin.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(tenantAdmin.body.detail).toContain('belongs to the tenant "acme"');
+    expect(JSON.stringify(tenantAdmin.body)).not.toContain('norma_');
+    // The default tenant's key without admin is refused for its access, as before.
+    expect((await clientFor(t.url, defaultWrite).get('/metrics')).status).toBe(403);
+    for (const key of [token, operator]) {
+      const served = await clientFor(t.url, key).get('/metrics');
+      expect(served.status).toBe(200);
+      expect(served.body).toContain('# TYPE norma_turns_total counter');
+    }
+  });
+
+  it('never names a tenant\'s MCP server: every MCP tool is counted as `mcp`', async () => {
+    const secretName = 'tenant-a-secret-name';
+    const token = newKey('token');
+    const acme = newKey('acme');
+    const mcpUrl = await mcpAddServer(secretName);
+    const t = await startWithKeys([{ key: acme, tenant: 'acme', scopes: ['admin'] }], { NORMA_TOKEN: token, NORMA_EGRESS_ALLOW: '127.0.0.1' });
+    servers.push(t);
+    const tenant = clientFor(t.url, acme);
+    const before = await scrape(t);
+    const s = await tenant.post('/v1/sessions', { mcp_servers: { [secretName]: { url: mcpUrl } }, allowed_tools: [`mcp__${secretName}`] });
+    expect(s.status).toBe(201);
+    const turn = await tenant.post(`/v1/sessions/${s.body.id}/turns?wait=20`, { tool_uses: [{ name: `mcp__${secretName}__add`, input: { a: 20, b: 22 } }] });
+    expect(turn.body.status).toBe('completed');
+    expect(turn.body.results[0].is_error).toBe(false);
+    // The tenant's own key cannot look either.
+    expect((await tenant.get('/metrics')).status).toBe(403);
+    const text = (await t.api.get('/metrics')).body as string;
+    expect(text).not.toContain(secretName);
+    expect(text).not.toContain('mcp__');
+    const after = parse(text);
+    expect(delta(before, after, 'norma_tool_calls_total', { tool: MCP_TOOL_LABEL, outcome: 'ok' })).toBe(1);
+    expect(delta(before, after, 'norma_tool_call_duration_seconds_count', { tool: MCP_TOOL_LABEL })).toBe(1);
+    expect(delta(before, after, 'norma_egress_requests_total', { kind: 'mcp', outcome: 'allowed' })).toBeGreaterThanOrEqual(1);
   });
 
   it('counts each server in its own registry', async () => {
@@ -201,17 +248,17 @@ describe('GET /metrics', () => {
 });
 
 describe('labels', () => {
-  it('name built-in tools, MCP servers up to a bound, and nothing else', () => {
+  it('name built-in tools, and nothing a tenant chose: every MCP tool is `mcp`, anything else `other`', () => {
     const m = new ServerMetrics(new Set(['Read', 'Write']));
     expect(m.toolLabel('Read')).toBe('Read');
-    expect(m.toolLabel('mcp__github__create_issue')).toBe('mcp__github');
-    expect(m.toolLabel('mcp__github__list')).toBe('mcp__github');
+    expect(m.toolLabel('mcp__github__create_issue')).toBe('mcp');
+    expect(m.toolLabel('mcp__tenant-a-secret-name__list')).toBe('mcp');
+    expect(m.toolLabel('mcp__bad server__x')).toBe('mcp');
     expect(m.toolLabel('whatever-a-model-made-up')).toBe('other');
-    expect(m.toolLabel('mcp__bad server__x')).toBe('mcp__other');
-    for (let i = 0; i < MAX_MCP_SERVER_LABELS + 10; i++) m.toolLabel(`mcp__s${i}__tool`);
-    expect(m.toolLabel(`mcp__s${MAX_MCP_SERVER_LABELS + 5}__tool`)).toBe('mcp__other');
-    // Ones seen before the bound keep their label.
-    expect(m.toolLabel('mcp__github__list')).toBe('mcp__github');
+    // However many servers sessions name, the label takes one value for them all.
+    const labels = new Set<string>();
+    for (let i = 0; i < 1000; i++) labels.add(m.toolLabel(`mcp__s${i}__tool`));
+    expect([...labels]).toEqual(['mcp']);
   });
 
   it('read a call\'s outcome from its result', () => {

@@ -1,15 +1,18 @@
 // Skills: folders holding a SKILL.md (YAML front matter, then markdown instructions), from the
 // operator's skills directory and the workspace's. Everything is read through a path sandbox
 // opened on the source directory, so a skill folder or SKILL.md that is a symlink, a FIFO, a
-// device or too large is reported as a problem and never followed, opened or read. SKILL.md is
-// read again when the skill is invoked: what the model gets is what is on disk then, validated
-// again.
+// device or too large is reported as a problem and never followed, opened or read. A workspace's
+// source is reached from the workspace without following a link at any component (`.norma`,
+// `.norma/skills`), wherever it points: a workspace cannot make another tree — another tenant's
+// workspace, /etc — its skills. SKILL.md is read again when the skill is invoked: what the model
+// gets is what is on disk then, validated again.
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, YAMLParseError } from 'yaml';
 import { PathRefusal, Workspace } from '../../sandbox/paths.js';
+import { listNoFollow, NoFollowMissing } from '../../sandbox/no-follow.js';
 import type { SkillInfo } from '../../tools/capability.js';
 
 export type SkillSourceKind = 'operator' | 'workspace';
@@ -17,6 +20,12 @@ export type SkillSourceKind = 'operator' | 'workspace';
 export interface SkillSource {
   dir: string;
   source: SkillSourceKind;
+  /**
+   * The real directory `dir` lies in and is reached from without following any link (the
+   * session's workspace, for its own skills): a link at any component between the two is a
+   * problem of the source, never followed.
+   */
+  within?: string;
 }
 
 /** A skill a session may use (the type sessions hand their capabilities). */
@@ -95,18 +104,31 @@ async function loadSource(src: SkillSource): Promise<{ skills: SkillInfo[]; prob
   const skills: SkillInfo[] = [];
   const problems: SkillProblem[] = [];
   const sourceProblem = (message: string) => ({ skills, problems: [{ name: path.basename(src.dir), source: src.source, dir: src.dir, message }] });
-  try {
-    const st = await fs.lstat(src.dir);
-    if (st.isSymbolicLink()) return sourceProblem('the skills directory is a symlink (it is not followed)');
-    if (!st.isDirectory()) return sourceProblem('the skills directory is not a directory');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { skills, problems };
-    return sourceProblem(`the skills directory cannot be read: ${errorText(err)}`);
+  if (src.within !== undefined) {
+    const parts = path.relative(src.within, src.dir).split(path.sep);
+    if (parts[0] === '..' || path.isAbsolute(parts[0]!)) throw new Error(`internal: ${src.dir} is not inside ${src.within}`);
+    try {
+      await listNoFollow(src.within, parts);
+    } catch (err) {
+      if (err instanceof NoFollowMissing) return { skills, problems };
+      return sourceProblem(`the skills directory cannot be read: ${errorText(err)}`);
+    }
+  } else {
+    try {
+      const st = await fs.lstat(src.dir);
+      if (st.isSymbolicLink()) return sourceProblem('the skills directory is a symlink (it is not followed)');
+      if (!st.isDirectory()) return sourceProblem('the skills directory is not a directory');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { skills, problems };
+      return sourceProblem(`the skills directory cannot be read: ${errorText(err)}`);
+    }
   }
   let ws: Workspace;
   let entries: Dirent[];
   try {
     ws = await Workspace.open(src.dir);
+    // Reached without a link a moment ago: a different real path now means one was put in since.
+    if (src.within !== undefined && ws.root !== src.dir) return sourceProblem('the skills directory was replaced by a symlink while it was being read (it is not followed)');
     entries = await ws.listRealDirectory(ws.root);
   } catch (err) {
     return sourceProblem(`the skills directory cannot be read: ${errorText(err)}`);
@@ -155,7 +177,8 @@ async function readSkillFolder(ws: Workspace, folder: string, source: SkillSourc
   const file = path.join(real, SKILL_FILE);
   let bytes: Buffer;
   try {
-    bytes = await readCapped(ws, file);
+    // A hard link cannot be told from the file it shares: in a tree a tenant writes, refused.
+    bytes = await readCapped(ws, file, source === 'workspace');
   } catch (err) {
     if (err instanceof TooLarge) return { ok: false, message: `${SKILL_FILE} is larger than ${MAX_SKILL_FILE_BYTES} bytes` };
     return { ok: false, message: `${SKILL_FILE} cannot be read: ${errorText(err)}` };
@@ -175,9 +198,10 @@ async function readSkillFolder(ws: Workspace, folder: string, source: SkillSourc
 class TooLarge extends Error {}
 
 /** The file's bytes, refused past the cap (also when it grows while being read). */
-async function readCapped(ws: Workspace, file: string): Promise<Buffer> {
+async function readCapped(ws: Workspace, file: string, singleLink: boolean): Promise<Buffer> {
   const opened = await ws.openForRead(file);
   try {
+    if (singleLink && opened.nlink > 1) throw new PathRefusal(file, `has ${opened.nlink} hard links (a workspace's ${SKILL_FILE} must have one)`);
     // A name swapped for a link after the listing would have been resolved by the open: the
     // file read must be the very entry the folder holds under that name.
     const [at, fst] = await Promise.all([fs.lstat(file), opened.handle.stat()]);
