@@ -41,6 +41,8 @@ export interface Config {
   corsOrigins: string[];
   logLevel: LogLevel;
   sandbox: SandboxMode;
+  /** Who sandboxed processes of a root server run as (NORMA_SANDBOX_USER; unset: `nobody`). */
+  sandboxUser: string | undefined;
   sessionHooks: boolean;
   /** A JSON file of operator hooks (the shape of a session's `hooks`) run for every session (NORMA_HOOKS_FILE). */
   hooksFile: string | undefined;
@@ -191,6 +193,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const sandbox = (get('NORMA_SANDBOX') ?? 'bwrap') as SandboxMode;
   if (sandbox !== 'bwrap' && sandbox !== 'off') {
     problems.push(`NORMA_SANDBOX must be "bwrap" or "off", got ${JSON.stringify(sandbox)}`);
+  }
+
+  const sandboxUser = get('NORMA_SANDBOX_USER'); // user[:group], each a name or a number (resolved by the sandbox)
+  const account = '(?:[A-Za-z_][A-Za-z0-9_.-]{0,31}\\$?|\\d{1,10})';
+  if (sandboxUser !== undefined && (!new RegExp(`^${account}(?::${account})?$`).test(sandboxUser) || sandboxUser.split(':').some((p) => /^0+$/.test(p) || p === 'root'))) {
+    problems.push(`NORMA_SANDBOX_USER must be an unprivileged user (name or uid), optionally with :group or :gid, never root's (e.g. nobody, norma-sandbox, 65534:65534), got ${JSON.stringify(sandboxUser)}`);
   }
 
   const rawHooks = get('NORMA_SESSION_HOOKS') ?? 'on';
@@ -356,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     corsOrigins,
     logLevel,
     sandbox,
+    sandboxUser,
     sessionHooks: rawHooks === 'on',
     hooksFile: get('NORMA_HOOKS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_HOOKS_FILE')!) : undefined,
     skillsDir: get('NORMA_SKILLS_DIR') !== undefined ? path.resolve(cwd, get('NORMA_SKILLS_DIR')!) : undefined,

@@ -30,6 +30,7 @@ describe('loadConfig: defaults', () => {
       corsOrigins: [],
       logLevel: 'info',
       sandbox: 'bwrap',
+      sandboxUser: undefined,
       sessionHooks: true,
       hooksFile: undefined,
       skillsDir: undefined,
@@ -119,6 +120,15 @@ describe('loadConfig: defaults', () => {
       egressAllow: ['example.com', '*.example.org', '10.0.0.0/8', '192.168.1.5', '::1', '2001:db8::/32'],
       model: { provider: 'scripted', model: 'm-1', baseUrl: 'https://api.example.com/v1', apiKey: 'k' },
     });
+  });
+
+  it('reads the user a root server\'s sandboxes run as, and refuses what is not one or is root', () => {
+    for (const ok of ['nobody', 'norma-sandbox', '65534', '65534:65534', 'nobody:nogroup', 'svc$', 'a.b_c-d:1000']) {
+      expect(loadConfig({ NORMA_SANDBOX_USER: ok }, CWD).sandboxUser, ok).toBe(ok);
+    }
+    for (const bad of ['root', '0', '000', '65534:0', 'nobody:root', 'no body', 'a:b:c', ':65534', 'nobody:', '-x', '../etc', '1'.repeat(11)]) {
+      expect(() => loadConfig({ NORMA_SANDBOX_USER: bad }, CWD), bad).toThrow(/NORMA_SANDBOX_USER must be an unprivileged user/);
+    }
   });
 
   it('reads the proxies to trust, and refuses what is not an address, a range or a range name', () => {

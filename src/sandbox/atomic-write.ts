@@ -7,7 +7,8 @@ import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { CREATE_FLAGS, type Anchor, type Confinement } from './path-confine.js';
+import { CREATE_FLAGS, within, type Anchor, type Confinement } from './path-confine.js';
+import { ownerForCreated } from './ownership.js';
 import { PathRefusal, fileKind, refusalFromErrno } from './path-refusal.js';
 
 /**
@@ -36,6 +37,7 @@ export async function writeFileAtomic(
     let mode = 0o644;
     let created = true;
     let st: Stats | null = null;
+    let replacedOwner: { uid: number; gid: number } | null = null;
     try {
       st = await fs.lstat(target);
     } catch (err) {
@@ -55,6 +57,7 @@ export async function writeFileAtomic(
       }
       created = false;
       mode = existing.st.mode & 0o777; // never carries set-id bits over
+      if (process.getuid?.() === 0) replacedOwner = { uid: existing.st.uid, gid: existing.st.gid };
     }
 
     const tmp = c.at(dir, tempName(name));
@@ -66,6 +69,10 @@ export async function writeFileAtomic(
     }
     try {
       await c.verifyDescriptor(userPath, handle);
+      // A root server's new file takes the workspace root's owner (so commands, which may run as
+      // another user, can go on writing it); a replaced one keeps the owner it had (ownership.ts).
+      const owner = created ? await ownerForCreated(c.roots.find((r) => within(dir.real, r)) ?? c.root) : replacedOwner;
+      if (owner) await handle.chown(owner.uid, owner.gid);
       if (!created) await handle.chmod(mode); // exact bits: the create mode is filtered by the umask
       await handle.writeFile(data, 'utf8');
       await handle.sync();

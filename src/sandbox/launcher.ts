@@ -10,8 +10,12 @@
 //      sandbox's view of its PID 1 (`/proc/1/cmdline`) shows `bwrap --args 4 -- <command>` and no
 //      host path,
 //      and `/proc/1/environ` is empty (`exec -c`);
-//   5. execs bwrap, under nice when a CPU share must be had without cgroups.
-// Arguments: keep-fds cgroup-procs rlimits nice seccomp-escapes|piped -- bwrap N option₁…optionN|piped command…
+//   5. execs bwrap, under nice when a CPU share must be had without cgroups — for a server running
+//      as root, through setpriv as the sandbox's unprivileged user (sandbox-user.ts): after 2 and
+//      3, which need root, so the cgroup is joined and the limits set before the drop, and before
+//      bwrap, so nothing inside ever had root's ids.
+// Arguments: keep-fds cgroup-procs rlimits nice seccomp-escapes|piped drop -- bwrap N option₁…optionN|piped command…
+// (drop: setpriv's argv joined by spaces, or empty)
 
 /** Descriptor numbers the launcher opens for bwrap. */
 export const ARGS_FD = 4;
@@ -19,8 +23,8 @@ export const SECCOMP_FD = 5;
 
 export const LAUNCHER_SCRIPT = [
   "set -u",
-  "keep=\" $1 \"; cg=$2; lims=$3; nice=$4; bpf=$5; shift 6",
-  "set -f; IFS=:",
+  "keep=\" $1 \"; cg=$2; lims=$3; nice=$4; bpf=$5; drop=$6; shift 7",
+  "set -f; IFS=' '; run=($drop); IFS=:",
   "for f in $cg; do",
   "  printf '%s\\n' \"$$\" > \"$f\" || { printf 'norma sandbox: cannot join cgroup %s\\n' \"$f\" >&2; exit 125; }",
   "done",
@@ -38,8 +42,10 @@ export const LAUNCHER_SCRIPT = [
   "  case $keep in *\" $n \"*) continue ;; esac",
   "  eval \"exec $n>&-\" 2>/dev/null",
   "done",
-  "if [ \"$nice\" != 0 ]; then exec -c \"${nice%% *}\" -n \"${nice#* }\" \"$bwrap\" --args 4 -- \"$@\"; fi",
-  "exec -c \"$bwrap\" --args 4 -- \"$@\"",
+  // The sandbox user may not pass through the server's working directory: bwrap starts from /.
+  "[ ${#run[@]} -eq 0 ] || cd /",
+  "if [ \"$nice\" != 0 ]; then exec -c ${run[@]+\"${run[@]}\"} \"${nice%% *}\" -n \"${nice#* }\" \"$bwrap\" --args 4 -- \"$@\"; fi",
+  "exec -c ${run[@]+\"${run[@]}\"} \"$bwrap\" --args 4 -- \"$@\"",
 ].join('\n');
 
 export interface LaunchPlan {
@@ -51,6 +57,8 @@ export interface LaunchPlan {
   rlimits: string;
   /** `/usr/bin/nice <increment>`, or null for none. */
   nice: string | null;
+  /** setpriv's argv (sandbox-user.ts setprivArgv) to become the sandbox user before bwrap; null: no change of user. */
+  drop?: string[] | null;
   seccomp: Buffer | null;
   bwrapPath: string;
   /** bwrap's options (they travel through the args pipe, out of the sandbox's sight). */
@@ -74,6 +82,8 @@ export function printfEscapes(data: Buffer): string {
 /** The argv of the launcher for a plan: `/bin/bash … -c SCRIPT …`. */
 export function launcherArgv(plan: LaunchPlan): string[] {
   for (const a of [...plan.bwrapArgs, ...plan.command]) if (a.includes('\0')) throw new Error('a sandbox argument contains a NUL byte');
+  // The drop travels as one word split on spaces: none of its parts may hold one (or be empty).
+  for (const a of plan.drop ?? []) if (!/^[^\s*?[\]]+$/.test(a)) throw new Error(`setpriv argument ${JSON.stringify(a)} cannot travel to the launcher`);
   return [
     '/bin/bash',
     '--noprofile',
@@ -86,6 +96,7 @@ export function launcherArgv(plan: LaunchPlan): string[] {
     plan.rlimits,
     plan.nice ?? '0',
     plan.seccomp ? (plan.piped ? 'piped' : printfEscapes(plan.seccomp)) : '',
+    (plan.drop ?? []).join(' '),
     '--',
     plan.bwrapPath,
     ...(plan.piped ? ['piped'] : [String(plan.bwrapArgs.length), ...plan.bwrapArgs]),

@@ -6,8 +6,9 @@
 //   cgroup1  writable cgroup v1 memory, pids and cpu hierarchies (hosts that still mount v1):
 //            the same layout with memory.limit_in_bytes, pids.max and cpu.shares;
 //   rlimit   neither: per-process rlimits (RLIMIT_DATA for memory, RLIMIT_NPROC for processes,
-//            which counts every process of the server's user and is not enforced at all for
-//            root) and a lower scheduling priority (nice) for CPU share.
+//            which counts every process of the user sandboxes run as — the server's, or for a
+//            root server the sandbox user's, all sessions together; root itself is exempt) and a
+//            lower scheduling priority (nice) for CPU share.
 // Whatever the backend, every process also gets RLIMIT_FSIZE, RLIMIT_NOFILE and no core dumps,
 // and the session's disk use (workspace plus the sandbox's home and /tmp) is measured while
 // commands run (see session-sandbox.ts). New cgroups are made only below the server's own.
@@ -68,9 +69,15 @@ const RLIMIT_DETAIL = 'rlimit: memory and processes are limited per process (RLI
 export class RlimitBackend implements LimitBackend {
   readonly enforcement = 'rlimit' as const;
   readonly detail: string;
-  constructor(why: string) {
+  /** `sandboxUser`: the user a root server's sandboxes run as (sandbox-user.ts), if any. */
+  constructor(why: string, sandboxUser?: string) {
     const root = process.getuid?.() === 0;
-    this.detail = `${RLIMIT_DETAIL}${root ? '; the process limit is NOT enforced: the server runs as root, which RLIMIT_NPROC exempts' : ''} (${why})`;
+    const processes = sandboxUser
+      ? `; the process limit counts every process of the sandbox user ${sandboxUser}, all sessions together`
+      : root
+        ? '; the process limit is NOT enforced: the server runs as root, which RLIMIT_NPROC exempts'
+        : '';
+    this.detail = `${RLIMIT_DETAIL}${processes} (${why})`;
   }
   async session(): Promise<null> {
     return null;
@@ -308,8 +315,8 @@ function alive(pid: number): boolean {
  * `off` (rlimits only) or the path of a delegated cgroup v2 directory whose subtree_control
  * enables memory and pids (an explicit path that does not work stops start-up).
  */
-export async function detectLimitBackend(setting: string = 'auto'): Promise<LimitBackend> {
-  if (setting === 'off') return new RlimitBackend('NORMA_CGROUP=off');
+export async function detectLimitBackend(setting: string = 'auto', sandboxUser?: string): Promise<LimitBackend> {
+  if (setting === 'off') return new RlimitBackend('NORMA_CGROUP=off', sandboxUser);
   await sweepStaleCgroups().catch(() => 0);
   if (setting !== 'auto') {
     const ctl = ((await readText(path.join(setting, 'cgroup.subtree_control'))) ?? '').split(/\s+/);
@@ -359,5 +366,5 @@ export async function detectLimitBackend(setting: string = 'auto'): Promise<Limi
       for (const b of bases.values()) await removeTree(b);
     }
   }
-  return new RlimitBackend('no delegated cgroup v2 subtree and no writable cgroup v1 hierarchies');
+  return new RlimitBackend('no delegated cgroup v2 subtree and no writable cgroup v1 hierarchies', sandboxUser);
 }

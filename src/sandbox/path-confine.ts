@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { PathRefusal, confinementRefusal, fileKind, refusalFromErrno } from './path-refusal.js';
+import { ownerForCreated } from './ownership.js';
 
 /** An open directory verified to be inside the boundary; children are reached through it. */
 export interface Anchor {
@@ -263,9 +264,11 @@ export class Confinement {
 
   private async openChildDir(userPath: string, dir: Anchor, part: string, lexical: string, create: boolean): Promise<Anchor> {
     const child = this.at(dir, part);
+    let made = false;
     if (create) {
       try {
         await fs.mkdir(child);
+        made = true;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw refusalFromErrno(userPath, err);
       }
@@ -273,7 +276,11 @@ export class Confinement {
     try {
       const handle = await fs.open(child, DIR_FLAGS);
       try {
-        return { handle, real: (await this.verifyDescriptor(userPath, handle)) ?? path.join(dir.real, part) };
+        const real = (await this.verifyDescriptor(userPath, handle)) ?? path.join(dir.real, part);
+        // A directory made here belongs to the workspace root's owner, like the files in it (ownership.ts).
+        const owner = made ? await ownerForCreated(this.roots.find((r) => within(dir.real, r)) ?? this.root) : null;
+        if (owner) await handle.chown(owner.uid, owner.gid);
+        return { handle, real };
       } catch (err) {
         await handle.close().catch(() => undefined);
         throw err;

@@ -4,6 +4,8 @@
 //   - new user, pid, ipc, uts, cgroup and network namespaces; no nested user namespaces
 //     (--disable-userns); --cap-drop ALL; --die-with-parent; --new-session (not for PTYs);
 //     the seccomp filter of seccomp.ts;
+//   - for a server running as root, an unprivileged user's ids (sandbox-user.ts): the kernel,
+//     not the server's root, decides what a command may open;
 //   - the system directories read-only, minus everything an unprivileged user could not read
 //     (system-view.ts); no /home, /root, /run, /var, data directory or other workspace;
 //   - the workspace writable (read-only for searches), and a home and /tmp of the session's
@@ -23,68 +25,13 @@ import { launcherArgv, SECCOMP_FD } from './launcher.js';
 import { scanSystemView, type SystemView } from './system-view.js';
 import { BWRAP_MISSING, bwrapFailureHint, WITHOUT_SANDBOX } from './install-hints.js';
 import type { LimitBackend } from './limits.js';
+import { baseEnvironment, findProgram, PROXY_PORT, PROXY_SOCKET, proxyEnvironment, SANDBOX_HOME, SANDBOX_PATH } from './environment.js';
+import { describeIdentity, resolveSandboxIdentity, setprivArgv, type SandboxIdentity } from './sandbox-user.js';
+import { blockedAt, handOver, openWay, type SandboxIds } from './ownership.js';
 
 export type SandboxMode = 'bwrap' | 'off';
 
-/** Where, inside the sandbox, the session's home, the proxy socket and the proxy port are. */
-export const SANDBOX_HOME = '/home/sandbox';
-export const PROXY_SOCKET = '/run/norma/proxy.sock';
-export const PROXY_PORT = 3128;
-
-/** The directories on a sandboxed process's PATH. */
-export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-/** The environment a sandboxed process gets: nothing from the host but these. */
-export function baseEnvironment(): Record<string, string> {
-  return {
-    PATH: SANDBOX_PATH,
-    HOME: SANDBOX_HOME,
-    TMPDIR: '/tmp',
-    LANG: 'C.UTF-8',
-    LC_ALL: 'C.UTF-8',
-    TERM: 'dumb',
-    PAGER: 'cat',
-    GIT_PAGER: 'cat',
-    NO_COLOR: '1',
-    // Configuration is never taken from places a command could have written: git reads no
-    // global or system file, readline no inputrc.
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    INPUTRC: '/dev/null',
-  };
-}
-
-/** The variables that point programs at the session's egress proxy. */
-export function proxyEnvironment(): Record<string, string> {
-  const url = `http://127.0.0.1:${PROXY_PORT}`;
-  return {
-    HTTP_PROXY: url,
-    HTTPS_PROXY: url,
-    http_proxy: url,
-    https_proxy: url,
-    NO_PROXY: 'localhost,127.0.0.1,::1',
-    no_proxy: 'localhost,127.0.0.1,::1',
-  };
-}
-
-/** An executable named `name` in the directories of `searchPath` (absolute entries only), or null. */
-export function findProgram(name: string, searchPath: string = process.env.PATH ?? ''): string | null {
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
-export function findBwrap(searchPath: string = process.env.PATH ?? ''): string | null {
-  return findProgram('bwrap', searchPath);
-}
+export { SANDBOX_HOME, PROXY_SOCKET, PROXY_PORT, SANDBOX_PATH, baseEnvironment, proxyEnvironment, findProgram, findBwrap } from './environment.js';
 
 /** One process to start, as a session's sandbox describes it. */
 export interface SandboxSpec {
@@ -94,6 +41,10 @@ export interface SandboxSpec {
   workspace: string;
   /** The workspace is mounted read-only (searches). */
   readOnly?: boolean;
+  /** The workspace is not mounted at all (an MCP server that has no use for it). */
+  noWorkspace?: boolean;
+  /** The working directory: the workspace (default) or the process's home (nothing there is the session's). */
+  chdir?: 'workspace' | 'home';
   /** The session's home and /tmp on the host (outside the workspace). */
   home: string;
   tmp: string;
@@ -129,6 +80,11 @@ export interface SandboxHostOptions {
   nicePath?: string | null;
   /** A view to use instead of scanning (tests). */
   view?: SystemView;
+  /**
+   * Who sandboxed processes run as (sandbox-user.ts). Default: the server's user when it is not
+   * root; for root, `nobody` through setpriv, or unusable without them.
+   */
+  identity?: SandboxIdentity;
 }
 
 /**
@@ -142,6 +98,7 @@ export class SandboxHost {
   readonly socatPath: string | null;
   readonly nicePath: string | null;
   readonly seccomp: Buffer | null;
+  readonly identity: SandboxIdentity;
   private view: SystemView | undefined;
   private scanning: Promise<SystemView> | undefined;
   private status: Promise<SandboxStatus> | undefined;
@@ -155,6 +112,34 @@ export class SandboxHost {
     this.socatPath = o.socatPath ?? null;
     this.nicePath = o.nicePath ?? null;
     this.view = o.view;
+    this.identity =
+      o.identity ?? (o.mode === 'off' ? { kind: 'server' } : resolveSandboxIdentity({ spec: undefined, serverUid: process.getuid?.() ?? -1, setpriv: findProgram('setpriv', SANDBOX_PATH) }));
+  }
+
+  /** The ids sandboxed processes have when they are not the server's own (a root server's), else null. */
+  sandboxIds(): SandboxIds | null {
+    return this.mode === 'bwrap' && this.identity.kind === 'drop' ? { uid: this.identity.uid, gid: this.identity.gid } : null;
+  }
+
+  /**
+   * Gives the sandbox user search permission on the server's own directories from `from` down to
+   * `dir`, so bwrap (running as that user) reaches what it mounts below them (ownership.ts).
+   */
+  async openWay(dir: string, from: string): Promise<void> {
+    const ids = this.sandboxIds();
+    if (ids) await openWay(dir, from, ids);
+  }
+
+  /** Makes what the server made for a session's processes (its workspace, home, /tmp) the sandbox user's. */
+  async handOver(p: string): Promise<void> {
+    const ids = this.sandboxIds();
+    if (ids) await handOver(p, ids);
+  }
+
+  /** The directory that keeps the sandbox user from reaching `p`, or null (also when there is no other user). */
+  async blockedAt(p: string): Promise<string | null> {
+    const ids = this.sandboxIds();
+    return ids ? blockedAt(p, ids) : null;
   }
 
   /** The system view, scanned once on first need. */
@@ -223,9 +208,9 @@ export class SandboxHost {
     }
     a.push('--dev', '/dev', '--proc', '/proc');
     if (spec.proxySocket) a.push('--bind', spec.proxySocket, PROXY_SOCKET);
-    a.push(spec.readOnly ? '--ro-bind' : '--bind', spec.workspace, spec.workspace);
+    if (!spec.noWorkspace) a.push(spec.readOnly ? '--ro-bind' : '--bind', spec.workspace, spec.workspace);
     // The sandbox's own root is a tmpfs: read-only too (mounts below keep their modes).
-    a.push('--remount-ro', '/', '--chdir', spec.workspace);
+    a.push('--remount-ro', '/', '--chdir', spec.chdir === 'home' ? SANDBOX_HOME : spec.workspace);
     if (spec.infoFd) a.push('--info-fd', '3');
     if (this.seccomp) a.push('--seccomp', String(SECCOMP_FD));
     a.push('--clearenv');
@@ -253,12 +238,15 @@ export class SandboxHost {
   /** The launcher's argv for a spec under bwrap (`piped`: options and seccomp on descriptors 4 and 5). */
   launch(spec: SandboxSpec, piped = false): { argv: string[]; options: string[] } {
     if (!this.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
+    // A root server never starts a sandbox as root: without its unprivileged user, nothing starts.
+    if (this.identity.kind === 'unusable') throw new Error(`the process sandbox is not available: ${this.identity.reason}`);
     const options = this.bwrapOptions(spec);
     const argv = launcherArgv({
       keepFds: spec.infoFd ? [3] : [],
       cgroupProcs: spec.cgroupProcs,
       rlimits: spec.rlimits,
       nice: spec.nice > 0 && this.nicePath ? `${this.nicePath} ${spec.nice}` : null,
+      drop: this.identity.kind === 'drop' ? setprivArgv(this.identity) : null,
       seccomp: this.seccomp,
       bwrapPath: this.bwrapPath,
       bwrapArgs: options,
@@ -268,9 +256,13 @@ export class SandboxHost {
     return { argv, options };
   }
 
-  /** The sandbox's self-test, run once; any failure makes the sandbox unusable (fail closed). */
-  selfTest(scratchDir: string): Promise<SandboxStatus> {
-    this.status ??= runSelfTest(this, scratchDir).then(
+  /**
+   * The sandbox's self-test, run once; any failure makes the sandbox unusable (fail closed). Its
+   * scratch directories are made below `scratchDir`; the way to them is opened from `reachFrom`
+   * (default: `scratchDir` itself).
+   */
+  selfTest(scratchDir: string, reachFrom: string = scratchDir): Promise<SandboxStatus> {
+    this.status ??= runSelfTest(this, scratchDir, reachFrom).then(
       (st) => {
         this.passed = st.usable && this.mode === 'bwrap';
         return st;
@@ -335,7 +327,7 @@ export function startProcess(host: SandboxHost, spec: SandboxSpec, stdin: boolea
   }
   const [program, ...rest] = spec.argv;
   const child = execaNow()(program!, rest, {
-    cwd: spec.workspace,
+    cwd: spec.chdir === 'home' ? spec.home : spec.workspace,
     env: { ...baseEnvironment(), HOME: spec.home, TMPDIR: spec.tmp, ...(spec.env ?? {}) },
     extendEnv: false,
     stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
@@ -376,15 +368,20 @@ export function killTree(p: StartedProcess, signal: NodeJS.Signals = 'SIGKILL'):
 /**
  * A probe inside the sandbox: it must start, see its workspace writable and the root not, have
  * no capability, no descriptor beyond 0-2, an empty init environment, the seccomp filter, and no
- * nested user namespaces.
+ * nested user namespaces; for a root server, what it creates must belong to the sandbox user.
  */
-async function runSelfTest(host: SandboxHost, scratchDir: string): Promise<SandboxStatus> {
+async function runSelfTest(host: SandboxHost, scratchDir: string, reachFrom: string): Promise<SandboxStatus> {
   if (host.mode === 'off') return { usable: true, detail: 'NORMA_SANDBOX=off: processes run UNSANDBOXED' };
   if (!host.bwrapPath) return { usable: false, detail: BWRAP_MISSING };
+  if (host.identity.kind === 'unusable') return { usable: false, detail: `${host.identity.reason}: ${WITHOUT_SANDBOX}` };
   await host.prepare();
   await loadExeca();
   const dirs = { ws: path.join(scratchDir, 'ws'), home: path.join(scratchDir, 'home'), tmp: path.join(scratchDir, 'tmp') };
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
+  await host.openWay(scratchDir, reachFrom);
+  for (const d of Object.values(dirs)) await host.handOver(d);
+  const owned = path.join(dirs.ws, '.norma-probe');
+  fs.rmSync(owned, { force: true });
   const probe = [
     'test -w . || exit 11',
     'touch /.norma-probe 2>/dev/null && exit 12',
@@ -392,6 +389,7 @@ async function runSelfTest(host: SandboxHost, scratchDir: string): Promise<Sandb
     'set -- /proc/self/fd/*; [ "$#" -le 4 ] || exit 14',
     '[ ! -s /proc/1/environ ] || exit 15',
     ...(host.seccomp ? ['grep -q "^Seccomp:[[:space:]]*2$" /proc/self/status || exit 16'] : []),
+    'touch .norma-probe || exit 17',
     'echo sandbox-ok',
   ].join('\n');
   const started = startProcess(
@@ -403,13 +401,28 @@ async function runSelfTest(host: SandboxHost, scratchDir: string): Promise<Sandb
   const result = await collect(started);
   clearTimeout(timer);
   const seccomp = host.seccomp ? 'a seccomp filter' : `NO seccomp filter (no table for ${process.arch})`;
+  const ids = host.sandboxIds();
   if (result.code === 0 && result.out.trim() === 'sandbox-ok') {
-    return { usable: true, detail: `bubblewrap at ${host.bwrapPath} passed its self-test (${seccomp}; ${host.maskCount()} unreadable system entries masked; limits: ${host.limits.detail})` };
+    // The kernel's word on who ran: the owner of the file the probe made.
+    const st = fs.statSync(owned, { throwIfNoEntry: false });
+    fs.rmSync(owned, { force: true });
+    const expected = ids ?? { uid: process.getuid?.() ?? -1, gid: st?.gid ?? -1 };
+    if (!st || st.uid !== expected.uid || st.gid !== expected.gid) {
+      return { usable: false, detail: `bubblewrap at ${host.bwrapPath} failed its self-test: its probe ran as uid ${st?.uid ?? '?'}, gid ${st?.gid ?? '?'}, not as ${describeIdentity(host.identity)}: ${WITHOUT_SANDBOX}` };
+    }
+    return {
+      usable: true,
+      detail: `bubblewrap at ${host.bwrapPath} passed its self-test (${describeIdentity(host.identity)}; ${seccomp}; ${host.maskCount()} unreadable system entries masked; limits: ${host.limits.detail})`,
+    };
   }
   const said = (result.err || result.out).trim().slice(0, 300) || 'no output';
   // bwrap's own message (not the probe's exit code): it could not set the sandbox up, which is
   // the host's or the container's configuration; say what to check.
-  const hint = /^bwrap:/m.test(result.err) ? `; ${bwrapFailureHint(result.err)}` : '';
+  let hint = /^bwrap:/m.test(result.err) ? `; ${bwrapFailureHint(result.err)}` : '';
+  const blocked = ids && /^bwrap: Can't find source path .*: Permission denied/m.test(result.err) ? await host.blockedAt(dirs.ws) : null;
+  if (blocked) {
+    hint = `; bwrap runs as ${describeIdentity(host.identity).replace(/^processes run as /, '')}, which cannot pass through ${blocked}: give it search permission there (chmod o+x, or a group it is in with g+x), or put NORMA_DATA_DIR and NORMA_WORKSPACE_ROOT where it can reach them`;
+  }
   return {
     usable: false,
     detail: `bubblewrap at ${host.bwrapPath} failed its self-test (exit ${result.code ?? 'timeout'}): ${said}: ${WITHOUT_SANDBOX}${hint}`,

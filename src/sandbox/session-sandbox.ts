@@ -23,6 +23,8 @@ import type { EgressPolicy } from './egress.js';
 import { niceFor, rlimitSpec, type CommandGroup, type LimitCounters, type ResourceLimits, type SessionGroup } from './limits.js';
 import { SandboxNetProxy, type ProxyEvidence } from './net-proxy.js';
 import { baseEnvironment, killTree, startProcess, type SandboxHost, type SandboxSpec, type StartedProcess } from './process.js';
+import { exposeSocket, makeProcessDirs } from './session-dirs.js';
+import { countProcesses, diskBytes, mib } from './usage.js';
 
 export class SandboxRefusal extends Error {}
 
@@ -51,6 +53,14 @@ export interface SpawnRequest {
    * watch looks less often (a session idling with its servers does not run `du` every second).
    */
   longLived?: boolean;
+  /**
+   * A process kept apart from the session's commands (an MCP server): its home and /tmp are its
+   * own, made under the session's state and never mounted for anything else, so nothing a command
+   * leaves in the session's home (a `.pth` file, an `.npmrc`, a package cache) reaches it; its
+   * working directory is that home unless `cwd` is 'workspace'; `mountWorkspace: false` leaves
+   * the workspace out of its view.
+   */
+  own?: { name: string; cwd: 'home' | 'workspace'; mountWorkspace: boolean };
 }
 
 export interface SandboxedProcess {
@@ -70,6 +80,8 @@ export interface SessionSandboxOptions {
   limits: ResourceLimits;
   /** This session's directory for its home, /tmp and proxy socket. */
   stateDir: string;
+  /** The server's data directory above `stateDir`: the way to the session's directories is opened from there (default: stateDir's parent). */
+  stateRoot?: string;
   egress: EgressPolicy;
   upstreamProxy?: string;
   ownAddresses: () => { address: string; port: number }[];
@@ -91,14 +103,12 @@ const DU_MIN_INTERVAL_MS = 1000;
 const IDLE_WATCH_MS = 1000;
 const IDLE_DU_MIN_INTERVAL_MS = 15_000;
 
-function mib(n: number): string {
-  return n >= 1024 ** 3 && n % 1024 ** 3 === 0 ? `${n / 1024 ** 3} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
-}
-
 export class SessionSandbox {
   readonly mode: SandboxHost['mode'];
   private group: Promise<SessionGroup | null> | undefined;
   private dirs: Promise<{ home: string; tmp: string }> | undefined;
+  /** The directories of processes kept apart (SpawnRequest.own), measured with the session's disk. */
+  private readonly ownDirs = new Set<string>();
   private proxy: Promise<string> | undefined;
   private proxyServer: SandboxNetProxy | undefined;
   private readonly running = new Set<Running>();
@@ -137,11 +147,19 @@ export class SessionSandbox {
     this.dirs ??= (async () => {
       const home = path.join(this.o.stateDir, 'home');
       const tmp = path.join(this.o.stateDir, 'tmp');
-      await fs.mkdir(home, { recursive: true, mode: 0o700 });
-      await fs.mkdir(tmp, { recursive: true, mode: 0o700 });
+      await makeProcessDirs(this.host, this.o.stateDir, this.o.stateRoot, [home, tmp]);
       return { home, tmp };
     })();
     return this.dirs;
+  }
+
+  private async ownScratch(name: string): Promise<{ home: string; tmp: string }> {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new Error(`not a name for a process's own directories: ${JSON.stringify(name)}`);
+    const home = path.join(this.o.stateDir, 'own', name, 'home');
+    const tmp = path.join(this.o.stateDir, 'own', name, 'tmp');
+    await makeProcessDirs(this.host, this.o.stateDir, this.o.stateRoot, [home, tmp]);
+    this.ownDirs.add(home).add(tmp);
+    return { home, tmp };
   }
 
   private sessionGroup(): Promise<SessionGroup | null> {
@@ -155,8 +173,9 @@ export class SessionSandbox {
   private proxySocket(): Promise<string> {
     this.proxy ??= (async () => {
       let dir = path.join(this.o.stateDir, 'net');
+      let reachFrom = this.o.stateRoot ?? path.dirname(this.o.stateDir);
       // A Unix socket path has at most 107 bytes: a deep data directory gets a private temp one.
-      if (dir.length > 90) dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-net-'));
+      if (dir.length > 90) reachFrom = dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-net-'));
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const socketPath = path.join(dir, 'proxy.sock');
       const server = new SandboxNetProxy({
@@ -169,20 +188,21 @@ export class SessionSandbox {
       });
       await server.listen();
       this.proxyServer = server;
+      await exposeSocket(this.host, socketPath, reachFrom);
       return socketPath;
     })();
     return this.proxy;
   }
 
   /** Everything a launch needs, made once per session and once per command. */
-  private async prepare(readOnly: boolean, env: Record<string, string> | undefined, argv: string[], newSession: boolean, extra: { readOnlyPaths?: readonly string[]; network?: boolean } = {}) {
+  private async prepare(readOnly: boolean, env: Record<string, string> | undefined, argv: string[], newSession: boolean, extra: { readOnlyPaths?: readonly string[]; network?: boolean; own?: SpawnRequest['own'] } = {}) {
     if (this.closed) throw new SandboxRefusal('the session is closing; no new processes');
     await loadExeca();
     if (this.host.mode === 'bwrap') {
       if (!this.host.bwrapPath) throw new Error('the process sandbox (bubblewrap) is not available');
       await this.host.prepare();
     }
-    const dirs = await this.scratch();
+    const dirs = extra.own ? await this.ownScratch(extra.own.name) : await this.scratch();
     const g = this.host.mode === 'bwrap' ? await this.sessionGroup() : null;
     const group = g ? await g.command(`c${++this.seq}`) : null;
     const proxySocket = (extra.network ?? this.o.network) && this.host.mode === 'bwrap' ? await this.proxySocket() : undefined;
@@ -197,6 +217,7 @@ export class SessionSandbox {
       ...(env ? { env } : {}),
       ...(extra.readOnlyPaths?.length ? { readOnlyPaths: extra.readOnlyPaths } : {}),
       newSession,
+      ...(extra.own ? { chdir: extra.own.cwd, ...(extra.own.mountWorkspace ? {} : { noWorkspace: true }) } : {}),
       cgroupProcs: group?.procs ?? [],
       rlimits: rlimitSpec(this.o.limits, enforcement),
       nice: niceFor(this.o.limits.cpu_weight, enforcement),
@@ -210,6 +231,7 @@ export class SessionSandbox {
     const { spec, group, start } = await this.prepare(req.readOnly ?? false, req.env, req.argv, true, {
       ...(req.readOnlyPaths ? { readOnlyPaths: req.readOnlyPaths } : {}),
       ...(req.network !== undefined ? { network: req.network } : {}),
+      ...(req.own ? { own: req.own } : {}),
     });
     let started: StartedProcess;
     try {
@@ -377,15 +399,9 @@ export class SessionSandbox {
     const t0 = performance.now();
     try {
       const dirs = this.dirs ? await this.dirs : null;
-      const targets = [this.o.workspace, ...(dirs ? [dirs.home, dirs.tmp] : [])];
-      const { execa } = await loadExeca();
-      const r = await execa('du', ['-s', '-B1', '--', ...targets], { env: { LC_ALL: 'C' }, extendEnv: false, reject: false, timeout: 120_000 });
-      const total = String(r.stdout)
-        .split('\n')
-        .map((l) => Number(l.split('\t')[0]))
-        .filter((n) => Number.isFinite(n))
-        .reduce((a, b) => a + b, 0);
-      if (r.stdout === '') return null;
+      const targets = [this.o.workspace, ...(dirs ? [dirs.home, dirs.tmp] : []), ...this.ownDirs];
+      const total = await diskBytes(targets);
+      if (total === null) return null;
       this.diskUsed = total;
       this.diskCheckedAt = Date.now();
       return total;
@@ -410,16 +426,4 @@ export class SessionSandbox {
     }
     await fs.rm(this.o.stateDir, { recursive: true, force: true });
   }
-}
-
-async function countProcesses(group: CommandGroup): Promise<number> {
-  let n = 0;
-  for (const f of group.procs) {
-    try {
-      n = Math.max(n, (await fs.readFile(f, 'utf8')).split('\n').filter(Boolean).length);
-    } catch {
-      // gone
-    }
-  }
-  return n;
 }

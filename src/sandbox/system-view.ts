@@ -1,10 +1,14 @@
 // What of the host's system directories a sandbox sees. The programs and libraries commands need
 // are mounted read-only; anything in them that an unprivileged user could not read (/etc/shadow,
 // /etc/ssl/private, a database's pg_hba.conf, …) is masked: an empty file over a file, an empty
-// read-only directory over a directory. A server that runs as root would otherwise hand those to
-// every command, because the sandbox's user is the server's user. The list comes from one walk
-// with find(1) in a child process (the event loop never walks /usr), made when the sandbox is
-// first needed and again at each retention sweep.
+// read-only directory over a directory. The list comes from one walk with find(1) in a child
+// process (the event loop never walks /usr), made when the sandbox is first needed and again at
+// each retention sweep, so a file made unreadable in between is not on it.
+// The masks are defence in depth, not what protects such files from a root server's commands:
+// those run as an unprivileged user (sandbox-user.ts), so the kernel refuses them every root-only
+// file, one made after the last walk too. The masks still hide what that user may not read from
+// listings, and they are all there is for a server that runs as an ordinary user (its commands
+// run as it, and may read what it may).
 import fs from 'node:fs';
 import { loadExeca } from './execa.js';
 

@@ -141,6 +141,9 @@ describe('no configuration is taken from the workspace', () => {
     await fs.writeFile(path.join(w, '.bashrc'), `${plant('bashrc')}\n`);
     await fs.writeFile(path.join(w, '.inputrc'), '"\\C-m": "touch PWNED-inputrc\\n"\n');
     await fs.writeFile(path.join(w, 'f.txt'), 'one\n');
+    // Written as a command would have: the workspace's owner (a root server's sandbox user) owns it.
+    const owner = await fs.stat(w);
+    await fs.chown(path.join(w, 'f.txt'), owner.uid, owner.gid);
     // The git configuration in the session's home too, as an approved command could put it there:
     // git reads no global file at all.
     await turn(s.id, [{ name: 'Bash', input: { command: 'git init -q . && git add f.txt && git -c user.email=a@b -c user.name=n commit -qm x && echo two >> f.txt && cp .gitconfig ~/' } }]);

@@ -155,6 +155,8 @@ describe('what an MCP server sends never reaches the process', () => {
   it('restart recovery meets a server that now answers nested 30,000 deep: start-up completes, that session is warned, the others run', async () => {
     const dataDir = await tempDir();
     const control = await tempDir();
+    // The sandbox user reads the mode file: the directory is the test's, searchable by others.
+    await fs.chmod(control, 0o755);
     const modeFile = path.join(control, 'mode');
     await fs.writeFile(modeFile, 'ok');
     let r = await launch(dataDir, control);

@@ -56,6 +56,8 @@ export async function pipelineHarness(
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-pipe-'));
   const state = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-pipe-state-'));
   const host = opts.sandbox === 'bwrap' ? await testSandboxHost() : opts.sandbox === undefined || opts.sandbox === 'off' ? unsandboxedHost() : opts.sandbox;
+  // As the server does with the workspaces it makes: the user commands run as owns it.
+  await host.handOver(dir);
   const registry = new ToolRegistry();
   const hooks = new HookRegistry();
   const controller = new AbortController();

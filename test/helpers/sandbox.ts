@@ -26,10 +26,15 @@ export function testSandboxHost(): Promise<SandboxHost> {
   return shared;
 }
 
-/** An executable `bwrap` in `dir` that fails as bubblewrap does when it cannot set a sandbox up: `message` on stderr, exit 1. */
+/**
+ * An executable `bwrap` in `dir` that fails as bubblewrap does when it cannot set a sandbox up:
+ * `message` on stderr, exit 1. `dir` is made passable, so the sandbox user of a root server can
+ * run it too.
+ */
 export function failingBwrap(dir: string, message: string): string {
   const file = path.join(dir, 'bwrap');
   fs.writeFileSync(file, `#!/bin/sh\necho ${JSON.stringify(message)} >&2\nexit 1\n`, { mode: 0o755 });
+  fs.chmodSync(dir, 0o711);
   return file;
 }
 

@@ -102,11 +102,14 @@ describe('system files an unprivileged user could not read', () => {
     await fs.chmod(path.join(sys, 'private'), 0o700);
     const base = await scanSystemView();
     const extra = await scanSystemView([sys]);
+    // The masks alone: processes run as the server's user (root here), not as the sandbox user a
+    // root server's sandboxes have, so only the masks keep these files out.
     const host = new SandboxHost({
       mode: 'bwrap',
       bwrapPath: findBwrap(),
       limits: real.limits,
       view: { mounts: [...base.mounts, ...extra.mounts], masks: [...base.masks, ...extra.masks], scannedAt: base.scannedAt },
+      identity: { kind: 'server' },
     });
     h = await pipelineHarness([bashTool], { sandbox: host });
     h.setMode('bypassPermissions');
@@ -132,7 +135,7 @@ describe('the launcher', () => {
   it('passes bwrap its options through a pipe and the seccomp program as printf escapes', () => {
     const argv = launcherArgv({ keepFds: [3], cgroupProcs: ['/cg/a/cgroup.procs', '/cg/b/cgroup.procs'], rlimits: 'f=1 n=64', nice: null, seccomp: Buffer.from([0, 1, 255]), bwrapPath: '/usr/bin/bwrap', bwrapArgs: ['--ro-bind', '/usr', '/usr'], command: ['/bin/true'] });
     expect(argv.slice(0, 4)).toEqual(['/bin/bash', '--noprofile', '--norc', '-c']);
-    expect(argv.slice(5)).toEqual(['norma-sandbox', '3', '/cg/a/cgroup.procs:/cg/b/cgroup.procs', 'f=1 n=64', '0', '\\x00\\x01\\xff', '--', '/usr/bin/bwrap', '3', '--ro-bind', '/usr', '/usr', '/bin/true']);
+    expect(argv.slice(5)).toEqual(['norma-sandbox', '3', '/cg/a/cgroup.procs:/cg/b/cgroup.procs', 'f=1 n=64', '0', '\\x00\\x01\\xff', '', '--', '/usr/bin/bwrap', '3', '--ro-bind', '/usr', '/usr', '/bin/true']);
     expect(printfEscapes(Buffer.from('A'))).toBe('\\x41');
     expect(() => launcherArgv({ keepFds: [], cgroupProcs: [], rlimits: '', nice: null, seccomp: null, bwrapPath: '/usr/bin/bwrap', bwrapArgs: [], command: ['a\0b'] })).toThrow('NUL');
   });
