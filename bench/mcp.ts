@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${port}`;
     const servers = {
       ev: { command: 'node', args: [EVERYTHING, 'stdio'], read_only_paths: [NODE_MODULES] },
-      fs: { command: 'node', args: [FILESYSTEM, '.'], read_only_paths: [NODE_MODULES] },
+      fs: { command: 'node', args: [FILESYSTEM, '${NORMA_WORKSPACE}'], read_only_paths: [NODE_MODULES] },
     };
     console.log(`mcp bench: ${SESSIONS} sessions, ${CALLS} calls, ${os.cpus().length} CPUs, node ${process.version}`);
 

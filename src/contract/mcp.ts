@@ -28,11 +28,25 @@ const Timeouts = {
 
 const stdioProperties = 
   {
-    command: Type.String({ minLength: 1, maxLength: 4096, description: 'The program, run in the session\'s process sandbox (found on the sandbox\'s PATH, or an absolute path)' }),
-    args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256 })),
+    command: Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description:
+        'The program, run in the session\'s process sandbox: an absolute path, or a name found on the absolute directories of PATH (the sandbox\'s, or the one `env` gives). ' +
+        'Never one in the workspaces, unless `workspace_code` is true',
+    }),
+    args: Type.Optional(
+      Type.Array(Type.String({ maxLength: 4096 }), {
+        maxItems: 256,
+        description: '`${NORMA_WORKSPACE}` in an argument stands for the session\'s workspace (which the server also finds in its NORMA_WORKSPACE variable)',
+      }),
+    ),
     env: Type.Optional(
       Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }), Type.String({ maxLength: 65_536 }), {
-        description: 'The only variables the server gets besides a minimal base (PATH, HOME, TMPDIR, LANG); never echoed back',
+        description:
+          'The only variables the server gets besides a minimal base (PATH, HOME, TMPDIR, LANG) and NORMA_WORKSPACE; never echoed back. ' +
+          'A value naming a path in the workspaces (PYTHONPATH, NODE_PATH, NODE_OPTIONS --require, PERL5LIB, LD_PRELOAD, …) is refused unless `workspace_code` is true; ' +
+          'relative PATH entries are dropped',
       }),
     ),
     read_only_paths: Type.Optional(
@@ -44,6 +58,20 @@ const stdioProperties =
       }),
     ),
     network: Type.Optional(Type.Boolean({ description: 'HTTP(S) out through the session\'s egress proxy and guard (default: no network)' })),
+    workspace: Type.Optional(
+      StringEnum(['read-write', 'read-only', 'none'], {
+        description:
+          'How the server sees the session\'s workspace (default `read-write`; `none`: not at all). It is never the server\'s working directory: ' +
+          'the server starts in a home of its own, and nothing in the workspace is a program, module or configuration it loads',
+      }),
+    ),
+    workspace_code: Type.Optional(
+      Type.Boolean({
+        description:
+          'Run the server in the workspace as code it trusts (default false): the workspace is its working directory, and its command, PATH and ' +
+          'variables may name paths there — whatever the session writes into the workspace may then run with this server\'s environment and network',
+      }),
+    ),
     ...Timeouts,
 };
 
@@ -68,7 +96,8 @@ export const McpServerConfigSchema = Type.Union([ref(McpStdioServerSchema), ref(
 
 const SERVERS_OPTIONS = {
   maxProperties: 32,
-  description: 'MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard)',
+  description:
+    'MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?, workspace?, workspace_code?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard)',
 };
 export const McpServersSchema = Type.Record(Type.String({ pattern: MCP_SERVER_NAME_PATTERN }), ref(McpServerConfigSchema), SERVERS_OPTIONS);
 /** The same without references (Value.Check of the operator's file). */
@@ -85,6 +114,8 @@ export const McpServerPublicSchema = Type.Object(
     env_keys: Type.Optional(Type.Array(Type.String(), { description: 'Names of the variables given (values are never shown)' })),
     read_only_paths: Type.Optional(Type.Array(Type.String())),
     network: Type.Optional(Type.Boolean()),
+    workspace: Type.Optional(StringEnum(['read-write', 'read-only', 'none'])),
+    workspace_code: Type.Optional(Type.Boolean()),
     url: Type.Optional(Type.String()),
     header_names: Type.Optional(Type.Array(Type.String())),
     trust_read_only_hint: Type.Boolean(),

@@ -2,10 +2,12 @@
 // named (a 400 for a session's servers, a start-up error for the operator's file). A read-only
 // path is where the server is installed; it never opens the server's data directory, the
 // workspaces of other sessions, or the host's root — and a session's own servers may name only
-// paths under the operator's NORMA_MCP_READ_ONLY_ROOTS.
+// paths under the operator's NORMA_MCP_READ_ONLY_ROOTS. Nothing of a stdio server may come from the
+// workspaces unless it says workspace_code (isolation.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { McpServerConfig, McpServers } from '../contract/mcp.js';
+import { checkWorkspaceIsolation } from './isolation.js';
 
 export interface McpCheckContext {
   /** The field named in problems (`mcp_servers`, `NORMA_MCP_FILE`). */
@@ -65,7 +67,10 @@ function checkOne(at: string, c: McpServerConfig, ctx: McpCheckContext): string[
   }
   if (!ctx.processes.usable) problems.push(`${at}: a stdio server runs in the process sandbox, which is unusable (${ctx.processes.detail})`);
   if (c.command.includes('\0') || (c.args ?? []).some((a) => a.includes('\0'))) problems.push(`${at}: the command or an argument contains a NUL byte`);
-  if (c.command.includes('/') && !path.isAbsolute(c.command)) problems.push(`${at}.command: a path must be absolute (or give a program name found on the sandbox's PATH)`);
+  if (c.command.includes('/') && !path.isAbsolute(c.command) && !c.workspace_code) {
+    problems.push(`${at}.command: a path must be absolute (or give a program name found on PATH); a path relative to the workspace runs the workspace's code, which needs workspace_code: true`);
+  }
+  problems.push(...checkWorkspaceIsolation(at, c, ctx.workspaceRoot));
   const dataDir = real(ctx.dataDir);
   const workspaces = real(ctx.workspaceRoot);
   const roots = ctx.roots?.map(real) ?? null;

@@ -1,7 +1,9 @@
 // A session's MCP servers: their connections, started together, reported together, closed
 // together. Stdio servers run in the session's process sandbox with only the environment their
-// configuration names (plus the sandbox's minimal base), the workspace and their read-only paths,
-// and network only when asked for; HTTP servers go through the egress guard.
+// configuration names (plus the sandbox's minimal base), the workspace as their configuration
+// says, their read-only paths, and network only when asked for; each starts in a home of its own,
+// and nothing in the workspace is its code unless it says workspace_code (isolation.ts). HTTP
+// servers go through the egress guard.
 import path from 'node:path';
 import type { McpServerConfig, McpServerPublic, McpServerState } from '../contract/mcp.js';
 import type { Fetcher } from '../egress/types.js';
@@ -10,7 +12,8 @@ import type { SessionSandbox } from '../sandbox/session-sandbox.js';
 import { McpConnection, McpUnavailable, type ConnectionDeps, type OpenedTransport } from './connection.js';
 import type { McpEvidence } from './evidence.js';
 import { openHttpTransport } from './http.js';
-import type { McpSchemaCompiler } from './schema.js';
+import { stdioLaunch } from './isolation.js';
+import type { McpSchemas } from './schema-check.js';
 import { SandboxStdioTransport } from './stdio.js';
 
 export interface HubServer {
@@ -28,7 +31,7 @@ export interface HubEvents {
 
 export interface HubDeps {
   sandbox: SessionSandbox;
-  compiler: McpSchemaCompiler;
+  compiler: McpSchemas;
   now(): Date;
   /** Outbound HTTP through the egress guard, for one HTTP server (its requests are evidence). */
   fetcher(server: string): Fetcher;
@@ -62,6 +65,8 @@ export function publicConfig(c: McpServerConfig, source: 'session' | 'operator')
       env_keys: Object.keys(c.env ?? {}).sort(),
       read_only_paths: c.read_only_paths ?? [],
       network: c.network ?? false,
+      workspace: c.workspace ?? 'read-write',
+      workspace_code: c.workspace_code ?? false,
       trust_read_only_hint: c.trust_read_only_hint ?? false,
     };
   }
@@ -116,9 +121,8 @@ export class McpHub {
     const transport = new SandboxStdioTransport({
       spawn: () =>
         this.d.sandbox.spawn({
-          argv: [c.command, ...(c.args ?? [])],
+          ...stdioLaunch(server.name, c, this.d.sandbox.workspace),
           stdin: true,
-          env: c.env ?? {},
           ...(c.read_only_paths?.length ? { readOnlyPaths: c.read_only_paths.map((p) => path.resolve(p)) } : {}),
           network: c.network ?? false,
           longLived: true,

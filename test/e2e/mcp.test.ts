@@ -78,7 +78,7 @@ describe('MCP servers from the npm registry, in the sandbox', () => {
     const created = await t.api.post('/v1/sessions', {
       mcp_servers: {
         ev: everything({ env: { GREETING: 'hello' } }),
-        fs: { command: 'node', args: [FILESYSTEM, '.'], read_only_paths: [NODE_MODULES] },
+        fs: { command: 'node', args: [FILESYSTEM, '${NORMA_WORKSPACE}'], read_only_paths: [NODE_MODULES] },
       },
       allowed_tools: ['mcp__ev', 'mcp__fs__write_file', 'mcp__fs__read_text_file', 'mcp__fs__list_directory'],
     });
@@ -102,8 +102,8 @@ describe('MCP servers from the npm registry, in the sandbox', () => {
     const turn = await run(t, s.id, [
       { name: 'mcp__ev__echo', input: { message: 'hi there' } },
       { name: 'mcp__ev__get-sum', input: { a: 2, b: 40 } },
-      { name: 'mcp__fs__write_file', input: { path: 'notes.txt', content: 'written by MCP\n' } },
-      { name: 'mcp__fs__list_directory', input: { path: '.' } },
+      { name: 'mcp__fs__write_file', input: { path: path.join(s.workspace, 'notes.txt'), content: 'written by MCP\n' } },
+      { name: 'mcp__fs__list_directory', input: { path: s.workspace } },
     ]);
     expect(turn.status).toBe('completed');
     expect(turn.results.map((r: { is_error: boolean }) => r.is_error)).toEqual([false, false, false, false]);
@@ -129,10 +129,13 @@ describe('MCP servers from the npm registry, in the sandbox', () => {
       const turn = await run(t, s.id, [{ name: 'mcp__ev__get-env', input: {} }]);
       const env = JSON.parse(textOf(turn.results[0])) as Record<string, string>;
       expect(env.ONLY_THIS).toBe('yes');
-      const allowed = new Set(['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'TERM', 'PAGER', 'GIT_PAGER', 'NO_COLOR', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'INPUTRC', 'ONLY_THIS', 'PWD', '_', 'SHLVL']);
+      const allowed = new Set(['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'TERM', 'PAGER', 'GIT_PAGER', 'NO_COLOR', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'INPUTRC', 'ONLY_THIS', 'NORMA_WORKSPACE', 'PWD', '_', 'SHLVL']);
       expect(Object.keys(env).filter((k) => !allowed.has(k))).toEqual([]);
-      // The working directory is the workspace; nothing else of the server's data directory shows.
-      expect(env.PWD).toBe(s.workspace);
+      // The working directory is the server's own home, never the workspace (it is told where that
+      // is); nothing else of the server's data directory shows.
+      expect(env.NORMA_WORKSPACE).toBe(s.workspace);
+      expect(env.PWD).toBe(env.HOME);
+      expect(env.PWD!.startsWith(s.workspace)).toBe(false);
       const all = JSON.stringify(env).replaceAll(s.workspace, '');
       for (const value of [secret, 'norma-token-abcdefghijklmnop', 'model-key-abcdefghijklmnop', t.dataDir]) expect(all).not.toContain(value);
     } finally {
@@ -354,7 +357,7 @@ describe('servers that fail', () => {
 
   it('cancelling a turn cancels its MCP request (notifications/cancelled reaches the server)', async () => {
     const t = await boot();
-    // The server runs in the workspace: its log is written there.
+    // The server is told where the workspace is: its log is written there.
     const s = (await t.api.post('/v1/sessions', { mcp_servers: { t: own('ok', { env: { NORMA_TEST_LOG: 'server.log' } }) }, allowed_tools: ['mcp__t'] })).body;
     const started = await t.api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'mcp__t__hang', input: {} }] });
     const sse = await events(t, s.id);
