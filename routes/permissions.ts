@@ -15,6 +15,7 @@ import {
   StringEnum,
 } from '../src/contract/schemas.js';
 import { EventPageQuery, PermissionParams, SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
+import { IdempotencyHeaders, REPLAYED_HEADER, answerOnce, idempotencyProblems } from './idempotency.js';
 
 export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
@@ -69,11 +70,25 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
           '`suggestions`, and may end plan mode only into the mode before it or a stricter one. Anything else → 403 naming ' +
           'it, and nothing is answered (the request stays pending).',
         params: PermissionParams,
+        headers: IdempotencyHeaders,
         body: ref(PermissionResponseSchema),
-        response: { 200: ref(PermissionRequestSchema, 'The resolved request'), ...bodyProblems, 404: problems[404], 409: problems[409] },
+        response: { 200: { ...ref(PermissionRequestSchema, 'The resolved request'), headers: REPLAYED_HEADER }, ...bodyProblems, 404: problems[404], ...idempotencyProblems },
       },
     },
-    async (req) => ctx.owner.call(scopeOf(req), 'interactions.answerPermission', req.params.session_id, req.params.permission_id, req.body),
+    async (req, reply) =>
+      answerOnce(
+        ctx,
+        req,
+        reply,
+        (value) => ({ status: 200, headers: {}, body: value }),
+        async (kept) => {
+          const { session_id, permission_id } = req.params;
+          const value = kept
+            ? await ctx.owner.callKept(kept, scopeOf(req), 'interactions.answerPermission', session_id, permission_id, req.body)
+            : await ctx.owner.call(scopeOf(req), 'interactions.answerPermission', session_id, permission_id, req.body);
+          return { status: 200, headers: {}, body: value };
+        },
+      ),
   );
 
   app.get(

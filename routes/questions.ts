@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { Id, QUESTION_STATUSES, QuestionListSchema, QuestionResponseSchema, QuestionSchema, ref, StringEnum } from '../src/contract/schemas.js';
 import { SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
+import { IdempotencyHeaders, REPLAYED_HEADER, answerOnce, idempotencyProblems } from './idempotency.js';
 
 const QuestionParams = Type.Object({ session_id: Id('Session id'), question_id: Id('Question id') }, { additionalProperties: false });
 
@@ -56,10 +57,24 @@ export const questionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
           'not asked, a label not offered (in a list), several labels for a single-choice question, or leaving a question ' +
           'unanswered without a `response` → 400. Already resolved → 409.',
         params: QuestionParams,
+        headers: IdempotencyHeaders,
         body: ref(QuestionResponseSchema),
-        response: { 200: ref(QuestionSchema, 'The resolved question'), ...bodyProblems, 404: problems[404], 409: problems[409] },
+        response: { 200: { ...ref(QuestionSchema, 'The resolved question'), headers: REPLAYED_HEADER }, ...bodyProblems, 404: problems[404], ...idempotencyProblems },
       },
     },
-    async (req) => ctx.owner.call(scopeOf(req), 'interactions.answerQuestion', req.params.session_id, req.params.question_id, req.body),
+    async (req, reply) =>
+      answerOnce(
+        ctx,
+        req,
+        reply,
+        (value) => ({ status: 200, headers: {}, body: value }),
+        async (kept) => {
+          const { session_id, question_id } = req.params;
+          const value = kept
+            ? await ctx.owner.callKept(kept, scopeOf(req), 'interactions.answerQuestion', session_id, question_id, req.body)
+            : await ctx.owner.call(scopeOf(req), 'interactions.answerQuestion', session_id, question_id, req.body);
+          return { status: 200, headers: {}, body: value };
+        },
+      ),
   );
 };

@@ -14,6 +14,10 @@ import { SessionExportSchema } from '../src/contract/events.js';
 import { headTaken } from '../src/http/sse.js';
 import { SessionParams, bodyProblems, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
 import { SESSION_CHANGE_ACCESS } from '../src/app/scope.js';
+import type { Session } from '../src/contract/schemas.js';
+import { IdempotencyHeaders, REPLAYED_HEADER, answerOnce, idempotencyProblems, type Answer } from './idempotency.js';
+
+const created = (session: Session): Answer => ({ status: 201, headers: { location: `/v1/sessions/${session.id}` }, body: session });
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post(
@@ -25,12 +29,14 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         tags: ['sessions'],
         summary: 'Create a session',
         description: 'Misconfiguration (unknown tool, bad rule, unusable option) → 400 naming each problem; nothing is created.',
+        headers: IdempotencyHeaders,
         body: ref(SessionCreateSchema),
         // Every field is optional: no body creates a session with the defaults.
         'x-norma-optional-body': true,
         response: {
-          201: { ...ref(SessionSchema, 'The created session'), headers: { Location: { type: 'string', description: 'The session\'s URL' } } },
+          201: { ...ref(SessionSchema, 'The created session'), headers: { Location: { type: 'string', description: 'The session\'s URL' }, ...REPLAYED_HEADER } },
           ...bodyProblems,
+          ...idempotencyProblems,
         },
       },
       // Every field is optional, so a POST without a body creates a default session.
@@ -38,10 +44,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         if (req.body === undefined || req.body === null) req.body = {};
       },
     },
-    async (req, reply) => {
-      const session = await ctx.app.sessions.create(scopeOf(req), req.body);
-      return reply.code(201).header('location', `/v1/sessions/${session.id}`).send(session);
-    },
+    async (req, reply) => answerOnce(ctx, req, reply, (s) => created(s as Session), async (kept) => created(await ctx.app.sessions.create(scopeOf(req), req.body, kept))),
   );
 
   app.get(

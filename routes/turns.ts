@@ -4,6 +4,11 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { TurnCreateSchema, TurnListSchema, TurnSchema, ref } from '../src/contract/schemas.js';
 import { SessionParams, TurnParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
+import type { Turn } from '../src/contract/schemas.js';
+import { DomainError } from '../src/errors.js';
+import { IdempotencyHeaders, REPLAYED_HEADER, answerOnce, type Answer } from './idempotency.js';
+
+const started = (turn: Turn, status: 200 | 202): Answer => ({ status, headers: { location: `/v1/sessions/${turn.session_id}/turns/${turn.id}` }, body: turn });
 
 export const MAX_WAIT_S = 300;
 
@@ -24,23 +29,45 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
           { wait: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to hold the response' })) },
           { additionalProperties: false },
         ),
+        headers: IdempotencyHeaders,
         body: ref(TurnCreateSchema),
         response: {
-          200: { ...ref(TurnSchema, 'With `?wait`: the turn once finished or paused, or when the wait ran out'), headers: { Location: { type: 'string', description: 'The turn\'s URL' } } },
-          202: { ...ref(TurnSchema, 'The turn, running'), headers: { Location: { type: 'string', description: 'The turn\'s URL' } } },
+          200: {
+            ...ref(TurnSchema, 'With `?wait`: the turn once finished or paused, or when the wait ran out'),
+            headers: { Location: { type: 'string', description: 'The turn\'s URL' }, ...REPLAYED_HEADER },
+          },
+          202: {
+            ...ref(TurnSchema, 'The turn, running (also with `?wait` when the wait could not be done: the turn started)'),
+            headers: { Location: { type: 'string', description: 'The turn\'s URL' }, ...REPLAYED_HEADER },
+          },
           ...bodyProblems,
           404: problems[404],
           409: problems[409],
+          422: problems[422],
           501: problems[501],
         },
       },
     },
-    async (req, reply) => {
-      const turn = await ctx.owner.call(scopeOf(req), 'turns.start', req.params.session_id, req.body);
-      reply.header('location', `/v1/sessions/${turn.session_id}/turns/${turn.id}`);
-      if (req.query.wait === undefined) return reply.code(202).send(turn);
-      return reply.code(200).send(await ctx.owner.call(scopeOf(req), 'turns.wait', turn.session_id, turn.id, req.query.wait));
-    },
+    async (req, reply) =>
+      answerOnce(
+        ctx,
+        req,
+        reply,
+        (turn) => started(turn as Turn, 202),
+        async (kept) => {
+          const scope = scopeOf(req);
+          const sessionId = req.params.session_id;
+          const turn = kept ? await ctx.owner.callKept(kept, scope, 'turns.start', sessionId, req.body) : await ctx.owner.call(scope, 'turns.start', sessionId, req.body);
+          if (req.query.wait === undefined) return started(turn, 202);
+          try {
+            return started(await ctx.owner.call(scope, 'turns.wait', turn.session_id, turn.id, req.query.wait), 200);
+          } catch (err) {
+            // The turn started: an answer that it was not done would be false. It is answered as posted without a wait.
+            if (err instanceof DomainError && err.kind === 'unavailable') return started(turn, 202);
+            throw err;
+          }
+        },
+      ),
   );
 
   app.get(

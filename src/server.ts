@@ -29,7 +29,8 @@ import { httpShutdown } from './http/shutdown.js';
 import { EventLog } from './events/log.js';
 import { loadHooksFile } from './hooks/file.js';
 import { loadMcpFile } from './mcp/file.js';
-import { McpSchemaCompiler } from './mcp/schema.js';
+import { McpSchemas } from './mcp/schema-check.js';
+import { closeUntrustedRegex } from './bounded/regex.js';
 import type { McpServers } from './contract/mcp.js';
 import { HookRegistry, type HookRegistration, type SessionHooks } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
@@ -41,6 +42,7 @@ import { findRipgrep } from './capabilities/files/grep.js';
 import { CATALOG, ToolCatalog } from './tools/catalog.js';
 import { HtmlConverter } from './web/html-convert.js';
 import { MemoryStore } from './store/memory.js';
+import { idempotencyOf } from './store/idempotency.js';
 import { SqliteStore } from './store/sqlite.js';
 import { PostgresStore } from './store/pg-store.js';
 import { StoreOpenError } from './store/sqlite.js';
@@ -138,6 +140,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const validator = new InputValidator();
   // Binaries are found once, here: Grep's ripgrep (its absence is a readiness note, not a failure).
   const html = new HtmlConverter();
+  // MCP servers' input schemas are compiled and enforced in a worker thread with a deadline.
+  const mcpSchemas = new McpSchemas();
   const catalog = new ToolCatalog({ rgPath: findRipgrep(), html });
   const outputs = new OutputFiles(
     path.join(config.dataDir, 'outputs'),
@@ -149,13 +153,13 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   );
   let sandboxHost: SandboxHost;
   try {
-    sandboxHost = options.processSandbox ?? (await createSandboxHost(config.sandbox, config.cgroup));
+    sandboxHost = options.processSandbox ?? (await createSandboxHost(config.sandbox, config.cgroup, config.sandboxUser));
   } catch (err) {
     if (!options.store) store.close(); // start-up stops: release the database
     throw new ConfigError([(err as Error).message]);
   }
   const ownsSandbox = options.processSandbox === undefined;
-  const sandboxStatus = (): Promise<SandboxStatus> => sandboxHost.selfTest(path.join(config.dataDir, 'sandbox', 'selftest'));
+  const sandboxStatus = (): Promise<SandboxStatus> => sandboxHost.selfTest(path.join(config.dataDir, 'sandbox', 'selftest'), config.dataDir);
   let operatorHooks: SessionHooks | undefined;
   let operatorMcp: McpServers | undefined;
   // A tenant policy's hooks are checked where they would run, like the operator's.
@@ -207,9 +211,11 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     ...(operatorHooks ? { operatorHooks } : {}),
     ...(operatorMcp ? { operatorMcp } : {}),
     ...(options.mcpRestartDelaysMs ? { mcpRestartDelaysMs: options.mcpRestartDelaysMs } : {}),
-    mcpSchemas: new McpSchemaCompiler(),
+    mcpSchemas,
     tenants: keys,
     tickets,
+    // Idempotency-Key answers live in the store itself: kept in the transactions that do the work.
+    idempotency: idempotencyOf(rawStore),
     sandbox: sandboxHost,
     sandboxStatus,
     ownAddresses: () => listening(),
@@ -238,6 +244,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
       if (!options.store) rawStore.close();
       if (ownsSandbox) await sandboxHost.limits.close();
       await html.close();
+      await mcpSchemas.close();
       throw new StoreOpenError(rawStore.where, (err as Error).message);
     }
   }
@@ -394,6 +401,12 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         (n) => n > 0 && logger.info({ removed: n }, 'session retention sweep'),
         (err) => logger.warn({ err }, 'session retention sweep failed'),
       ),
+      Promise.resolve()
+        .then(() => application.idempotency.sweep(INTERNAL))
+        .then(
+          (n) => n > 0 && logger.info({ removed: n }, 'expired Idempotency-Key answers removed'),
+          (err) => logger.warn({ err }, 'Idempotency-Key sweep failed'),
+        ),
       ...(startup
         ? [
             application.retention.sweepSandboxState(INTERNAL).then(
@@ -431,6 +444,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         if (!options.store) rawStore.close();
         if (ownsSandbox) await sandboxHost.limits.close();
         await html.close();
+        await mcpSchemas.close();
+        await closeUntrustedRegex();
       }
     })();
     return closing;

@@ -9,6 +9,7 @@ import { SessionStateUseCases } from './session-state.js';
 import { SessionUseCases } from './sessions.js';
 import { shutdownSessions } from './shutdown.js';
 import { TurnUseCases } from './turns.js';
+import { IdempotencyUseCases } from './idempotency.js';
 import type { SearchStatus } from '../web/state.js';
 import type { ClusterNode } from '../cluster/node.js';
 import type { PostgresStore } from '../store/pg-store.js';
@@ -27,6 +28,8 @@ export interface Application {
   audit: AuditUseCases;
   retention: RetentionUseCases;
   recovery: RecoveryUseCases;
+  /** Idempotency-Key answers of the POSTs that create work. */
+  idempotency: IdempotencyUseCases;
   /** The operator's search backend, as checked at start-up (readiness reports it). */
   webSearch: SearchStatus;
   shutdown(scope: Scope, graceMs: number): Promise<void>;
@@ -55,6 +58,7 @@ export function createApplication(deps: AppDeps): Application {
     audit: new AuditUseCases(parts),
     retention: new RetentionUseCases(parts),
     recovery: new RecoveryUseCases(parts),
+    idempotency: new IdempotencyUseCases(parts),
     webSearch: parts.webSearch,
     shutdown: (scope, graceMs) => shutdownSessions(parts, sessions, scope, graceMs),
     pendingInteractions: () => parts.broker.pendingCounts(),
@@ -67,7 +71,10 @@ export function createApplication(deps: AppDeps): Application {
       }
     },
     get owner() {
-      return (owner ??= localOwner(() => app));
+      return (owner ??= localOwner(
+        () => app,
+        () => ({ store: deps.store, keys: parts.keys }),
+      ));
     },
     replicate: (node, store, options) => {
       const replicas = new Replicas(node, app, parts, store, deps.events, options);

@@ -11,6 +11,8 @@ import type { SessionStateUseCases } from './session-state.js';
 import type { SessionUseCases } from './sessions.js';
 import type { TurnUseCases } from './turns.js';
 import type { KeyScope } from '../contract/tenant.js';
+import type { IdempotencyKeys, KeptWork } from '../store/idempotency.js';
+import type { Store } from '../store/store.js';
 
 /** The use cases the owner calls reach (the application's, without the rest of it). */
 export interface Application {
@@ -49,16 +51,48 @@ export type OwnerCallResult<N extends OwnerCallName> = Awaited<ReturnType<OwnerC
  */
 export const ATOMIC_CALLS: ReadonlySet<OwnerCallName> = new Set(['interactions.answerPermission', 'interactions.answerQuestion', 'sessions.patch']);
 
+/**
+ * Calls whose work commits in one transaction that can carry more: the atomic ones, and starting
+ * a turn (the turn, the session's pointer to it and turn.started; the runner starts after the
+ * commit). What is recorded about the call — a command taken and answered, an Idempotency-Key's
+ * value — goes in that transaction: it is true exactly when the work happened.
+ */
+export const COMMITTED_CALLS: ReadonlySet<OwnerCallName> = new Set([...ATOMIC_CALLS, 'turns.start']);
+
+/** The calls a request with an Idempotency-Key makes (POSTs that create work): what they make is kept under the key. */
+export type KeptCallName = 'turns.start' | 'interactions.answerPermission' | 'interactions.answerQuestion';
+
+/**
+ * Runs a call of COMMITTED_CALLS with `inCommit` called inside the transaction of its work, with
+ * the value it answers; whatever `inCommit` throws rolls the work back.
+ */
+export function callInCommit(app: Application, store: Store, name: OwnerCallName, scope: Scope, sessionId: string, args: unknown[], inCommit: (value: unknown) => void): unknown {
+  if (name === 'turns.start') return app.turns.start(scope, sessionId, args[0] as TurnCreate, inCommit);
+  if (!ATOMIC_CALLS.has(name)) throw new Error(`${name} does not commit its work in one transaction`);
+  const f = OWNER_CALLS[name] as (a: Application, s: Scope, id: string, ...rest: unknown[]) => unknown;
+  return store.transaction(() => {
+    const value = f(app, scope, sessionId, ...args);
+    inCommit(value);
+    return value;
+  });
+}
+
 export interface OwnerRouter {
   call<N extends OwnerCallName>(scope: Scope, name: N, sessionId: string, ...args: OwnerCallArgs<N>): Promise<OwnerCallResult<N>>;
+  /** The same, for a request with an Idempotency-Key: what the call makes is settled under `kept` in the transaction that makes it. */
+  callKept<N extends KeptCallName>(kept: KeptWork, scope: Scope, name: N, sessionId: string, ...args: OwnerCallArgs<N>): Promise<OwnerCallResult<N>>;
 }
 
 /** One server: every session's runtime is here. */
-export function localOwner(app: () => Application): OwnerRouter {
+export function localOwner(app: () => Application, stores: () => { store: Store; keys: IdempotencyKeys }): OwnerRouter {
   return {
     call: async (scope, name, sessionId, ...args) => {
       const f = OWNER_CALLS[name] as (app: Application, scope: Scope, sessionId: string, ...rest: unknown[]) => unknown;
       return f(app(), scope, sessionId, ...args) as never;
+    },
+    callKept: async (kept, scope, name, sessionId, ...args) => {
+      const { store, keys } = stores();
+      return callInCommit(app(), store, name, scope, sessionId, args, (value) => keys.settle(kept, value)) as never;
     },
   };
 }

@@ -2,7 +2,7 @@
 // audit, and how runtimes and turn runners are built. Made once by the composition root.
 import fs from 'node:fs/promises';
 import type { McpServers } from '../contract/mcp.js';
-import type { McpSchemaCompiler } from '../mcp/schema.js';
+import type { McpSchemas } from '../mcp/schema-check.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Session } from '../contract/schemas.js';
@@ -17,11 +17,12 @@ import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
 import type { BuildDeps } from '../session/build.js';
 import { HookAudit } from '../session/lifecycle.js';
 import { SessionRecords } from '../session/records.js';
-import { tenantWorkspaceRoot } from '../session/data-dirs.js';
+import { makeTenantWorkspaceRoot } from '../session/data-dirs.js';
 import type { RunnerDeps } from '../session/runner.js';
 import { RuntimeTable } from '../session/runtime.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
+import { idempotencyOf, type IdempotencyKeys } from '../store/idempotency.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { searchStatus, type SearchStatus } from '../web/state.js';
 import type { TenantPolicies } from '../tenants/policy.js';
@@ -54,13 +55,15 @@ export interface AppDeps {
   /** The operator's MCP servers from NORMA_MCP_FILE (checked at start-up), which every session gets. */
   operatorMcp?: McpServers;
   /** MCP tools' input schemas, compiled once per distinct schema. */
-  mcpSchemas: McpSchemaCompiler;
+  mcpSchemas: McpSchemas;
   /** Pauses before an exited MCP server is started again (tests shorten them). */
   mcpRestartDelaysMs?: readonly number[];
   /** The tenants' policies as in force (the key ring, reloaded on SIGHUP). */
   tenants: TenantPolicies;
   /** Event tickets taken and not yet used. */
   tickets: TicketBook;
+  /** Idempotency-Key answers, kept by the store (in its transactions); default: the store's own, if it keeps them. */
+  idempotency?: IdempotencyKeys;
 }
 
 export interface Parts {
@@ -81,10 +84,17 @@ export interface Parts {
   /** Session creations under way, by tenant (counted against max_sessions). */
   creating: Map<string, number>;
   /**
-   * What a tenant's policy limits count: its active sessions and its unfinished turns. This
-   * process's runtimes alone; every replica's when replicas share a database (replicas.ts).
+   * What a tenant's policy limits count: its active sessions, and (`held`) its active sessions or
+   * its unfinished turns inside the transaction that adds one, with every other process's such
+   * transaction for the tenant held back until it ends (limits.ts). This process's runtimes alone;
+   * every replica's when replicas share a database (replicas.ts).
    */
-  tenantCounts: { activeSessions(tenant: string): number; unfinishedTurns(tenant: string): number };
+  tenantCounts: {
+    activeSessions(tenant: string): number;
+    held(tenant: string, what: 'sessions' | 'turns'): number;
+  };
+  /** Idempotency-Key answers (src/store/idempotency.ts). */
+  keys: IdempotencyKeys;
   /** NORMA_WORKSPACE_ROOT, made if missing, as a real path. */
   workspaceRoot(): Promise<string>;
   /** Where the tenant's workspaces lie (made if missing), as a real path. */
@@ -150,24 +160,31 @@ export function createParts(deps: AppDeps): Parts {
     stopping: false,
     closing: new Map(),
     creating: new Map(),
+    // One process: the runtimes are the count, and a check and the commit after it run without
+    // anything else in between (the store is synchronous), so nothing needs holding back.
     tenantCounts: {
       activeSessions: (tenant) => runtimes.countOf(tenant),
-      unfinishedTurns: (tenant) => runtimes.turnsOf(tenant),
+      held: (tenant, what) => (what === 'sessions' ? runtimes.countOf(tenant) : runtimes.turnsOf(tenant)),
     },
+    keys: deps.idempotency ?? idempotencyOf(store),
     workspaceRoot: async () => {
       if (root === undefined) {
         await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });
-        root = await fs.realpath(config.workspaceRoot);
+        const real = await fs.realpath(config.workspaceRoot);
+        // The sandbox user (a root server's) passes through to the workspaces: from the data
+        // directory when the root lies in it, as it does by default.
+        const data = await fs.realpath(config.dataDir).catch(() => config.dataDir);
+        await deps.sandbox.openWay(real, real === data || real.startsWith(`${data}/`) ? data : real);
+        root = real;
       }
       return root;
     },
     defaultLimits,
     async tenantWorkspaceRoot(tenant) {
       const base = await this.workspaceRoot();
-      const dir = tenantWorkspaceRoot(base, tenant);
-      if (dir === base) return base;
-      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      return fs.realpath(dir);
+      const dir = await makeTenantWorkspaceRoot(base, tenant);
+      await deps.sandbox.openWay(dir, base);
+      return dir;
     },
   };
 }

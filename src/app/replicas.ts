@@ -2,27 +2,19 @@
 // one node, its lease holder. Any node serves any request: reads come from the database, event
 // streams wake on notifications (EventLog.wake), and a use case that needs the session's runtime
 // (owner.ts) runs on the holder — here when this node holds it, else as a command the holder
-// carries out and answers through the database. A lease whose holder is not alive is taken over:
+// carries out and answers through the database (replica-commands.ts: a command answered "not
+// done" never runs). A tenant's limits are counted under a per-tenant transaction lock, so they
+// hold across replicas (limits.ts). A lease whose holder is not alive is taken over:
 // at start-up (this node's own and the dead nodes'), every `checkMs`, and at once when a request
 // needs the session. Taking over is restart recovery for that session: paused turns wait again
 // for their answers, running ones are interrupted.
 import type { ClusterNode, ClusterSignal, Lease } from '../cluster/node.js';
 import type { EventLog } from '../events/log.js';
+import type { KeptWork } from '../store/idempotency.js';
 import type { PostgresStore } from '../store/pg-store.js';
-import {
-  ATOMIC_CALLS,
-  OWNER_CALLS,
-  outcomeOf,
-  scopeFromWire,
-  scopeToWire,
-  valueOf,
-  type Application,
-  type OwnerCallName,
-  type OwnerRouter,
-  type Outcome,
-  type ScopeWire,
-} from './owner.js';
+import { OWNER_CALLS, callInCommit, type Application, type KeptCallName, type OwnerCallArgs, type OwnerCallName, type OwnerCallResult, type OwnerRouter } from './owner.js';
 import type { Parts } from './parts.js';
+import { ReplicaCommands } from './replica-commands.js';
 import { INTERNAL, type Scope } from './scope.js';
 
 export interface ReplicaOptions {
@@ -34,16 +26,9 @@ export interface ReplicaOptions {
   nodeLockWaitMs?: number;
 }
 
-interface Waiting {
-  resolve: (o: Outcome) => void;
-}
-
-type CommandBody = { scope: ScopeWire; args: unknown[] };
-
 export class Replicas implements OwnerRouter {
   private readonly taking = new Map<string, Promise<boolean>>();
-  private readonly waiting = new Map<number, Waiting>();
-  private readonly running = new Set<number>();
+  private readonly commands: ReplicaCommands;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private ticking = false;
@@ -61,11 +46,24 @@ export class Replicas implements OwnerRouter {
   ) {
     this.checkMs = options.checkMs ?? 1_000;
     // A tenant's limits count every replica's sessions and turns, as the database has them.
+    // Counted for a limit inside the transaction that adds to it, under the tenant's transaction
+    // lock: exact however the tenant's requests are spread over replicas.
     parts.tenantCounts = {
       activeSessions: (tenant) => store.countSessions(tenant),
-      unfinishedTurns: (tenant) => store.countSessions(tenant, true),
+      held: (tenant, what) => store.countSessionsHeld(tenant, what === 'turns'),
     };
     this.commandTimeoutMs = options.commandTimeoutMs ?? 30_000;
+    this.commands = new ReplicaCommands({
+      node,
+      app,
+      parts,
+      store,
+      commandTimeoutMs: this.commandTimeoutMs,
+      takeOverIfDead: async (sessionId) => {
+        const holder = await node.holder(sessionId);
+        if (holder && !holder.alive) await this.takeOver(holder);
+      },
+    });
   }
 
   get nodeId(): string {
@@ -82,7 +80,7 @@ export class Replicas implements OwnerRouter {
       }
     }
     const out = await this.app.recovery.recover(INTERNAL, claimed);
-    await this.runCommands(claimed);
+    await this.commands.run(claimed);
     this.schedule();
     return out;
   }
@@ -102,7 +100,7 @@ export class Replicas implements OwnerRouter {
       // In random order: nodes checking at the same moment take different sessions first.
       for (const lease of shuffle(orphans)) await this.takeOver(lease);
       await this.letGoOfLost();
-      await this.runCommands(this.parts.runtimes.ids());
+      await this.commands.run(this.parts.runtimes.ids());
       // Answered commands are kept a while (a requester may read its answer late), then go.
       if (Date.now() - this.lastSweep > 60_000) {
         this.lastSweep = Date.now();
@@ -127,7 +125,7 @@ export class Replicas implements OwnerRouter {
         this.store.forget(lease.sessionId);
         const out = await this.app.recovery.recover(INTERNAL, [lease.sessionId]);
         this.parts.deps.logger.info({ session_id: lease.sessionId, from_node: lease.nodeId, epoch, ...out }, 'took over a session whose node is gone');
-        await this.runCommands([lease.sessionId]);
+        await this.commands.run([lease.sessionId]);
         return true;
       })().finally(() => this.taking.delete(lease.sessionId));
       this.taking.set(lease.sessionId, run);
@@ -152,8 +150,21 @@ export class Replicas implements OwnerRouter {
 
   // ── routing ─────────────────────────────────────────────────────────────────────────────
 
-  async call<N extends OwnerCallName>(scope: Scope, name: N, sessionId: string, ...args: unknown[]): Promise<never> {
-    const local = () => (OWNER_CALLS[name] as (a: Application, s: Scope, id: string, ...rest: unknown[]) => unknown)(this.app, scope, sessionId, ...args) as never;
+  call<N extends OwnerCallName>(scope: Scope, name: N, sessionId: string, ...args: OwnerCallArgs<N>): Promise<OwnerCallResult<N>> {
+    const f = OWNER_CALLS[name] as (a: Application, s: Scope, id: string, ...rest: unknown[]) => unknown;
+    return this.route(sessionId, () => f(this.app, scope, sessionId, ...args), () => this.commands.send(scope, name, sessionId, args)) as Promise<OwnerCallResult<N>>;
+  }
+
+  callKept<N extends KeptCallName>(kept: KeptWork, scope: Scope, name: N, sessionId: string, ...args: OwnerCallArgs<N>): Promise<OwnerCallResult<N>> {
+    return this.route(
+      sessionId,
+      () => callInCommit(this.app, this.parts.deps.store, name, scope, sessionId, args, (value) => this.parts.keys.settle(kept, value)),
+      () => this.commands.send(scope, name, sessionId, args, kept),
+    ) as Promise<OwnerCallResult<N>>;
+  }
+
+  /** Runs `local` when this node runs the session (taking it over from a dead owner first), else `remote`. */
+  private async route(sessionId: string, local: () => unknown, remote: () => Promise<unknown>): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       if (this.parts.runtimes.has(sessionId)) return local();
       const taking = this.taking.get(sessionId);
@@ -168,48 +179,8 @@ export class Replicas implements OwnerRouter {
         if (!(await this.takeOver(holder)) && attempt < 3) continue;
         return local();
       }
-      return this.remote(scope, name, sessionId, args);
+      return remote();
     }
-  }
-
-  private async remote(scope: Scope, name: OwnerCallName, sessionId: string, args: unknown[]): Promise<never> {
-    const body: CommandBody = { scope: scopeToWire(scope), args };
-    const id = await this.node.sendCommand(sessionId, name, body);
-    const waitsItself = name === 'turns.wait' ? Number(args[1]) * 1000 : 0;
-    const deadline = Date.now() + this.commandTimeoutMs + waitsItself;
-    const outcome = await new Promise<Outcome>((resolve) => {
-      let done = false;
-      const finish = (o: Outcome) => {
-        if (done) return;
-        done = true;
-        clearInterval(poll);
-        this.waiting.delete(id);
-        resolve(o);
-      };
-      this.waiting.set(id, { resolve: finish });
-      // The owner may have answered before this node was listening for it (the answer's
-      // notification came on another connection before the insert's reply): look once now.
-      void this.node.outcome(id).then((stored) => stored !== null && finish(JSON.parse(stored) as Outcome), () => undefined);
-      // A notification can be missed (a reconnect): the outcome is looked at now and then too,
-      // and meanwhile whether the owner died (then this node takes the session over, and runs the
-      // command itself when it does).
-      const poll = setInterval(() => {
-        void (async () => {
-          const stored = await this.node.outcome(id).catch(() => null);
-          if (stored !== null) return finish(JSON.parse(stored) as Outcome);
-          if (Date.now() > deadline) {
-            return finish({
-              ok: false,
-              error: { kind: 'unavailable', message: `the node that runs session ${sessionId} did not answer in time; try again`, problems: [], location: 'body' },
-            });
-          }
-          const holder = await this.node.holder(sessionId).catch(() => null);
-          if (holder && !holder.alive) await this.takeOver(holder).catch(() => false);
-        })();
-      }, 500);
-      poll.unref();
-    });
-    return valueOf(outcome) as never;
   }
 
   // ── signals ─────────────────────────────────────────────────────────────────────────────
@@ -221,56 +192,17 @@ export class Replicas implements OwnerRouter {
         this.events.wake(s.sessionId, s.seq);
         break;
       case 'command':
-        if (this.parts.runtimes.has(s.sessionId)) void this.runCommands([s.sessionId]);
+        if (this.parts.runtimes.has(s.sessionId)) void this.commands.run([s.sessionId]).catch(() => undefined);
         break;
-      case 'done': {
-        const w = this.waiting.get(s.commandId);
-        if (w) void this.node.outcome(s.commandId).then((o) => o !== null && w.resolve(JSON.parse(o) as Outcome));
+      case 'done':
+        this.commands.answered(s.commandId);
         break;
-      }
       case 'reconnected':
         // What was missed while the connection was down: every stream reads on, commands run, leases are checked.
         this.events.wakeAll();
         void this.tick();
         break;
     }
-  }
-
-  /** Runs the open commands of these sessions that this node runs. */
-  private async runCommands(sessionIds: readonly string[]): Promise<void> {
-    const mine = sessionIds.filter((id) => this.parts.runtimes.has(id));
-    if (mine.length === 0) return;
-    for (const c of await this.node.openCommands(mine)) {
-      if (this.running.has(c.id) || !this.parts.runtimes.has(c.sessionId) || !(c.kind in OWNER_CALLS)) continue;
-      this.running.add(c.id);
-      void this.runCommand(c.id, c.sessionId, c.kind as OwnerCallName, c.body as CommandBody).finally(() => this.running.delete(c.id));
-    }
-  }
-
-  private async runCommand(id: number, sessionId: string, name: OwnerCallName, body: CommandBody): Promise<void> {
-    const scope = scopeFromWire(body.scope);
-    const f = OWNER_CALLS[name] as (a: Application, s: Scope, sid: string, ...rest: unknown[]) => unknown;
-    let outcome: Outcome;
-    if (ATOMIC_CALLS.has(name)) {
-      try {
-        // The work and its answer commit together: a node that dies in between leaves neither.
-        this.parts.deps.store.transaction(() => {
-          const value = f(this.app, scope, sessionId, ...body.args);
-          this.store.completeCommand(id, JSON.stringify({ ok: true, value } satisfies Outcome));
-        });
-        return;
-      } catch (err) {
-        outcome = outcomeOf(err);
-      }
-    } else {
-      try {
-        outcome = { ok: true, value: await f(this.app, scope, sessionId, ...body.args) };
-      } catch (err) {
-        outcome = outcomeOf(err);
-      }
-    }
-    if (!outcome.ok && outcome.error.kind === 'unavailable') this.parts.deps.logger.warn({ session_id: sessionId, command: name }, 'a command for this session failed here');
-    await this.node.completeCommand(id, JSON.stringify(outcome)).catch((err) => this.parts.deps.logger.warn({ err, command: id }, 'could not answer a command'));
   }
 
   /** Stops running every session here without recording anything (this node lost its lock). */
@@ -280,14 +212,15 @@ export class Replicas implements OwnerRouter {
     for (const id of this.parts.runtimes.ids()) await this.app.sessions.release(INTERNAL, id).catch(() => undefined);
   }
 
-  /** No more checks or takeovers; requests waiting for an owner's answer are told the server stops. */
+  /**
+   * No more checks, takeovers or commands run here; requests waiting for an owner's answer are
+   * told the server stops when their command was not taken (it is abandoned), and keep waiting
+   * for its outcome when it was.
+   */
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    for (const w of this.waiting.values()) {
-      w.resolve({ ok: false, error: { kind: 'unavailable', message: 'the server is shutting down; try again', problems: [], location: 'body' } });
-    }
-    this.waiting.clear();
+    this.commands.stop();
   }
 }
 

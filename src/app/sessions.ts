@@ -14,7 +14,8 @@ import type { Parts } from './parts.js';
 import { tenantOf, type Scope } from './scope.js';
 import { modeWithin, type EventTicket } from '../contract/tenant.js';
 import { planSession } from './session-create.js';
-import { Workspace } from '../sandbox/paths.js';
+import { checkSessionLimit } from './limits.js';
+import type { KeptWork } from '../store/idempotency.js';
 import { loadInstructions } from '../session/instructions.js';
 
 const MAX_LIST_LIMIT = 200;
@@ -22,27 +23,24 @@ const MAX_LIST_LIMIT = 200;
 export class SessionUseCases {
   constructor(private readonly parts: Parts) {}
 
-  async create(scope: Scope, body: SessionCreate): Promise<Session> {
+  /** Creates a session; with `kept`, the session is settled under that Idempotency-Key in the transaction that stores it. */
+  async create(scope: Scope, body: SessionCreate, kept?: KeptWork): Promise<Session> {
     const tenant = tenantOf(scope);
     requireModeWithin(this.parts, tenant, body.permission_mode, 'permission_mode');
-    // Counted with the creations under way, so concurrent requests cannot pass the limit together.
-    const release = this.reserveSession(tenant, this.parts.deps.tenants.policyOf(tenant)?.source.max_sessions);
+    // Counted early with this process's creations under way (a refused one does no work), and
+    // exactly in the transaction that stores the session (limits.ts).
+    const release = this.reserveSession(tenant);
     try {
-      return await this.createNow(tenant, body);
+      return await this.createNow(tenant, body, kept);
     } finally {
       release();
     }
   }
 
-  private reserveSession(tenant: string, max: number | undefined): () => void {
+  private reserveSession(tenant: string): () => void {
     const { parts } = this;
     const creating = parts.creating.get(tenant) ?? 0;
-    if (max !== undefined) {
-      const active = parts.tenantCounts.activeSessions(tenant) + creating;
-      if (active >= max) {
-        throw new DomainError('limit', `tenant ${tenant} has ${active} active session(s), its policy's max_sessions (${max}); close one first (DELETE /v1/sessions/{session_id})`);
-      }
-    }
+    checkSessionLimit(parts, tenant, { held: false, creating });
     parts.creating.set(tenant, creating + 1);
     let released = false;
     return () => {
@@ -54,7 +52,7 @@ export class SessionUseCases {
     };
   }
 
-  private async createNow(tenant: string, body: SessionCreate): Promise<Session> {
+  private async createNow(tenant: string, body: SessionCreate, kept: KeptWork | undefined): Promise<Session> {
     const { parts } = this;
     const { store, events } = parts.deps;
     const id = parts.deps.newId('ses');
@@ -71,11 +69,14 @@ export class SessionUseCases {
       if (plan.workspace === null) {
         made = path.join(await parts.tenantWorkspaceRoot(tenant), id);
         await fs.mkdir(made, { mode: 0o700 });
+        // The user its commands run as (a root server's sandbox user) owns it; a client's keeps its owner.
+        await parts.deps.sandbox.handOver(made);
         record.session.workspace = made;
       } else record.session.workspace = plan.workspace;
       if (plan.workspace !== null) {
         // A fresh workspace has no instruction files; a client's may (they join prompt turns).
-        const loaded = await loadInstructions(await Workspace.open(plan.workspace));
+        // From the real path the plan checked: never re-resolved, so a link put in its place since is not followed.
+        const loaded = await loadInstructions({ root: plan.workspace });
         record.session.instructions = loaded.files;
         record.session.warnings.push(...loaded.problems);
       }
@@ -92,8 +93,10 @@ export class SessionUseCases {
       // The operator's servers that could not start, and tools a server offered that were left out, are said.
       record.session.warnings.push(...built.mcpWarnings);
       store.transaction(() => {
+        checkSessionLimit(parts, tenant, { held: true });
         store.putSession(record);
         events.emit(id, { type: 'session.created', session: record.session });
+        if (kept) parts.keys.settle(kept, record.session);
       });
       built.openEvents();
       parts.runtimes.add(runtime);

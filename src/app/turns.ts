@@ -3,13 +3,15 @@ import type { Turn, TurnCreate } from '../contract/schemas.js';
 import { DomainError, notFound } from '../errors.js';
 import { newTurnRunner, nothingToResume } from '../session/runner.js';
 import { TurnStop } from '../session/turn.js';
+import { checkTurnLimit } from './limits.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 
 export class TurnUseCases {
   constructor(private readonly parts: Parts) {}
 
-  start(scope: Scope, sessionId: string, body: TurnCreate): Turn {
+  /** Starts a turn; `inCommit` is called with it inside the transaction that stores it (a throw there stores nothing). */
+  start(scope: Scope, sessionId: string, body: TurnCreate, inCommit?: (turn: Turn) => void): Turn {
     const { parts } = this;
     // A live session as its runtime holds it (the stored record as committed), else as stored:
     // 404 for an unknown session or another tenant's, 409 for a closed one.
@@ -32,13 +34,6 @@ export class TurnUseCases {
     if (parts.stopping) throw new DomainError('unavailable', 'the server is shutting down; post the turn again once it is back');
     if (rt.activeTurn) {
       throw new DomainError('conflict', `session ${sessionId} already runs turn ${rt.activeTurn.id} (${rt.activeTurn.turn.status}); one turn runs at a time`);
-    }
-    const maxTurns = parts.deps.tenants.policyOf(session.tenant)?.source.max_running_turns;
-    if (maxTurns !== undefined) {
-      const running = parts.tenantCounts.unfinishedTurns(session.tenant);
-      if (running >= maxTurns) {
-        throw new DomainError('limit', `tenant ${session.tenant} has ${running} unfinished turn(s), its policy's max_running_turns (${maxTurns}); wait for one to finish (or answer what it waits for)`);
-      }
     }
     const seen = new Set<string>();
     const toolUses = (direct ?? []).map((tu, i) => {
@@ -69,10 +64,14 @@ export class TurnUseCases {
     const runner = newTurnRunner(rt, turn, nothingToResume(), parts.runner);
     // The turn, the session's pointer to it and turn.started commit together; only then is it
     // the session's turn in memory too (a failed commit leaves the session free for the next).
+    // The tenant's limit is checked in the same transaction, on a count no other replica can
+    // change before it commits; `inCommit` records what the caller keeps about the turn with it.
     parts.deps.store.transaction(() => {
+      checkTurnLimit(parts, session.tenant);
       parts.deps.store.putTurn(turn);
       rt.settings.setActiveTurn(turn.id);
       runner.announce();
+      inCommit?.(structuredClone(turn));
     });
     rt.activeTurn = runner;
     runner.start();

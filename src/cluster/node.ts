@@ -7,9 +7,7 @@
 // lease's epoch. The same connection LISTENs: committed events, commands for a session's owner,
 // and commands answered.
 import type pg from 'pg';
-
-/** The class half of the two-integer advisory locks nodes hold ("NORM"). */
-const LOCK_CLASS = 0x4e4f524d;
+import { NODE_LOCK_CLASS as LOCK_CLASS, liveNode as LIVE } from '../store/pg-schema.js';
 
 export type ClusterSignal =
   | { channel: 'event'; sessionId: string; seq: number }
@@ -34,12 +32,6 @@ export interface NodeOptions {
   onLost: (why: string) => void;
   log: { warn(o: object, m: string): void; info(o: object, m: string): void };
 }
-
-/** The SQL for "the node named by <expr> holds its lock now". */
-const LIVE = (nodeExpr: string) => `EXISTS (
-  SELECT 1 FROM nodes n JOIN pg_locks k ON k.locktype = 'advisory' AND k.classid = ${LOCK_CLASS}::oid AND k.objid = n.lock_key::oid
-    AND k.objsubid = 2 AND k.granted AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-  WHERE n.node_id = ${nodeExpr})`;
 
 export class ClusterNode {
   private listener: pg.Client | null = null;
@@ -200,41 +192,108 @@ export class ClusterNode {
   }
 
   // ── commands ────────────────────────────────────────────────────────────────────────────
+  //
+  // A command is pending until its session's owner takes it (pending → taken, then done with its
+  // outcome) or its sender abandons it (pending → abandoned, with the "not done" answer it gives):
+  // each is one conditional UPDATE, so exactly one of them happens. A command with work that
+  // commits in one transaction is taken in that transaction (the store's claimCommand), so an
+  // owner that dies before committing leaves it pending; the others are taken here first.
 
-  /** Stores a command for the session's owner and wakes it; returns the command's id. */
-  async sendCommand(sessionId: string, kind: string, body: unknown): Promise<number> {
+  /**
+   * Stores a command for the session's owner and wakes it; returns the command's id. Not taken
+   * within `ttlMs` (the database's clock), it is never taken. `token` is the sender's own name for
+   * it: it finds the command when the insert's reply was lost.
+   */
+  async sendCommand(sessionId: string, kind: string, body: unknown, ttlMs: number, token: string): Promise<number> {
     const row = (
       await this.pool.query(
-        `WITH c AS (INSERT INTO commands (session_id, kind, body, from_node) VALUES ($1, $2, $3, $4) RETURNING id)
+        `WITH c AS (INSERT INTO commands (session_id, kind, body, from_node, token, expires_at) VALUES ($1, $2, $3, $4, $5, now() + ($6::bigint * interval '1 millisecond')) RETURNING id)
          SELECT id, pg_notify('norma_commands', $1) FROM c`,
-        [sessionId, kind, JSON.stringify(body), this.o.nodeId],
+        [sessionId, kind, JSON.stringify(body), this.o.nodeId, token, Math.max(0, Math.ceil(ttlMs))],
       )
     ).rows[0] as { id: number };
     return row.id;
   }
 
-  /** The command's outcome, once its owner wrote one. */
+  /**
+   * The sender gives up on its command: abandoned (with `outcome`, the answer it gives) if nobody
+   * took it yet. With `place`, a command that is not there (its insert failed, or has not arrived
+   * yet) is stored abandoned under the token, so a late insert of it fails. Returns what the
+   * command is now, or null when there is none.
+   */
+  async abandonCommand(token: string, outcome: string, place?: { sessionId: string; kind: string }): Promise<{ id: number; state: string; outcome: string | null } | null> {
+    type Row = { id: number; state: string; outcome: string | null };
+    const abandoned = (
+      await this.pool.query(`UPDATE commands SET state = 'abandoned', outcome = $2, done_at = now() WHERE token = $1 AND state = 'pending' RETURNING id, state, outcome`, [token, outcome])
+    ).rows[0] as Row | undefined;
+    if (abandoned) return abandoned;
+    if (place) {
+      const stored = (
+        await this.pool.query(
+          `INSERT INTO commands (session_id, kind, body, from_node, token, state, outcome, done_at) VALUES ($1, $2, 'null', $3, $4, 'abandoned', $5, now())
+           ON CONFLICT (token) WHERE token IS NOT NULL DO NOTHING RETURNING id, state, outcome`,
+          [place.sessionId, place.kind, this.o.nodeId, token, outcome],
+        )
+      ).rows[0] as Row | undefined;
+      if (stored) return stored;
+    }
+    // Read by a statement of its own: the update may have waited for the owner's commit, which
+    // a read in the same statement would not see.
+    return ((await this.pool.query('SELECT id, state, outcome FROM commands WHERE token = $1', [token])).rows[0] as Row | undefined) ?? null;
+  }
+
+  /** The command's outcome, once its owner wrote one (or its sender abandoned it). */
   async outcome(commandId: number): Promise<string | null> {
     const row = (await this.pool.query('SELECT outcome FROM commands WHERE id = $1', [commandId])).rows[0] as { outcome: string | null } | undefined;
     return row?.outcome ?? null;
   }
 
-  /** Commands of these sessions not answered yet, oldest first. */
-  async openCommands(sessionIds: readonly string[]): Promise<{ id: number; sessionId: string; kind: string; body: unknown }[]> {
+  /**
+   * Commands of these sessions not answered yet, oldest first: pending ones not expired, and
+   * taken ones (by a node that ran the session before, or by this node's previous process).
+   */
+  async openCommands(sessionIds: readonly string[]): Promise<{ id: number; sessionId: string; kind: string; body: unknown; takenBy: string | null }[]> {
     if (sessionIds.length === 0) return [];
     const rows = (
-      await this.pool.query('SELECT id, session_id, kind, body FROM commands WHERE outcome IS NULL AND session_id = ANY($1::text[]) ORDER BY id', [sessionIds])
-    ).rows as { id: number; session_id: string; kind: string; body: string }[];
-    return rows.map((r) => ({ id: r.id, sessionId: r.session_id, kind: r.kind, body: JSON.parse(r.body) }));
+      await this.pool.query(
+        `SELECT id, session_id, kind, body, taken_by FROM commands WHERE outcome IS NULL AND session_id = ANY($1::text[])
+           AND (state = 'taken' OR (state = 'pending' AND (expires_at IS NULL OR expires_at > clock_timestamp()))) ORDER BY id`,
+        [sessionIds],
+      )
+    ).rows as { id: number; session_id: string; kind: string; body: string; taken_by: string | null }[];
+    return rows.map((r) => ({ id: r.id, sessionId: r.session_id, kind: r.kind, body: JSON.parse(r.body), takenBy: r.taken_by }));
   }
 
-  /** Answers a command (when its work did not commit with the answer). */
+  /**
+   * Takes a command for this node before running it: a pending one (unless abandoned or expired
+   * meanwhile), or with `from`, one that node took and never answered (it no longer runs the
+   * session). False when it is not this node's to run.
+   */
+  async claimCommand(commandId: number, from: string | null = null): Promise<boolean> {
+    const rows =
+      from === null
+        ? (
+            await this.pool.query(
+              `UPDATE commands SET state = 'taken', taken_by = $2 WHERE id = $1 AND state = 'pending' AND (expires_at IS NULL OR expires_at > clock_timestamp()) RETURNING id`,
+              [commandId, this.o.nodeId],
+            )
+          ).rows
+        : (await this.pool.query(`UPDATE commands SET taken_by = $2 WHERE id = $1 AND state = 'taken' AND outcome IS NULL AND taken_by = $3 RETURNING id`, [commandId, this.o.nodeId, from]))
+            .rows;
+    return rows.length > 0;
+  }
+
+  /**
+   * Answers a command this node took, or a pending one it refused without doing anything (its
+   * work rolled back); a command its sender abandoned meanwhile keeps the sender's answer.
+   */
   async completeCommand(commandId: number, outcome: string): Promise<boolean> {
     const rows = (
       await this.pool.query(
-        `WITH u AS (UPDATE commands SET outcome = $2, done_at = now() WHERE id = $1 AND outcome IS NULL RETURNING id)
+        `WITH u AS (UPDATE commands SET outcome = $2, done_at = now(), state = 'done'
+                    WHERE id = $1 AND outcome IS NULL AND (state = 'pending' OR (state = 'taken' AND taken_by = $3)) RETURNING id)
          SELECT pg_notify('norma_done', id::text) FROM u`,
-        [commandId, outcome],
+        [commandId, outcome, this.o.nodeId],
       )
     ).rows;
     return rows.length > 0;
@@ -242,7 +301,11 @@ export class ClusterNode {
 
   /** Removes answered commands older than `ms`. */
   async sweepCommands(ms: number): Promise<void> {
-    await this.pool.query(`DELETE FROM commands WHERE outcome IS NOT NULL AND done_at < now() - ($1::int * interval '1 millisecond')`, [ms]);
+    await this.pool.query(
+      `DELETE FROM commands WHERE (outcome IS NOT NULL AND done_at < now() - ($1::int * interval '1 millisecond'))
+         OR (state = 'pending' AND expires_at < now() - ($1::int * interval '1 millisecond'))`,
+      [ms],
+    );
   }
 
   async close(): Promise<void> {

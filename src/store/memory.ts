@@ -3,6 +3,7 @@
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
+import { MemoryIdempotency } from './idempotency.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -13,6 +14,8 @@ function newerFirst(a: SessionRecord, b: SessionRecord): number {
 
 export class MemoryStore implements Store {
   readonly durable = false;
+  /** Idempotency-Key answers, in this process like everything else here. */
+  readonly idempotency = new MemoryIdempotency();
   private depth = 0;
   private committed: (() => void)[] = [];
 

@@ -148,9 +148,52 @@ const MIGRATIONS: readonly string[] = [
     count BIGINT NOT NULL
   );
   `,
+  // 4: what keeps one server's guarantees across replicas. A command has a state: its owner
+  // takes a pending one (pending → taken) before running it, and the node that sent it abandons a
+  // pending one (pending → abandoned) before answering that it was not done; whichever comes
+  // first decides, so a command answered "not done" never runs. A command nobody took by its
+  // expiry is not taken at all (its sender may not have been able to abandon it); its token, the
+  // sender's, finds it when the insert's reply was lost. Idempotency-Key answers
+  // (idempotency.ts), per tenant: the attempt holding a key (`token`, of node `holder`'s process
+  // `boot`, claimed at `created_at`), what its work made (`value`, in the work's transaction) and
+  // the answer sent (`response`).
+  `
+  ALTER TABLE commands ADD COLUMN state TEXT NOT NULL DEFAULT 'pending';
+  ALTER TABLE commands ADD COLUMN taken_by TEXT;
+  ALTER TABLE commands ADD COLUMN expires_at TIMESTAMPTZ;
+  ALTER TABLE commands ADD COLUMN token TEXT;
+  UPDATE commands SET state = 'done' WHERE outcome IS NOT NULL;
+  CREATE UNIQUE INDEX commands_by_token ON commands (token) WHERE token IS NOT NULL;
+  CREATE TABLE idempotency_keys (
+    tenant TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    token TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    boot TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    expires_ms BIGINT NOT NULL,
+    value TEXT,
+    response TEXT,
+    finished BOOLEAN NOT NULL DEFAULT false,
+    PRIMARY KEY (tenant, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_ms);
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The class half of the two-integer advisory locks nodes hold for their liveness ("NORM"). */
+export const NODE_LOCK_CLASS = 0x4e4f524d;
+/** The class half of the transaction locks that order a tenant's limited changes ("NTEN"). */
+export const TENANT_LOCK_CLASS = 0x4e54454e;
+
+/** The SQL for "the node named by <expr> holds its liveness lock now". */
+export const liveNode = (nodeExpr: string) => `EXISTS (
+  SELECT 1 FROM nodes n JOIN pg_locks k ON k.locktype = 'advisory' AND k.classid = ${NODE_LOCK_CLASS}::oid AND k.objid = n.lock_key::oid
+    AND k.objsubid = 2 AND k.granted AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  WHERE n.node_id = ${nodeExpr})`;
 
 /**
  * "This node may write the session": it holds the session's lease (read FOR SHARE, so a takeover

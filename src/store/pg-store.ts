@@ -12,10 +12,13 @@ import type { Decision, Output, PermissionRequest, PermissionStatus, Question, Q
 import { fence, migratePg } from './pg-schema.js';
 import { SyncPg, type PgStatement } from './pg-sync.js';
 import { PgTurns } from './pg-turns.js';
-import { documentsOf, sessionRecordOf, sessionRowOf } from './sqlite-rows.js';
+import { documentsOf, sessionRowOf } from './sqlite-rows.js';
 import { StoreOpenError } from './sqlite-schema.js';
 import type { TokenShelf } from './tokens.js';
-import { countRequest, pgTokens } from './pg-shared.js';
+import { SESSION_COLUMNS, claimCommandStatement, completeCommandStatement, countRequest, describeUrl, pgTokens, recordOf, tenantCountSql, tenantLockStatement } from './pg-shared.js';
+import { PgIdempotency } from './pg-idempotency.js';
+
+export { describeUrl } from './pg-shared.js';
 import { storeInt as big, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -25,26 +28,6 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   statementTimeoutMs?: number;
   connectTimeoutMs?: number;
-}
-
-/** The database URL without its password, for messages and /readyz. */
-export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    return `${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}`;
-  } catch {
-    return 'an unparseable database URL';
-  }
-}
-
-const SESSION_COLUMNS = 'data, active_turn_id, hooks, model_api_key, model, todos, mcp_servers';
-
-/** A session row: SQLite's columns (sqlite-rows.ts) and the active turn, which has a column of its own here. */
-function recordOf(row: Record<string, unknown> | undefined): SessionRecord | undefined {
-  const record = sessionRecordOf(row as Parameters<typeof sessionRecordOf>[0]);
-  if (record) record.session.active_turn_id = (row!.active_turn_id as string | null) ?? null;
-  return record;
 }
 
 export class PostgresStore implements Store {
@@ -144,9 +127,15 @@ export class PostgresStore implements Store {
   /** Reads what has committed, or inside a transaction what it has written so far too. */
   private read(sql: string, params: unknown[] = []): Record<string, unknown>[] {
     if (this.depth === 0 || (!this.began && this.pending.length === 0)) return this.db.query(sql, params);
-    const statements = [...this.pending, { sql, params }];
+    return this.inTransaction([{ sql, params }]);
+  }
+
+  /** Runs statements inside the open transaction (begun in the database now if it was not): the last one's rows. */
+  private inTransaction(statements: PgStatement[]): Record<string, unknown>[] {
+    if (this.depth === 0) throw new Error('a statement that must run inside a transaction was called outside one');
+    const all = [...this.pending, ...statements];
     this.pending = [];
-    const rows = this.db.request(this.began ? { statements, continues: true } : { begin: true, statements }).rows;
+    const rows = this.db.request(this.began ? { statements: all, continues: true } : { begin: true, statements: all }).rows;
     this.began = true;
     return rows;
   }
@@ -378,16 +367,20 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Answers a command with the work it did, in the open transaction: the work and its answer
-   * commit together or not at all (a command answered already fails the transaction).
+   * Takes a pending command for this node inside the open transaction (its row stays locked until
+   * the transaction ends, so the sender's abandon waits for it): false when the sender abandoned
+   * it, it expired, or another node took it. Rolled back, it is pending again.
+   */
+  claimCommand(commandId: number): boolean {
+    return this.inTransaction([claimCommandStatement(commandId, this.nodeId)]).length > 0;
+  }
+
+  /**
+   * Answers a command this node took with the work it did, in the open transaction: the work and
+   * its answer commit together or not at all (a command answered already fails the transaction).
    */
   completeCommand(commandId: number, outcome: string): void {
-    this.write({
-      sql: `WITH u AS (UPDATE commands SET outcome = $2, done_at = now() WHERE id = $1 AND outcome IS NULL RETURNING id)
-            SELECT pg_notify('norma_done', id::text) FROM u`,
-      params: [commandId, outcome],
-      expect: { rows: 1, message: `command ${commandId} was answered already` },
-    });
+    this.write(completeCommandStatement(commandId, outcome, this.nodeId));
   }
 
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
@@ -407,11 +400,29 @@ export class PostgresStore implements Store {
 
   /** The tenant's active sessions (with `withTurn`: those running or pausing a turn), every replica's. */
   countSessions(tenant: string, withTurn = false): number {
-    const sql = withTurn
-      ? `SELECT count(*) AS n FROM sessions WHERE tenant = $1 AND status = 'active' AND active_turn_id IS NOT NULL`
-      : `SELECT count(*) AS n FROM sessions WHERE tenant = $1 AND status = 'active'`;
-    return Number(this.read(sql, [tenant])[0]!.n);
+    return Number(this.read(tenantCountSql(withTurn), [tenant])[0]!.n);
   }
+
+  /**
+   * Inside the transaction that adds a session or a turn: takes the tenant's transaction lock,
+   * which every replica's such transaction takes first, so what is counted after it stays true
+   * until this one commits; then counts as countSessions does (a statement of its own after the
+   * lock: a statement sees what committed before it started).
+   */
+  countSessionsHeld(tenant: string, withTurn = false): number {
+    return Number(this.inTransaction([tenantLockStatement(tenant), { sql: tenantCountSql(withTurn), params: [tenant] }])[0]!.n);
+  }
+
+  /** Idempotency-Key answers, written in this store's transactions (pg-idempotency.ts). */
+  get idempotency(): PgIdempotency {
+    return (this.keys ??= new PgIdempotency(
+      (sql, params) => this.read(sql, params),
+      (...statements) => this.write(...statements),
+      this.nodeId,
+    ));
+  }
+
+  private keys: PgIdempotency | undefined;
 
   /** Event tickets and console logins, shared by every replica on the database (pg-shared.ts). */
   get tokens(): TokenShelf {

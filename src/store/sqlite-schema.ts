@@ -113,6 +113,24 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX events_by_turn;
   CREATE INDEX events_started_by_turn ON events (session_id, turn_id) WHERE type = 'tool.started';
   `,
+  // 7: Idempotency-Key answers (idempotency.ts), per tenant: the request's fingerprint, the
+  // attempt holding the key (`token`, of the process `boot`), what its work made (`value`,
+  // written in the work's transaction) and the answer sent (`response`).
+  `
+  CREATE TABLE idempotency_keys (
+    tenant TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    token TEXT NOT NULL,
+    boot TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    value TEXT,
+    response TEXT,
+    finished INTEGER NOT NULL,
+    PRIMARY KEY (tenant, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_ms);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,6 +8,7 @@ import type { Decision, Output, PermissionRequest, PermissionStatus, Question, Q
 import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type Row } from './sqlite-rows.js';
 import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
+import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { storeInt, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
@@ -20,6 +21,11 @@ export class SqliteStore implements Store {
   private readonly lastSeqs = new Map<string, number>();
   private readonly lastDecisions = new Map<string, number>();
   private readonly turns = new SqliteTurns((sql) => this.stmt(sql));
+  /** Idempotency-Key answers, written in the store's transactions (sqlite-idempotency.ts). */
+  readonly idempotency = new SqliteIdempotency(
+    (sql) => this.stmt(sql),
+    (fn) => this.write(fn),
+  );
   private committed: (() => void)[] = [];
   private depth = 0;
 
