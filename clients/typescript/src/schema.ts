@@ -533,7 +533,7 @@ export interface paths {
         };
         /**
          * The server's metrics (Prometheus text format)
-         * @description For a Prometheus scraper; needs an `admin` key (or a loopback caller when no key is configured). Metrics, all prefixed `norma_`: `http_request_duration_seconds` {method, route, status_code}; `turns_total` {kind, status} and `turn_duration_seconds` {kind}; `tool_calls_total` {tool, outcome} and `tool_call_duration_seconds` {tool} (tool: a built-in name, `mcp__<server>` or `other`); `permission_wait_seconds` and `question_wait_seconds` {outcome, resolved_by}; `pending_interactions` {kind}; `sse_subscribers`; `egress_requests_total` {kind, outcome}; `store_operation_duration_seconds` {operation}; and the process metrics (CPU, memory, event-loop delay, GC). Labels never carry session ids, tenant names or URLs.
+         * @description For the operator's Prometheus scraper: the counts are of the whole server, every tenant's work together. Needs the operator: NORMA_TOKEN, an `admin` key of the tenant `default`, or a loopback caller when no key is configured. A key of any other tenant gets 403, `admin` included. Metrics, all prefixed `norma_`: `http_request_duration_seconds` {method, route, status_code}; `turns_total` {kind, status} and `turn_duration_seconds` {kind}; `tool_calls_total` {tool, outcome} and `tool_call_duration_seconds` {tool} (tool: a built-in name, `mcp` for any MCP server's tool, or `other`); `permission_wait_seconds` and `question_wait_seconds` {outcome, resolved_by}; `pending_interactions` {kind}; `sse_subscribers`; `egress_requests_total` {kind, outcome}; `store_operation_duration_seconds` {operation}; and the process metrics (CPU, memory, event-loop delay, GC). Every label value is one the server defines: never a session id, tenant, key, MCP server name or URL.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -904,10 +904,11 @@ export interface components {
             sha256: string;
         };
         McpStdioServer: {
-            /** @description The program, run in the session's process sandbox (found on the sandbox's PATH, or an absolute path) */
+            /** @description The program, run in the session's process sandbox: an absolute path, or a name found on the absolute directories of PATH (the sandbox's, or the one `env` gives). Never one in the workspaces, unless `workspace_code` is true */
             command: string;
+            /** @description `${NORMA_WORKSPACE}` in an argument stands for the session's workspace (which the server also finds in its NORMA_WORKSPACE variable) */
             args?: string[];
-            /** @description The only variables the server gets besides a minimal base (PATH, HOME, TMPDIR, LANG); never echoed back */
+            /** @description The only variables the server gets besides a minimal base (PATH, HOME, TMPDIR, LANG) and NORMA_WORKSPACE; never echoed back. A value naming a path in the workspaces (PYTHONPATH, NODE_PATH, NODE_OPTIONS --require, PERL5LIB, LD_PRELOAD, …) is refused unless `workspace_code` is true; relative PATH entries are dropped */
             env?: {
                 [key: string]: string;
             };
@@ -915,6 +916,13 @@ export interface components {
             read_only_paths?: string[];
             /** @description HTTP(S) out through the session's egress proxy and guard (default: no network) */
             network?: boolean;
+            /**
+             * @description How the server sees the session's workspace (default `read-write`; `none`: not at all). It is never the server's working directory: the server starts in a home of its own, and nothing in the workspace is a program, module or configuration it loads
+             * @enum {string}
+             */
+            workspace?: "read-write" | "read-only" | "none";
+            /** @description Run the server in the workspace as code it trusts (default false): the workspace is its working directory, and its command, PATH and variables may name paths there — whatever the session writes into the workspace may then run with this server's environment and network */
+            workspace_code?: boolean;
             /** @description Start, initialize and list the tools within this long (default 30) */
             startup_timeout_s?: number;
             /** @description Each request (a tool call, a resource read) within this long (default 120) */
@@ -948,6 +956,9 @@ export interface components {
             env_keys?: string[];
             read_only_paths?: string[];
             network?: boolean;
+            /** @enum {string} */
+            workspace?: "read-write" | "read-only" | "none";
+            workspace_code?: boolean;
             url?: string;
             header_names?: string[];
             trust_read_only_hint: boolean;
@@ -1044,7 +1055,7 @@ export interface components {
             system_prompt?: string;
             /** @description Give shell commands HTTP and HTTPS access through the session's egress proxy (off by default): the egress guard applies (private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server's own addresses always), and every connection is an egress.request event. No other protocol leaves the sandbox. Needs socat on the server. With NORMA_SANDBOX=off commands always have the host's network. Default: `false`. */
             sandbox_network?: boolean;
-            /** @description MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard) */
+            /** @description MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?, workspace?, workspace_code?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard) */
             mcp_servers?: {
                 [key: string]: components["schemas"]["McpServerConfig"];
             };
@@ -2409,6 +2420,19 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
+        Problem409: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
         Problem421_2: {
             headers: {
@@ -2419,8 +2443,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflicts with the resource's current state */
-        Problem409: {
+        /** @description The Idempotency-Key was used for another request (another method, path or body); nothing was done */
+        Problem422: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2589,7 +2613,10 @@ export interface operations {
     createSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request (method, path, body) from the same tenant within 24 h answers what the first answered (with `Idempotent-Replayed: true`) and does nothing again, whichever replica it reaches; with another request 422, while the first is still being answered 409. A failed request leaves the key free. At most 255 of A–Z a–z 0–9 . _ ~ : + / = @ - */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2603,6 +2630,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    /** @description `true` when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -2616,9 +2645,11 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
+            409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
+            422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -2878,7 +2909,10 @@ export interface operations {
                 /** @description Seconds to hold the response */
                 wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request (method, path, body) from the same tenant within 24 h answers what the first answered (with `Idempotent-Replayed: true`) and does nothing again, whichever replica it reaches; with another request 422, while the first is still being answered 409. A failed request leaves the key free. At most 255 of A–Z a–z 0–9 . _ ~ : + / = @ - */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Session id */
                 session_id: string;
@@ -2895,6 +2929,8 @@ export interface operations {
             200: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    /** @description `true` when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -2905,10 +2941,12 @@ export interface operations {
                     "application/json": components["schemas"]["Turn"];
                 };
             };
-            /** @description The turn, running */
+            /** @description The turn, running (also with `?wait` when the wait could not be done: the turn started) */
             202: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    /** @description `true` when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -2928,6 +2966,7 @@ export interface operations {
             414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
+            422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -3123,7 +3162,10 @@ export interface operations {
     answerPermission: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request (method, path, body) from the same tenant within 24 h answers what the first answered (with `Idempotent-Replayed: true`) and does nothing again, whichever replica it reaches; with another request 422, while the first is still being answered 409. A failed request leaves the key free. At most 255 of A–Z a–z 0–9 . _ ~ : + / = @ - */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Session id */
                 session_id: string;
@@ -3141,6 +3183,8 @@ export interface operations {
             /** @description The resolved request */
             200: {
                 headers: {
+                    /** @description `true` when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -3160,6 +3204,7 @@ export interface operations {
             414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
+            422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -3431,7 +3476,10 @@ export interface operations {
     answerQuestion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request (method, path, body) from the same tenant within 24 h answers what the first answered (with `Idempotent-Replayed: true`) and does nothing again, whichever replica it reaches; with another request 422, while the first is still being answered 409. A failed request leaves the key free. At most 255 of A–Z a–z 0–9 . _ ~ : + / = @ - */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Session id */
                 session_id: string;
@@ -3449,6 +3497,8 @@ export interface operations {
             /** @description The resolved question */
             200: {
                 headers: {
+                    /** @description `true` when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -3468,6 +3518,7 @@ export interface operations {
             414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
+            422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -3981,7 +4032,7 @@ export interface operations {
             };
             401: components["responses"]["Problem401_2"];
             403: components["responses"]["Problem403_2"];
-            /** @description Conflicts with the resource's current state */
+            /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
