@@ -13,6 +13,9 @@ import { Workspace } from '../src/sandbox/paths.js';
 import { globTool } from '../src/capabilities/files/glob.js';
 import { compileSegmentGlob, initialState, isAccepting, canContinue, stepState, type MatchState } from '../src/glob/segments.js';
 import { createGrepTool, findRipgrep } from '../src/capabilities/files/grep.js';
+import { createSandboxHost } from '../src/sandbox/host.js';
+import { DEFAULT_LIMITS } from '../src/sandbox/limits.js';
+import { SessionSandbox } from '../src/sandbox/session-sandbox.js';
 import type { CoreTool, ToolContext } from '../src/tools/tool.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
@@ -108,6 +111,7 @@ async function callTool(tool: CoreTool, input: unknown, ctx: ToolContext): Promi
 
 async function main(): Promise<void> {
   const rg = findRipgrep();
+  const cleanups: (() => Promise<void>)[] = [];
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-bench-search-'));
   try {
     const t0 = performance.now();
@@ -116,10 +120,31 @@ async function main(): Promise<void> {
     const ws = await Workspace.open(dir);
     // Glob and Grep use only the workspace and the signal of their context.
     const ctx = { sessionId: 'bench', turnId: 'bench', toolUseId: 'bench', workspace: ws, signal: new AbortController().signal, progress: () => undefined } as unknown as ToolContext;
-    const noRules = { readDenied: () => null } as never;
-    const fallback = createGrepTool({ rgPath: null }).bind(noRules);
-    const viaRg = rg ? createGrepTool({ rgPath: rg }).bind(noRules) : null;
-    const glob = globTool.bind(noRules);
+    // Grep runs ripgrep only inside the session's process sandbox: the tool's figure includes it.
+    const host = await createSandboxHost('bwrap', 'auto');
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-bench-state-'));
+    await fs.chmod(dir, 0o755); // the sandbox user of a root server reads the tree
+    const status = await host.selfTest(path.join(scratch, 'selftest'), scratch);
+    if (!status.usable) console.log(`  (the process sandbox is unusable here: ${status.detail}; ripgrep figures are missing)`);
+    const sandbox = new SessionSandbox(host, {
+      sessionId: 'ses_bench',
+      workspace: dir,
+      network: false,
+      limits: DEFAULT_LIMITS,
+      stateDir: path.join(scratch, 'state'),
+      egress: { allow: [] },
+      ownAddresses: () => [],
+      onEgress: () => undefined,
+    });
+    cleanups.push(async () => {
+      await sandbox.close();
+      await host.limits.close();
+      await fs.rm(scratch, { recursive: true, force: true });
+    });
+    const deps = { readDenied: () => null, sandbox } as never;
+    const fallback = createGrepTool({ rgPath: null }).bind(deps);
+    const viaRg = rg && status.usable ? createGrepTool({ rgPath: rg }).bind(deps) : null;
+    const glob = globTool.bind(deps);
 
     const searches: { name: string; input: Record<string, unknown>; rgArgs: string[] }[] = [
       { name: 'files_with_matches "TODO"', input: { pattern: 'TODO' }, rgArgs: ['--files-with-matches', '--null'] },
@@ -148,6 +173,7 @@ async function main(): Promise<void> {
       console.log(`  ratio: Glob tool / bare walk = ${(tool / bare).toFixed(2)}x`);
     }
   } finally {
+    for (const c of cleanups) await c().catch(() => undefined);
     await fs.rm(dir, { recursive: true, force: true });
   }
 }
