@@ -13,7 +13,7 @@ const problem = (description: string) => ({
 /** Problem responses by status; each route spreads the ones it can produce. */
 export const problems = {
   400: problem('Invalid request: the detail and `errors` say what to fix'),
-  401: problem('Missing, unknown or expired key (or event ticket)'),
+  401: problem('Missing, unknown or expired key (or event ticket); on a server without keys, any Authorization header sent'),
   403: problem('The key\'s scopes or its tenant\'s policy do not allow this, or the request\'s Origin is not allowed'),
   404: problem('No such resource'),
   409: problem('Conflicts with the resource\'s current state (or a request with the same Idempotency-Key is still in progress)'),

@@ -147,6 +147,11 @@ export function installAuth(app: FastifyInstance, { keys, tickets, logins, now }
         req.scope = keyScope(key, 'ticket');
       }
     } else if (!keys.required) {
+      // A key sent to a server that has none is a client configured for another server (or a
+      // server started without its keys): told, not silently served as anyone.
+      if (header !== undefined && !isPublic) {
+        return refuse(reply, req, 'this server has no API keys (NORMA_TOKEN and NORMA_API_KEYS_FILE are unset), so the key sent is not one of its keys: send no Authorization header to a keyless loopback server, or start the server with its keys');
+      }
       req.scope = LOOPBACK;
     } else if (header === undefined) {
       const token = consoleToken(req);

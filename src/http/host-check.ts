@@ -2,10 +2,12 @@
 // (cross-site requests from browsers). Both are decided before any route runs.
 //
 // Host: a browser tricked by DNS rebinding sends the attacker's name (`Host: evil.example`) to
-// our loopback address. Served are the loopback names (`localhost`, `127.0.0.1`, `[::1]`) and
-// the bind address (every local address for an unspecified bind), each with the listening port,
-// plus the names in NORMA_ALLOWED_HOSTS (an entry without a port allows any port: a port-mapped
-// container or a proxy in front); `*` turns the check off.
+// our loopback address. Served are the loopback names (`localhost`, `127.0.0.1`, `[::1]`) on any
+// port — an SSH tunnel, a dev server's proxy or a port-mapped container name another port, and a
+// rebinding attack needs a name of its own, never a loopback one —, the bind address (every local
+// address for an unspecified bind) with the listening port, and the names in NORMA_ALLOWED_HOSTS
+// (an entry without a port allows any port: a proxy in front); `*` turns the check off. A refusal
+// says how to serve the name.
 //
 // Origin: a request that carries an Origin must come from the server's own origin or one of
 // NORMA_CORS_ORIGINS; any other (a `null` one included) is refused, whatever the method. A
@@ -36,6 +38,9 @@ export function parseHostHeader(value: string): HostEntry | null {
 function bracket(address: string): string {
   return net.isIPv6(address) ? `[${address.toLowerCase()}]` : address.toLowerCase();
 }
+
+/** The loopback names, served on any port. */
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** The default names: loopback, and the bind address (every interface address when unspecified). */
 export function defaultAllowedHosts(bindHost: string): string[] {
@@ -69,13 +74,15 @@ export function requestGate(allowedHosts: string[] | null, bindHost: string, cor
       const h = parseHostHeader(hostHeader);
       if (!h) return `Host ${JSON.stringify(hostHeader.slice(0, 200))} is not a host name`;
       const port = h.port ?? 80;
-      // Default names carry the listening port (unknown only for in-process requests).
+      if (LOOPBACK_NAMES.has(h.host)) return null;
+      // The bind address carries the listening port (unknown only for in-process requests).
       if (defaults.includes(h.host) && (listeningPort === null || port === listeningPort)) return null;
       for (const e of explicit) {
         if (e.host !== h.host) continue;
         if (e.port === null || e.port === port) return null;
       }
-      return `Host ${JSON.stringify(hostHeader.slice(0, 200))} is not served here (NORMA_ALLOWED_HOSTS lists the names this server answers to)`;
+      // A name the check refuses is a plain host name or address (parseHostHeader): safe to quote.
+      return `Host ${JSON.stringify(hostHeader.slice(0, 200))} is not served here: this server answers to loopback names on any port, its bind address, and the names in NORMA_ALLOWED_HOSTS. To serve this name, start the server with NORMA_ALLOWED_HOSTS=${h.host.slice(0, 200)} (or add it to the list)`;
     },
     checkOrigin(method, origin, fetchSite, hostHeader) {
       if (origin === undefined) {

@@ -401,6 +401,21 @@ describe('auth', () => {
   });
 });
 
+describe('auth on a keyless server', () => {
+  it('a key sent to a server without keys is a 401 that says so: a misconfigured client learns it; health stays public', async () => {
+    for (const authorization of ['Bearer some-token-meant-for-production', 'Bearer x', 'Basic dXNlcjpwYXNz']) {
+      const res = await fetch(`${t.url}/v1/sessions`, { headers: { authorization } });
+      expect(res.status, authorization).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/this server has no API keys/);
+    }
+    const created = await fetch(`${t.url}/v1/sessions`, { method: 'POST', headers: { authorization: 'Bearer wrong' } });
+    expect(created.status).toBe(401);
+    expect((await fetch(`${t.url}/healthz`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(200);
+    expect((await fetch(`${t.url}/v1/sessions`)).status).toBe(200);
+  });
+});
+
 describe('convenience', () => {
   it('a POST without a body creates a default session', async () => {
     const res = await fetch(`${t.url}/v1/sessions`, { method: 'POST' });

@@ -54,7 +54,6 @@ describe('Host names the server answers to', () => {
 
   it.each([
     ['a foreign name without a port', () => 'evil.example'],
-    ['a loopback name on another port', (p: number) => `127.0.0.1:${p + 1}`],
     ['a name that merely starts like localhost', (p: number) => `localhost.evil.example:${p}`],
     ['a wildcard-DNS name of a loopback address', (p: number) => `127.0.0.1.nip.io:${p}`],
     ['userinfo-looking text', (p: number) => `127.0.0.1@evil.example:${p}`],
@@ -73,6 +72,23 @@ describe('Host names the server answers to', () => {
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `localhost.:${port}`]) {
       expect((await raw(`${t.url}/v1/sessions`, 'GET', { host })).status, host).toBe(200);
     }
+  });
+
+  it('serves the loopback names on any port: an SSH tunnel, a dev server\'s proxy, a Host without a port', async () => {
+    t = await startServer();
+    const port = Number(new URL(t.url).port);
+    for (const host of [`localhost:${port + 1}`, '127.0.0.1:8080', 'localhost', '[::1]:5173', '127.0.0.1']) {
+      expect((await raw(`${t.url}/v1/sessions`, 'GET', { host })).status, host).toBe(200);
+    }
+  });
+
+  it('a refused name is told how to serve it', async () => {
+    t ??= await startServer();
+    const port = Number(new URL(t.url).port);
+    const res = await raw(`${t.url}/v1/sessions`, 'GET', { host: `dev.example.test:${port}` });
+    expect(res.status).toBe(421);
+    expect(JSON.parse(res.body).detail).toContain('NORMA_ALLOWED_HOSTS=dev.example.test');
+    expect(JSON.parse(res.body).detail).toContain('loopback names on any port');
   });
 
   it('NORMA_ALLOWED_HOSTS adds names (any port without one, only that port with one); * turns the check off', async () => {

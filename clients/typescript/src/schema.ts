@@ -2243,7 +2243,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Missing, unknown or expired key (or event ticket) */
+        /** @description Missing, unknown or expired key (or event ticket); on a server without keys, any Authorization header sent */
         Problem401: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2466,7 +2466,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Missing, unknown or expired key (or event ticket) */
+        /** @description Missing, unknown or expired key (or event ticket); on a server without keys, any Authorization header sent */
         Problem401_2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
