@@ -6,7 +6,7 @@ import type { AppContext } from '../src/app-context.js';
 import { EventSchema, LIVE_ONLY_EVENTS } from '../src/contract/events.js';
 import { ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
-import { headTaken, openEventStream, serialized, writeComment, writeEvent } from '../src/http/sse.js';
+import { headTaken, openEventStream, serialized } from '../src/http/sse.js';
 import { SessionParams, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
 import { EventTicketSchema, TICKET_PATTERN } from '../src/contract/tenant.js';
 
@@ -25,8 +25,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         description:
           'Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) ' +
           'or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events ' +
-          '(`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s; `retry:` tells an EventSource how ' +
-          'long to wait before reconnecting. The stream ends after `session.closed`; a closed session with nothing left to ' +
+          '(`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s; `retry:` (how long an EventSource waits before ' +
+          'reconnecting) comes in the first event\'s block, so nothing before the first event is a block without `data`. The stream ends after `session.closed`; a closed session with nothing left to ' +
           'replay answers 204, which stops an EventSource. A browser authenticates with `?ticket=` (POST …/events/tickets) ' +
           'instead of the Authorization header it cannot send.',
         params: SessionParams,
@@ -67,7 +67,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       reply.hijack();
       const res = reply.raw;
       // The headers set so far (CORS, rate limit, request id) go out with the stream's head.
-      openEventStream(res, String(req.id), headTaken(reply.getHeaders()), ctx.config.sseRetryMs);
+      const stream = openEventStream(res, String(req.id), headTaken(reply.getHeaders()), ctx.config.sseRetryMs);
 
       let closed = false;
       let lastDelivered = after;
@@ -85,7 +85,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       const endWith = (reason: 'shutdown' | 'overflow' | 'revoked') => {
         if (closed) return;
         const event = { type: 'stream.end', session_id: sessionId, seq: lastDelivered, time: new Date().toISOString(), reason, resume_after: lastDelivered };
-        writeEvent(res, 'stream.end', JSON.stringify(event));
+        stream.event('stream.end', JSON.stringify(event));
         finish();
         // A client that stopped reading altogether does not keep the connection (and its buffer).
         if (reason === 'overflow') setTimeout(() => res.destroy(), 10_000).unref();
@@ -101,7 +101,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       const stopWatchingKeys = ctx.onKeysReloaded(() => keyGone() && endWith('revoked'));
       const heartbeat = setInterval(() => {
         if (keyGone()) endWith('revoked');
-        else writeComment(res, 'ping');
+        else stream.comment('ping');
       }, ctx.config.sseHeartbeatMs);
       req.raw.on('close', finish);
       res.on('close', finish);
@@ -115,7 +115,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       subscription = ctx.events.subscribePaced(sessionId, after, (event) => {
         if (closed) return;
         const live = LIVE_ONLY_EVENTS.has(event.type);
-        writeEvent(res, event.type, serialized(event), live ? undefined : event.seq);
+        stream.event(event.type, serialized(event), live ? undefined : event.seq);
         if (!live) lastDelivered = event.seq;
         if (!replaying && res.writableLength > ctx.config.sseMaxBufferBytes) {
           // Nothing more is queued for it: its unsent output is bounded by the limit plus this notice.

@@ -1,5 +1,5 @@
-// Server-Sent Events framing: the response head, `id:`/`event:`/`data:` frames and `:` comment
-// lines (the connect notice and heartbeats), written to a raw Node response.
+// Server-Sent Events framing: the response head, `id:`/`event:`/`data:` frames (the first with
+// `retry:`) and `:` comment lines (heartbeats), written to a raw Node response.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 // A live event is one object delivered to every subscriber of the session: serialise it once.
@@ -13,12 +13,21 @@ export function serialized(event: object): string {
   return text;
 }
 
+/** Writes one event stream: frames, and comments (heartbeats). */
+export interface EventStreamWriter {
+  /** One event frame; `data` is already JSON. Without `id` the client's Last-Event-ID stays put. */
+  event(type: string, data: string, id?: number): boolean;
+  comment(text: string): boolean;
+}
+
 /**
  * Sends the event-stream head (unbuffered by proxies) with the headers already set for the
- * reply, a first `: connected` comment, and `retry:` (how long an EventSource waits before it
- * reconnects).
+ * reply, at once. `retry:` (how long an EventSource waits before it reconnects) goes with the
+ * first event, in the same block: a block without `data` — a comment-only connect notice, a
+ * `retry:` alone — is an empty message to clients such as fetch-event-source, which then fail
+ * to parse it.
  */
-export function openEventStream(res: ServerResponse, requestId: string, headers: OutgoingHttpHeaders = {}, retryMs?: number): void {
+export function openEventStream(res: ServerResponse, requestId: string, headers: OutgoingHttpHeaders = {}, retryMs?: number): EventStreamWriter {
   res.writeHead(200, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -27,8 +36,16 @@ export function openEventStream(res: ServerResponse, requestId: string, headers:
     'x-accel-buffering': 'no',
     'x-request-id': requestId,
   });
-  writeComment(res, 'connected');
-  if (retryMs !== undefined) res.write(`retry: ${retryMs}\n\n`);
+  res.flushHeaders();
+  let retry = retryMs === undefined ? '' : `retry: ${retryMs}\n`;
+  return {
+    event(type, data, id) {
+      const first = retry;
+      retry = '';
+      return res.write(first + frame(type, data, id));
+    },
+    comment: (text) => writeComment(res, text),
+  };
 }
 
 /** A comment line: clients ignore it, proxies see traffic (`: ping` is the heartbeat). */
@@ -36,10 +53,9 @@ export function writeComment(res: ServerResponse, text: string): boolean {
   return res.write(`: ${text}\n\n`);
 }
 
-/** One event frame; `data` is already JSON. Without `id` the client's Last-Event-ID stays put. */
-export function writeEvent(res: ServerResponse, type: string, data: string, id?: number): boolean {
+function frame(type: string, data: string, id?: number): string {
   const idLine = id === undefined ? '' : `id: ${id}\n`;
-  return res.write(`${idLine}event: ${type}\ndata: ${data}\n\n`);
+  return `${idLine}event: ${type}\ndata: ${data}\n\n`;
 }
 
 /** The headers a reply has so far, for a raw `writeHead` after `reply.hijack()`. */

@@ -212,6 +212,14 @@ describe('the event stream for browsers', () => {
     expect(byHeader.status).toBe(204);
     expect(byHeader.body).toBe('');
     expect((await rawStatus(`${t.url}/v1/sessions/${s.id}/events?after=${closed.id}`, auth)).status).toBe(204);
+    // The whole stream as written: `retry:` rides in the first event's block, and no block lacks
+    // `data` (fetch-event-source hands such a block to onmessage as an empty message).
+    const whole = await rawStatus(`${t.url}/v1/sessions/${s.id}/events?after=0`, auth);
+    expect(whole.body.startsWith('retry: 2000\nid: 1\nevent: session.created\ndata: {')).toBe(true);
+    const blocks = whole.body.split('\n\n').filter((b) => b !== '');
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    for (const b of blocks) expect(b, b).toMatch(/^data: /m);
+    expect(whole.body.match(/^retry:/gm)).toHaveLength(1);
     // With something left, the rest is replayed and the stream ends after session.closed.
     const rest = await sse(`${t.url}/v1/sessions/${s.id}/events`, { token: w, lastEventId: String(Number(closed.id) - 1) });
     expect(rest.status).toBe(200);

@@ -453,7 +453,7 @@ export interface paths {
         };
         /**
          * Stream the session's events (Server-Sent Events)
-         * @description Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events (`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s; `retry:` tells an EventSource how long to wait before reconnecting. The stream ends after `session.closed`; a closed session with nothing left to replay answers 204, which stops an EventSource. A browser authenticates with `?ticket=` (POST …/events/tickets) instead of the Authorization header it cannot send.
+         * @description Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events (`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s; `retry:` (how long an EventSource waits before reconnecting) comes in the first event's block, so nothing before the first event is a block without `data`. The stream ends after `session.closed`; a closed session with nothing left to replay answers 204, which stops an EventSource. A browser authenticates with `?ticket=` (POST …/events/tickets) instead of the Authorization header it cannot send.
          */
         get: operations["streamEvents"];
         put?: never;
