@@ -48,7 +48,16 @@ const hash = inputsHash();
 const always = process.argv.includes('--always');
 const built = !always && fs.existsSync(entry) && fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8').trim() === hash;
 if (!built) {
-  if (!always) console.error('building dist/ (sources changed since the last build)');
+  const started = performance.now();
+  if (!always) {
+    // Said before the silent part: a first start compiles for tens of seconds before it serves.
+    const first = !fs.existsSync(stampFile) && !fs.existsSync(entry);
+    console.error(
+      first
+        ? 'first start: building dist/ (the server and the web console; 10-40 s, once) ...'
+        : 'the sources changed since the last build: building dist/ again (10-40 s) ...',
+    );
+  }
   // A failed build leaves no stamp: the next start tries again.
   fs.rmSync(stampFile, { force: true });
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
@@ -70,4 +79,5 @@ if (!built) {
   const { buildConsole } = await import('./build-console.mjs');
   await buildConsole(path.join(root, 'dist', 'console'));
   fs.writeFileSync(stampFile, `${hash}\n`);
+  if (!always) console.error(`built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s; starting the server`);
 }

@@ -84,7 +84,9 @@ describe('npm start in a fresh copy', () => {
 
   it('builds once, serves the bundle (the HTML worker included), and starts again without building', async () => {
     const first = await npmStart();
-    expect(first.stderr()).toContain('building dist/');
+    // A first start says what it is doing before the silent part, and how long it took.
+    expect(first.stderr()).toContain('first start: building dist/');
+    expect(first.stderr()).toMatch(/built dist\/ in \d+\.\d s; starting the server/);
     await expect(fs.access(path.join(dir, 'dist/src/main.bundle.mjs'))).resolves.toBeUndefined();
     const session = (await (await fetch(`${first.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permission_mode: 'bypassPermissions', tools: ['WebFetch'] }) })).json()) as { id: string };
     const turn = (await (
@@ -117,7 +119,7 @@ describe('npm start in a fresh copy', () => {
     // A changed source is built again: the server's, and the console's.
     await fs.appendFile(path.join(dir, 'src/main.ts'), '\n// changed\n');
     const third = await npmStart();
-    expect(third.stderr()).toContain('building dist/');
+    expect(third.stderr()).toContain('the sources changed since the last build: building dist/ again');
     expect(await stop(third)).toContain('"msg":"shutting down"');
     await fs.appendFile(path.join(dir, 'console/src/main.tsx'), '\n// changed\n');
     const fourth = await npmStart();
