@@ -20,6 +20,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       config: { access: 'read', ticket: true },
       schema: {
         operationId: 'streamEvents',
+        security: [{ bearer: [] }, { ticket: [] }, {}],
         tags: ['events'],
         summary: 'Stream the session\'s events (Server-Sent Events)',
         description:

@@ -97,8 +97,20 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'over Node\'s limit, 16 KiB by default (431), an HTTP version other than 1.0 or 1.1 (505), and any request while ' +
           'the server shuts down (503).',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key (NORMA_TOKEN or one of NORMA_API_KEYS_FILE)' },
+          ticket: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'ticket',
+            description: 'A single-use event ticket (POST /v1/sessions/{session_id}/events/tickets), for clients that cannot send headers: the event stream only',
+          },
+        },
+      },
+      // A key, or none at all: a server started without keys serves loopback callers without one
+      // (and refuses a key sent to it).
+      security: [{ bearer: [] }, {}],
       tags: [
         { name: 'sessions', description: 'A session: its workspace, tools, permission mode and rules, hooks, model and MCP servers; its audit trails' },
         { name: 'turns', description: 'Tool calls to run (direct turns) or a prompt for the server\'s model loop (prompt turns), each call answered by exactly one tool_result' },

@@ -3691,8 +3691,6 @@ export interface operations {
             query?: {
                 /** @description Replay events with a greater seq */
                 after?: number;
-                /** @description An event ticket (single use, 60 s) instead of the Authorization header */
-                ticket?: string;
             };
             header?: {
                 /** @description The last seq received */
