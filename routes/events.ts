@@ -59,7 +59,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       const after = header !== undefined ? Number(header) : (req.query.after ?? 0);
       const last = ctx.events.lastSeq(sessionId);
       if (after > last) {
-        throw new DomainError('invalid', `after=${after} is beyond the session's last event (${last})`);
+        // The problem points at what the client sent: the header wins when both are there.
+        const beyond = `${after} is beyond the session's last event (${last})`;
+        throw header !== undefined
+          ? new DomainError('invalid', `Last-Event-ID ${beyond}`, [`last-event-id: ${beyond}`], 'headers')
+          : new DomainError('invalid', `after=${beyond}`, [`after: ${beyond}`], 'query');
       }
       // A closed session whose final event the client already has: 204, so an EventSource stops
       // reconnecting instead of trying again every few seconds forever.

@@ -20,7 +20,7 @@ export class DomainError extends Error {
     /** Each problem, for `invalid` errors that found several; each starts with the field it is about (`tools[2]: …`). */
     readonly problems: string[] = [],
     /** Where the offending values are: the request body unless said otherwise. */
-    readonly location: 'body' | 'query' | 'params' = 'body',
+    readonly location: 'body' | 'query' | 'params' | 'headers' = 'body',
   ) {
     super(message);
     this.name = 'DomainError';

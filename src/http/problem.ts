@@ -107,7 +107,7 @@ export interface ProblemOptions {
  * request as a whole has the root, "".
  */
 export function problemPointer(problem: string): string {
-  const head = /^([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*): /.exec(problem);
+  const head = /^([A-Za-z_][A-Za-z0-9_-]*)((?:\.[A-Za-z0-9_-]+|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*): /.exec(problem);
   if (!head) return '';
   const segments = [head[1]!];
   const rest = head[2]!;

@@ -349,7 +349,13 @@ describe('events (SSE)', () => {
 
   it('refuses a resume point beyond the log, a bad Last-Event-ID and unknown sessions', async () => {
     const s = await session();
-    expectProblem(await t.api.get(`/v1/sessions/${s.id}/events?after=999`), 400, /beyond the session's last event/);
+    const byQuery = await t.api.get(`/v1/sessions/${s.id}/events?after=999`);
+    expectProblem(byQuery, 400, /^after=999 is beyond the session's last event/);
+    expect(byQuery.body.errors).toEqual([{ location: 'query', path: '/after', message: expect.stringMatching(/^after: 999 is beyond/) }]);
+    // The problem points at what was sent: the header, which wins over the query.
+    const byHeader = await t.api.get(`/v1/sessions/${s.id}/events?after=0`, { headers: { 'last-event-id': '999' } });
+    expectProblem(byHeader, 400, /^Last-Event-ID 999 is beyond the session's last event/);
+    expect(byHeader.body.errors).toEqual([{ location: 'headers', path: '/last-event-id', message: expect.stringMatching(/^last-event-id: 999 is beyond/) }]);
     expectProblem(await t.api.get(`/v1/sessions/${s.id}/events`, { headers: { 'last-event-id': 'abc' } }), 400);
     expectProblem(await t.api.get('/v1/sessions/ses_nope/events'), 404);
   });
