@@ -6,10 +6,11 @@
 // the first is still being answered, 409. A request that fails did nothing (a refusal, a 503 "not
 // done"), so its key is free again. What the work made is kept in the transaction that makes it
 // (src/store/idempotency.ts): a server that dies after that answers no retry with new work.
-import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../src/app-context.js';
+import type { OwnerCallArgs } from '../src/app/owner.js';
+import { inputDigest } from '../src/digest.js';
 import { sendProblem } from '../src/http/problem.js';
 import type { KeptWork, StoredResponse } from '../src/store/idempotency.js';
 import { problems, scopeOf } from './common.js';
@@ -44,24 +45,9 @@ export const idempotencyProblems = {
 /** A request's answer as the route sends it. */
 export type Answer = StoredResponse;
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
 /** What "the same request" means: method, path and body (its keys in any order). */
 function fingerprintOf(req: FastifyRequest): string {
-  const path = req.url.split('?')[0]!;
-  return createHash('sha256')
-    .update(JSON.stringify([req.method, path, canonical(req.body ?? null)]))
-    .digest('hex');
+  return inputDigest([req.method, req.url.split('?')[0]!, req.body ?? null]);
 }
 
 function send(reply: FastifyReply, answer: Answer, replayed: boolean): FastifyReply {
@@ -120,4 +106,19 @@ export async function answerOnce(
     }
   }
   return send(reply, answer, false);
+}
+
+/** A permission request's or a question's answer, through the session's owner, at most once per Idempotency-Key. */
+export function answerInteraction<N extends 'interactions.answerPermission' | 'interactions.answerQuestion'>(
+  ctx: AppContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  name: N,
+  sessionId: string,
+  ...args: OwnerCallArgs<N>
+): Promise<FastifyReply> {
+  const answered = (value: unknown): Answer => ({ status: 200, headers: {}, body: value });
+  return answerOnce(ctx, req, reply, answered, async (kept) =>
+    answered(kept ? await ctx.owner.callKept(kept, scopeOf(req), name, sessionId, ...args) : await ctx.owner.call(scopeOf(req), name, sessionId, ...args)),
+  );
 }

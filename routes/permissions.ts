@@ -15,7 +15,7 @@ import {
   StringEnum,
 } from '../src/contract/schemas.js';
 import { EventPageQuery, PermissionParams, SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
-import { IdempotencyHeaders, REPLAYED_HEADER, answerOnce, idempotencyProblems } from './idempotency.js';
+import { IdempotencyHeaders, REPLAYED_HEADER, answerInteraction, idempotencyProblems } from './idempotency.js';
 
 export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
@@ -75,20 +75,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         response: { 200: { ...ref(PermissionRequestSchema, 'The resolved request'), headers: REPLAYED_HEADER }, ...bodyProblems, 404: problems[404], ...idempotencyProblems },
       },
     },
-    async (req, reply) =>
-      answerOnce(
-        ctx,
-        req,
-        reply,
-        (value) => ({ status: 200, headers: {}, body: value }),
-        async (kept) => {
-          const { session_id, permission_id } = req.params;
-          const value = kept
-            ? await ctx.owner.callKept(kept, scopeOf(req), 'interactions.answerPermission', session_id, permission_id, req.body)
-            : await ctx.owner.call(scopeOf(req), 'interactions.answerPermission', session_id, permission_id, req.body);
-          return { status: 200, headers: {}, body: value };
-        },
-      ),
+    async (req, reply) => answerInteraction(ctx, req, reply, 'interactions.answerPermission', req.params.session_id, req.params.permission_id, req.body),
   );
 
   app.get(

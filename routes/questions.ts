@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { Id, QUESTION_STATUSES, QuestionListSchema, QuestionResponseSchema, QuestionSchema, ref, StringEnum } from '../src/contract/schemas.js';
 import { SessionParams, bodyProblems, commonProblems, problems, scopeOf } from './common.js';
-import { IdempotencyHeaders, REPLAYED_HEADER, answerOnce, idempotencyProblems } from './idempotency.js';
+import { IdempotencyHeaders, REPLAYED_HEADER, answerInteraction, idempotencyProblems } from './idempotency.js';
 
 const QuestionParams = Type.Object({ session_id: Id('Session id'), question_id: Id('Question id') }, { additionalProperties: false });
 
@@ -62,19 +62,6 @@ export const questionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         response: { 200: { ...ref(QuestionSchema, 'The resolved question'), headers: REPLAYED_HEADER }, ...bodyProblems, 404: problems[404], ...idempotencyProblems },
       },
     },
-    async (req, reply) =>
-      answerOnce(
-        ctx,
-        req,
-        reply,
-        (value) => ({ status: 200, headers: {}, body: value }),
-        async (kept) => {
-          const { session_id, question_id } = req.params;
-          const value = kept
-            ? await ctx.owner.callKept(kept, scopeOf(req), 'interactions.answerQuestion', session_id, question_id, req.body)
-            : await ctx.owner.call(scopeOf(req), 'interactions.answerQuestion', session_id, question_id, req.body);
-          return { status: 200, headers: {}, body: value };
-        },
-      ),
+    async (req, reply) => answerInteraction(ctx, req, reply, 'interactions.answerQuestion', req.params.session_id, req.params.question_id, req.body),
   );
 };
