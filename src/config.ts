@@ -7,10 +7,12 @@ import net from 'node:net';
 import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
 import { ScriptReplySchema, type ModelConfigInput } from './contract/schemas.js';
-import { DEFAULT_LIMITS, type ResourceLimits } from './contract/limits.js';
+import type { ResourceLimits } from './contract/limits.js';
 import { readStoreSettings } from './config-store.js';
+import { readSandboxSettings, type SandboxMode } from './config-sandbox.js';
 
-export type SandboxMode = 'bwrap' | 'off';
+export type { SandboxMode } from './config-sandbox.js';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export const MODEL_PROVIDERS = ['anthropic', 'openai', 'scripted'] as const;
 /** The WebSearch backends (src/web/search/ implements them). */
@@ -190,16 +192,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push(`NORMA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   }
 
-  const sandbox = (get('NORMA_SANDBOX') ?? 'bwrap') as SandboxMode;
-  if (sandbox !== 'bwrap' && sandbox !== 'off') {
-    problems.push(`NORMA_SANDBOX must be "bwrap" or "off", got ${JSON.stringify(sandbox)}`);
-  }
-
-  const sandboxUser = get('NORMA_SANDBOX_USER'); // user[:group], each a name or a number (resolved by the sandbox)
-  const account = '(?:[A-Za-z_][A-Za-z0-9_.-]{0,31}\\$?|\\d{1,10})';
-  if (sandboxUser !== undefined && (!new RegExp(`^${account}(?::${account})?$`).test(sandboxUser) || sandboxUser.split(':').some((p) => /^0+$/.test(p) || p === 'root'))) {
-    problems.push(`NORMA_SANDBOX_USER must be an unprivileged user (name or uid), optionally with :group or :gid, never root's (e.g. nobody, norma-sandbox, 65534:65534), got ${JSON.stringify(sandboxUser)}`);
-  }
 
   const rawHooks = get('NORMA_SESSION_HOOKS') ?? 'on';
   if (rawHooks !== 'on' && rawHooks !== 'off') {
@@ -301,23 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   const { store, databaseUrl, nodeId } = readStoreSettings(get, problems);
   const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
-  const mb = 1024 * 1024;
-  const sandboxLimits: ResourceLimits = {
-    memory_bytes: positiveInt('NORMA_SANDBOX_MEMORY_MB', DEFAULT_LIMITS.memory_bytes / mb) * mb,
-    processes: positiveInt('NORMA_SANDBOX_PROCESSES', DEFAULT_LIMITS.processes),
-    cpu_weight: positiveInt('NORMA_SANDBOX_CPU_WEIGHT', DEFAULT_LIMITS.cpu_weight),
-    file_size_bytes: positiveInt('NORMA_SANDBOX_FILE_SIZE_MB', DEFAULT_LIMITS.file_size_bytes / mb) * mb,
-    open_files: positiveInt('NORMA_SANDBOX_OPEN_FILES', DEFAULT_LIMITS.open_files),
-    disk_bytes: positiveInt('NORMA_SANDBOX_DISK_MB', DEFAULT_LIMITS.disk_bytes / mb) * mb,
-  };
-  if (sandboxLimits.memory_bytes < 16 * mb) problems.push('NORMA_SANDBOX_MEMORY_MB must be at least 16');
-  if (sandboxLimits.processes < 8) problems.push('NORMA_SANDBOX_PROCESSES must be at least 8');
-  if (sandboxLimits.cpu_weight > 10000) problems.push('NORMA_SANDBOX_CPU_WEIGHT must be from 1 to 10000');
-  if (sandboxLimits.open_files < 32) problems.push('NORMA_SANDBOX_OPEN_FILES must be at least 32');
-  const cgroup = get('NORMA_CGROUP') ?? 'auto';
-  if (cgroup !== 'auto' && cgroup !== 'off' && !path.isAbsolute(cgroup)) {
-    problems.push(`NORMA_CGROUP must be "auto", "off" or the absolute path of a delegated cgroup v2 directory, got ${JSON.stringify(cgroup)}`);
-  }
+  const { sandbox, sandboxUser, sandboxLimits, cgroup } = readSandboxSettings(get, positiveInt, problems);
   let allowedHosts: string[] | null = null;
   const rawHosts = get('NORMA_ALLOWED_HOSTS');
   if (rawHosts !== undefined) {

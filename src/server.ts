@@ -38,6 +38,7 @@ import { InputValidator } from './pipeline/validate.js';
 import type { SandboxHost, SandboxStatus } from './sandbox/process.js';
 import { createSandboxHost } from './sandbox/host.js';
 import { createApplication, INTERNAL } from './app/index.js';
+import { retentionSweeps } from './app/sweeps.js';
 import { findRipgrep } from './capabilities/files/grep.js';
 import { CATALOG, ToolCatalog } from './tools/catalog.js';
 import { HtmlConverter } from './web/html-convert.js';
@@ -391,31 +392,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   if (config.console.enabled) await app.register(consoleRoutes, { keys, logins, now: () => clock().getTime(), dir: config.console.dir });
 
   // Retention: one sweep at start (orphans of a previous process), then periodically.
-  const sweep = (startup = false) =>
-    Promise.all([
-      outputs.sweep(startup).then(
-        (r) => (r.expired > 0 || r.orphanDirs > 0) && logger.info(r, 'spill retention sweep'),
-        (err) => logger.warn({ err }, 'spill retention sweep failed'),
-      ),
-      application.retention.sweepClosedSessions(INTERNAL).then(
-        (n) => n > 0 && logger.info({ removed: n }, 'session retention sweep'),
-        (err) => logger.warn({ err }, 'session retention sweep failed'),
-      ),
-      Promise.resolve()
-        .then(() => application.idempotency.sweep(INTERNAL))
-        .then(
-          (n) => n > 0 && logger.info({ removed: n }, 'expired Idempotency-Key answers removed'),
-          (err) => logger.warn({ err }, 'Idempotency-Key sweep failed'),
-        ),
-      ...(startup
-        ? [
-            application.retention.sweepSandboxState(INTERNAL).then(
-              (n) => n > 0 && logger.info({ removed: n }, 'sandbox state of ended sessions removed'),
-              (err) => logger.warn({ err }, 'sandbox state sweep failed'),
-            ),
-          ]
-        : []),
-    ]);
+  const sweep = retentionSweeps(application, outputs, logger);
   const sweepTimer = setInterval(() => {
     void sweep(false);
     // A system file made unreadable since the last scan is masked from now on.

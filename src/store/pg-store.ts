@@ -19,7 +19,7 @@ import { SESSION_COLUMNS, claimCommandStatement, completeCommandStatement, count
 import { PgIdempotency } from './pg-idempotency.js';
 
 export { describeUrl } from './pg-shared.js';
-import { storeInt as big, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+import { decisionsSelect, storeInt as big, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -384,18 +384,8 @@ export class PostgresStore implements Store {
   }
 
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
-    const where = ['session_id = $1', 'seq > $2'];
-    const args: unknown[] = [sessionId, big(query.afterSeq)];
-    if (query.turnId !== undefined) {
-      args.push(query.turnId);
-      where.push(`turn_id = $${args.length}`);
-    }
-    if (query.toolUseId !== undefined) {
-      args.push(query.toolUseId);
-      where.push(`tool_use_id = $${args.length}`);
-    }
-    args.push(big(query.limit));
-    return documentsOf<Decision>(this.read(`SELECT data FROM decisions WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${args.length}`, args));
+    const { sql, args } = decisionsSelect(sessionId, query, (n) => `$${n}`);
+    return documentsOf<Decision>(this.read(sql, args));
   }
 
   /** The tenant's active sessions (with `withTurn`: those running or pausing a turn), every replica's. */

@@ -9,7 +9,7 @@ import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type Row }
 import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
-import { storeInt, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+import { decisionsSelect, storeInt, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
 
@@ -322,18 +322,8 @@ export class SqliteStore implements Store {
   }
 
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
-    const where = ['session_id = ?', 'seq > ?'];
-    const args: unknown[] = [sessionId, storeInt(query.afterSeq)];
-    if (query.turnId !== undefined) {
-      where.push('turn_id = ?');
-      args.push(query.turnId);
-    }
-    if (query.toolUseId !== undefined) {
-      where.push('tool_use_id = ?');
-      args.push(query.toolUseId);
-    }
-    args.push(storeInt(query.limit));
-    return documentsOf<Decision>(this.stmt(`SELECT data FROM decisions WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...args));
+    const { sql, args } = decisionsSelect(sessionId, query, () => '?');
+    return documentsOf<Decision>(this.stmt(sql).all(...args));
   }
 
   close(): void {

@@ -111,3 +111,16 @@ export function storeInt(n: number): number {
   if (Number.isNaN(n)) return 0;
   return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(n)));
 }
+
+/** The statement listing decisions by a DecisionQuery, for SQL stores; `param(n)` spells the n-th placeholder (`$n`, `?`). */
+export function decisionsSelect(sessionId: string, query: DecisionQuery, param: (n: number) => string): { sql: string; args: unknown[] } {
+  const args: unknown[] = [sessionId, storeInt(query.afterSeq)];
+  const where = [`session_id = ${param(1)}`, `seq > ${param(2)}`];
+  for (const [column, value] of [['turn_id', query.turnId], ['tool_use_id', query.toolUseId]] as const) {
+    if (value === undefined) continue;
+    args.push(value);
+    where.push(`${column} = ${param(args.length)}`);
+  }
+  args.push(storeInt(query.limit));
+  return { sql: `SELECT data FROM decisions WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${param(args.length)}`, args };
+}
