@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { launchServer, type ServerProcess } from '../helpers/server-process.js';
 import { processesStartingWith, waitUntil } from '../helpers/processes.js';
+import { alive, measured } from '../helpers/health-probe.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/mcp');
 const HOSTILE = path.join(FIXTURES, 'hostile-server.mjs');
@@ -45,33 +46,6 @@ async function launch(dataDir: string, extraRoot?: string): Promise<ServerProces
 }
 
 const hostile = (...args: string[]) => ({ command: 'node', args: [HOSTILE, ...args], read_only_paths: [FIXTURES], startup_timeout_s: 20 });
-
-/** Probes /healthz while `attack` runs; returns what it returned and the slowest answer, in ms. */
-async function measured<T>(r: ServerProcess, attack: () => Promise<T>): Promise<{ value: T; stallMs: number }> {
-  let stop = false;
-  let worst = 0;
-  const probe = (async () => {
-    while (!stop) {
-      const t0 = performance.now();
-      const res = await fetch(`${r.url}/healthz`);
-      await res.arrayBuffer();
-      worst = Math.max(worst, performance.now() - t0);
-      await new Promise((done) => setTimeout(done, 5));
-    }
-  })();
-  try {
-    const value = await attack();
-    return { value, stallMs: worst };
-  } finally {
-    stop = true;
-    await probe;
-  }
-}
-
-async function alive(r: ServerProcess): Promise<void> {
-  expect(r.child.exitCode).toBeNull();
-  expect((await fetch(`${r.url}/healthz`)).status).toBe(200);
-}
 
 type Block = { type: string; text?: string };
 const textOf = (result: { content: Block[] }) => result.content.map((c) => c.text ?? `[${c.type}]`).join('\n');

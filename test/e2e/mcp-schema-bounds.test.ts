@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { SCHEMA_CHECK_DEADLINE_MS } from '../../src/mcp/schema-check.js';
 import { launchServer, type ServerProcess } from '../helpers/server-process.js';
 import { processesStartingWith, waitUntil } from '../helpers/processes.js';
+import { alive, measured as probeHealth } from '../helpers/health-probe.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/mcp');
 const HOSTILE = path.join(FIXTURES, 'hostile-server.mjs');
@@ -59,47 +60,9 @@ async function launch(): Promise<ServerProcess> {
  * mcp-hostile.test.ts (each file checks that its own are gone, and the files may run at once).
  */
 const SIGNATURE = ['node', '--no-warnings', HOSTILE];
+/** /healthz unanswered for GIVE_UP_MS fails the attack at once. */
+const measured = <T,>(r: ServerProcess, attack: () => Promise<T>) => probeHealth(r, attack, GIVE_UP_MS);
 const hostile = (mode: string) => ({ command: 'node', args: [...SIGNATURE.slice(1), mode], read_only_paths: [FIXTURES], startup_timeout_s: 20 });
-
-/**
- * Probes /healthz while `attack` runs; returns what it returned, how long it took and the slowest
- * answer, in ms. A probe unanswered for GIVE_UP_MS fails the attack at once.
- */
-async function measured<T>(r: ServerProcess, attack: () => Promise<T>): Promise<{ value: T; ms: number; stallMs: number }> {
-  let stop = false;
-  let worst = 0;
-  let gaveUp: (err: Error) => void = () => undefined;
-  const stalled = new Promise<never>((_, reject) => (gaveUp = reject));
-  stalled.catch(() => undefined);
-  const probe = (async () => {
-    while (!stop) {
-      const t0 = performance.now();
-      try {
-        const res = await fetch(`${r.url}/healthz`, { signal: AbortSignal.timeout(GIVE_UP_MS) });
-        await res.arrayBuffer();
-      } catch {
-        worst = Math.max(worst, performance.now() - t0);
-        gaveUp(new Error(`the server did not answer /healthz for ${GIVE_UP_MS} ms: its event loop is stalled`));
-        return;
-      }
-      worst = Math.max(worst, performance.now() - t0);
-      await new Promise((done) => setTimeout(done, 5));
-    }
-  })();
-  const t0 = performance.now();
-  try {
-    const value = await Promise.race([attack(), stalled]);
-    return { value, ms: performance.now() - t0, stallMs: worst };
-  } finally {
-    stop = true;
-    await probe;
-  }
-}
-
-async function alive(r: ServerProcess): Promise<void> {
-  expect(r.child.exitCode).toBeNull();
-  expect((await fetch(`${r.url}/healthz`)).status).toBe(200);
-}
 
 type Block = { type: string; text?: string };
 type Result = { is_error: boolean; content: Block[] };
