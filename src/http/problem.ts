@@ -38,6 +38,7 @@ const PROBLEM_TYPES: Record<number, string> = {
   415: 'urn:norma:problem:unsupported-media-type',
   417: 'urn:norma:problem:expectation-failed',
   421: 'urn:norma:problem:misdirected-request',
+  422: 'urn:norma:problem:unprocessable-content',
   429: 'urn:norma:problem:too-many-requests',
   431: 'urn:norma:problem:header-fields-too-large',
   500: 'urn:norma:problem:internal-error',

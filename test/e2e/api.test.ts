@@ -422,6 +422,21 @@ describe('auth on a keyless server', () => {
   });
 });
 
+describe('Idempotency-Key on one server', () => {
+  it('replays the first answer; another body with the key is a 422 of the project\'s own problem type', async () => {
+    const post = (body: unknown) => fetch(`${t.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'one-server-1' }, body: JSON.stringify(body) });
+    const first = await post({});
+    expect(first.status).toBe(201);
+    const again = await post({});
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await again.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+    const other = await post({ permission_mode: 'plan' });
+    expect(other.status).toBe(422);
+    expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await other.json()).toMatchObject({ status: 422, type: 'urn:norma:problem:unprocessable-content', detail: expect.stringMatching(/Idempotency-Key "one-server-1"/) });
+  });
+});
+
 describe('convenience', () => {
   it('a POST without a body creates a default session', async () => {
     const res = await fetch(`${t.url}/v1/sessions`, { method: 'POST' });
