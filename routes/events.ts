@@ -9,6 +9,7 @@ import { DomainError } from '../src/errors.js';
 import { headTaken, openEventStream, serialized } from '../src/http/sse.js';
 import { SessionParams, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
 import { EventTicketSchema, TICKET_PATTERN } from '../src/contract/tenant.js';
+import { SSE_DATA_SCHEMA } from '../src/http/openapi-document.js';
 
 /** During a replay, wait for the socket to drain once this much is queued. */
 const REPLAY_HIGH_WATER = 1024 * 1024;
@@ -44,7 +45,19 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         response: {
           200: {
             description: 'An endless text/event-stream; each `data` is one Event',
-            content: { 'text/event-stream': { schema: ref(EventSchema) } },
+            content: {
+              'text/event-stream': {
+                // The body is a stream of text blocks, not one JSON value: a string to every tool.
+                // What each block's `data` holds is named by an extension tools may read.
+                schema: Type.String({
+                  description:
+                    'Server-Sent Events (text/event-stream): blocks of `id:`, `event:`, `data:` and `retry:` lines, each block ' +
+                    'ended by a blank line, and `: ping` comments. Each `data` is one JSON Event; `x-sse-data-schema` names its ' +
+                    'schema (`#/components/schemas/Event`, discriminated on `type`, which the block\'s `event:` repeats).',
+                  [SSE_DATA_SCHEMA]: ref(EventSchema),
+                }),
+              },
+            },
           },
           204: Type.Null({ description: 'The session is closed and every event after the given one was delivered: nothing will come (an EventSource stops)' }),
           ...commonProblems,

@@ -1,5 +1,6 @@
 // Writes or checks clients/typescript/src/schema.ts: the client's types, generated from the
-// committed OpenAPI document by openapi-typescript with its default options.
+// committed OpenAPI document by openapi-typescript with its default options and one `transform`
+// (clients/typescript/generate.ts: `{"not": {}}` is `never`, an event stream's body its event type).
 //   tsx scripts/client.ts write   — regenerate the types
 //   tsx scripts/client.ts check   — exit 1 when the committed types differ
 import path from 'node:path';

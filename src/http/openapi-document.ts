@@ -11,10 +11,20 @@
 // - Every response declares `X-Request-Id`; /v1 responses the rate-limit headers; 429s `Retry-After`.
 // - Operations with path parameters may answer 414 and every operation 431: both are refused
 //   before a route runs (src/http/edge-problems.ts), so no route schema says them.
+// - No boolean schemas: a property that may never appear stays `{"not": {}}` (some tools, such as
+//   ibm-openapi-validator, stop at `false`); the typed client maps it to `never` itself
+//   (clients/typescript/generate.ts).
 
 type Json = Record<string, unknown>;
 
 export const OPTIONAL_BODY = 'x-norma-optional-body';
+
+/**
+ * On the schema of a `text/event-stream` body (a string to every tool): the schema each event's
+ * JSON `data` follows, as a `$ref`. OpenAPI 3.2's `itemSchema` says the same, but 3.1 tools do not
+ * know it yet; the typed client reads this extension (clients/typescript/generate.ts).
+ */
+export const SSE_DATA_SCHEMA = 'x-sse-data-schema';
 
 export interface DocumentInfo {
   /** The server URL the document names (the default listen address). */
@@ -96,7 +106,6 @@ export function finishDocument(doc: Json, info: DocumentInfo): Json {
   }
 
   for (const s of Object.values(schemas)) addMappings(s, schemas);
-  for (const s of Object.values(schemas)) neverAsFalse(s);
   shareProblemResponses(doc);
   // Only the header components some response uses.
   const used = new Set(JSON.stringify([doc.paths, components.responses]).match(/#\/components\/headers\/[A-Za-z]+/g) ?? []);
@@ -183,27 +192,6 @@ function defaultsIntoWords(node: unknown): void {
     delete o.default;
   }
   for (const [k, v] of Object.entries(o)) if (k !== 'default') defaultsIntoWords(v);
-}
-
-/**
- * A property that may never appear (`{"not": {}}`) is written as the equivalent `false`, which
- * generators type as `never` (so `{prompt, tool_uses}` is not a valid turn body in TypeScript either).
- */
-function neverAsFalse(node: unknown): void {
-  if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) {
-    for (const n of node) neverAsFalse(n);
-    return;
-  }
-  const o = node as Json;
-  const props = o.properties as Json | undefined;
-  if (props && typeof props === 'object') {
-    for (const [k, v] of Object.entries(props)) {
-      const s = v as Json;
-      if (s && typeof s === 'object' && s.not && typeof s.not === 'object' && Object.keys(s.not as object).length === 0) props[k] = false;
-    }
-  }
-  for (const v of Object.values(o)) neverAsFalse(v);
 }
 
 /** Adds `mapping` to every discriminated `oneOf` of `$ref`s. */

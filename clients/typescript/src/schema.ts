@@ -1,4 +1,4 @@
-// Generated from openapi/openapi.json by openapi-typescript (default options): `npm run client:write`. Do not edit.
+// Generated from openapi/openapi.json by openapi-typescript (clients/typescript/generate.ts): `npm run client:write`. Do not edit.
 export interface paths {
     "/healthz": {
         parameters: {
@@ -1268,12 +1268,14 @@ export interface components {
                 /** @description The tool input; validated against the tool schema inside the turn */
                 input: unknown;
             }[];
+            /** @description Not in a direct turn */
             prompt?: never;
         };
         /** @description A prompt turn: the server runs the model loop with the session's model */
         PromptTurnCreate: {
             /** @description The user message: text, or text blocks */
             prompt: components["schemas"]["PromptTextBlock"][] | string;
+            /** @description Not in a prompt turn */
             tool_uses?: never;
         };
         /** @description A direct turn (`tool_uses`) or a prompt turn (`prompt`): exactly one of the two */
