@@ -288,6 +288,15 @@ describe('bad input', () => {
     expectProblem(await t.api.get('/v1/nothing-here', { skipContract: true }), 404, /no route GET \/v1\/nothing-here/);
   });
 
+  it('an empty body labelled application/json is no body: fine where none is needed, a clear 400 where one is', async () => {
+    const json = { headers: { 'content-type': 'application/json' }, raw: '' };
+    const created = await t.api.post('/v1/sessions', undefined, json);
+    expect(created.status).toBe(201);
+    expectProblem(await t.api.post(`/v1/sessions/${created.body.id}/turns`, undefined, json), 400, /body/);
+    expect((await t.api.request('DELETE', `/v1/sessions/${created.body.id}`, undefined, json)).status).toBe(204);
+    expect((await t.api.get(`/v1/sessions/${created.body.id}`)).body.status).toBe('closed');
+  });
+
   it('an oversize body is 413 and an unsupported content type 415', async () => {
     const big = { system_prompt: 'x'.repeat(70 * 1024) };
     expectProblem(await t.api.post('/v1/sessions', big), 413, /larger than 65536 bytes/);
