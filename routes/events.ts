@@ -19,6 +19,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     '/v1/sessions/:session_id/events',
     {
       config: { access: 'read', ticket: true },
+      // No HEAD: it would open a subscription (and spend a ticket) for headers alone, then hold
+      // the connection with nothing to send. HEAD here is 405, like any method a path does not serve.
+      exposeHeadRoute: false,
       schema: {
         operationId: 'streamEvents',
         security: [{ bearer: [] }, { ticket: [] }, {}],

@@ -7,6 +7,7 @@ import { buildServer } from '../src/server.js';
 import { describe, expect, it } from 'vitest';
 import { generateOpenApiDocument } from '../src/openapi.js';
 import { EVENT_SCHEMAS } from '../src/contract/events.js';
+import { servedRoutes } from '../src/http/docs.js';
 
 describe('openapi/openapi.json', () => {
   it('is identical to what the server generates (run `npm run openapi:write` after changing routes)', async () => {
@@ -43,7 +44,36 @@ describe('openapi/openapi.json', () => {
         }
       }
     }
-    expect(operations).toBe(35);
+    // 35 operations, and the HEAD of each GET route but the event stream.
+    expect(operations).toBe(59);
+  });
+});
+
+describe('the document and the router', () => {
+  it('declare the same operations: every method and path served is in the document, HEAD included, and nothing else is', async () => {
+    const doc = JSON.parse(await fs.readFile(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
+    const declared = new Set<string>();
+    for (const [p, ops] of Object.entries<Record<string, unknown>>(doc.paths)) for (const method of Object.keys(ops)) declared.add(`${method.toUpperCase()} ${p}`);
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-routes-'));
+    try {
+      const server = await buildServer(loadConfig({ NORMA_DATA_DIR: dataDir, NORMA_LOG_LEVEL: 'silent', NORMA_STORE: 'memory', NORMA_SANDBOX: 'off' }));
+      try {
+        await server.app.ready();
+        const routes = servedRoutes(server.app);
+        const served = new Set(routes.filter((r) => !r.hidden).map((r) => `${r.method} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`));
+        expect([...served].filter((r) => !declared.has(r)).sort(), 'served, not declared').toEqual([]);
+        expect([...declared].filter((r) => !served.has(r)).sort(), 'declared, not served').toEqual([]);
+        // HEAD wherever GET is, but on the endless event stream (a HEAD there would hold a subscription open for nothing).
+        const gets = [...served].filter((r) => r.startsWith('GET ')).map((r) => r.slice(4));
+        expect(gets.filter((p) => !served.has(`HEAD ${p}`))).toEqual(['/v1/sessions/{session_id}/events']);
+        // The hidden routes are the document itself, its UI and the console's files, nothing of the API.
+        for (const r of routes.filter((r) => r.hidden)) expect(r.url, `${r.method} ${r.url}`).toMatch(/^(\/openapi\.json$|\/docs(\/|$)|\/console(\/|$)|\*$)/);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -79,9 +79,29 @@ export const SHARED_SCHEMAS = [
   schemas.ConsoleSessionSchema,
 ];
 
+/** A route the app serves: its method, its URL as the router has it (`:param`), and whether the document leaves it out (`hide`). */
+export interface ServedRoute {
+  method: string;
+  url: string;
+  hidden: boolean;
+}
+
+const SERVED = new WeakMap<FastifyInstance, ServedRoute[]>();
+
+/** Every route registered after registerOpenApi (all of the app's), HEAD routes Fastify adds included: what the document is checked against. */
+export function servedRoutes(app: FastifyInstance): readonly ServedRoute[] {
+  return SERVED.get(app) ?? [];
+}
+
 /** Registers the shared schemas, then the OpenAPI generator and the /docs UI. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
+  const served: ServedRoute[] = [];
+  SERVED.set(app, served);
+  app.addHook('onRoute', (route) => {
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+    for (const method of [route.method].flat()) served.push({ method, url: route.url, hidden });
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -130,6 +150,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       ],
     },
+    // Fastify answers HEAD on every GET route (the event stream excepted: routes/events.ts):
+    // the document declares each one it serves (src/http/openapi-document.ts names them).
+    exposeHeadRoutes: true,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;

@@ -9,6 +9,7 @@
 //   read `default` as "always present" and would make every defaulted field of a request required.
 // - A `oneOf` with a `discriminator` gets the `mapping` (tag value → component).
 // - Every response declares `X-Request-Id`; /v1 responses the rate-limit headers; 429s `Retry-After`.
+// - Each HEAD Fastify serves for a GET route is an operation of its own (`headHealth`, …).
 // - Operations with path parameters may answer 414 and every operation 431: both are refused
 //   before a route runs (src/http/edge-problems.ts), so no route schema says them.
 // - No boolean schemas: a property that may never appear stays `{"not": {}}` (some tools, such as
@@ -60,6 +61,7 @@ export function finishDocument(doc: Json, info: DocumentInfo): Json {
   const schemas = components.schemas as Record<string, Json>;
 
   const paths = doc.paths as Record<string, Record<string, Json>>;
+  for (const [p, ops] of Object.entries(paths)) nameHeadOperation(p, ops);
   for (const [p, ops] of Object.entries(paths)) {
     for (const op of Object.values(ops)) {
       if (op[OPTIONAL_BODY]) {
@@ -112,6 +114,21 @@ export function finishDocument(doc: Json, info: DocumentInfo): Json {
   const headerComponents = components.headers as Json;
   for (const name of Object.keys(headerComponents)) if (!used.has(`#/components/headers/${name}`)) delete headerComponents[name];
   return doc;
+}
+
+/**
+ * The HEAD Fastify serves for a GET route (@fastify/swagger lists it as `<getId>-head`): an
+ * operation of its own, named `head<Resource>` (`getHealth` → `headHealth`, `listSessions` →
+ * `headSessions`), that answers what GET would, headers only.
+ */
+function nameHeadOperation(path: string, ops: Record<string, Json>): void {
+  const head = ops.head;
+  const get = ops.get;
+  if (!head || !get || typeof get.operationId !== 'string') return;
+  const resource = get.operationId.replace(/^(get|list)(?=[A-Z])/, '');
+  head.operationId = `head${resource[0]!.toUpperCase()}${resource.slice(1)}`;
+  head.summary = `${String(get.summary ?? get.operationId)} (HEAD: headers only)`;
+  head.description = `The status and headers \`GET ${path}\` answers, without its body (RFC 9110 §9.3.2).`;
 }
 
 /**

@@ -16,7 +16,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The process is up (HEAD: headers only)
+         * @description The status and headers `GET /healthz` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headHealth"];
         patch?: never;
         trace?: never;
     };
@@ -36,7 +40,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Store, workspace root and sandbox usable, with details (HEAD: headers only)
+         * @description The status and headers `GET /readyz` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headReadiness"];
         patch?: never;
         trace?: never;
     };
@@ -60,7 +68,11 @@ export interface paths {
         post: operations["createSession"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List sessions, newest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headSessions"];
         patch?: never;
         trace?: never;
     };
@@ -84,7 +96,11 @@ export interface paths {
          */
         delete: operations["closeSession"];
         options?: never;
-        head?: never;
+        /**
+         * Get a session (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headSession"];
         /**
          * Change the permission mode and rules
          * @description Changes apply to the next permission check, including requests that wait now (a rule may decide them). A mode above the tenant's policy is a 403.
@@ -108,7 +124,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The tool list exactly as exposed to a model (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/tools` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headSessionTools"];
         patch?: never;
         trace?: never;
     };
@@ -128,7 +148,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The whole session as one JSON document, for audit (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/export` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headExportSession"];
         patch?: never;
         trace?: never;
     };
@@ -152,7 +176,11 @@ export interface paths {
         post: operations["createTurn"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the session's turns, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/turns` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headTurns"];
         patch?: never;
         trace?: never;
     };
@@ -172,7 +200,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get a turn (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/turns/{turn_id}` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headTurn"];
         patch?: never;
         trace?: never;
     };
@@ -212,7 +244,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List permission requests, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/permissions` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headPermissions"];
         patch?: never;
         trace?: never;
     };
@@ -236,7 +272,11 @@ export interface paths {
         post: operations["answerPermission"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get a permission request (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/permissions/{permission_id}` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headPermission"];
         patch?: never;
         trace?: never;
     };
@@ -256,7 +296,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The audit trail of permission decisions, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/decisions` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headDecisions"];
         patch?: never;
         trace?: never;
     };
@@ -276,7 +320,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The audit trail of hook runs, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/hook-runs` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headHookRuns"];
         patch?: never;
         trace?: never;
     };
@@ -296,7 +344,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The evidence of outbound requests, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/egress` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headEgress"];
         patch?: never;
         trace?: never;
     };
@@ -316,7 +368,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The evidence of requests to MCP servers, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/mcp/requests` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headMcpRequests"];
         patch?: never;
         trace?: never;
     };
@@ -336,7 +392,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List questions asked by AskUser calls, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/questions` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headQuestions"];
         patch?: never;
         trace?: never;
     };
@@ -360,7 +420,11 @@ export interface paths {
         post: operations["answerQuestion"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get a question (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/questions/{question_id}` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headQuestion"];
         patch?: never;
         trace?: never;
     };
@@ -380,7 +444,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The session's todo list, as TodoWrite last replaced it (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/todos` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headTodos"];
         patch?: never;
         trace?: never;
     };
@@ -400,7 +468,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The files of the session's memory store (`/memories` of the Memory tool) (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/memory` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headMemory"];
         patch?: never;
         trace?: never;
     };
@@ -420,7 +492,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The session's MCP servers: status, tools, resources, restarts and what went wrong (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/mcp` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headMcpServers"];
         patch?: never;
         trace?: never;
     };
@@ -440,7 +516,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The skills the session may use, and which it has used (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/skills` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headSkills"];
         patch?: never;
         trace?: never;
     };
@@ -500,7 +580,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the session's spill files, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/outputs` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headOutputs"];
         patch?: never;
         trace?: never;
     };
@@ -520,7 +604,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Download a spill file (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/outputs/{output_id}` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headOutput"];
         patch?: never;
         trace?: never;
     };
@@ -540,7 +628,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The server's metrics (Prometheus text format) (HEAD: headers only)
+         * @description The status and headers `GET /metrics` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headMetrics"];
         patch?: never;
         trace?: never;
     };
@@ -568,7 +660,11 @@ export interface paths {
          */
         delete: operations["deleteConsoleSession"];
         options?: never;
-        head?: never;
+        /**
+         * Who the console is logged in as (HEAD: headers only)
+         * @description The status and headers `GET /console/session` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headConsoleSession"];
         patch?: never;
         trace?: never;
     };
@@ -2422,19 +2518,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
-        Problem409: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
         Problem421_2: {
             headers: {
@@ -2445,8 +2528,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The Idempotency-Key was used for another request (another method, path or body); nothing was done */
-        Problem422: {
+        /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
+        Problem409: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2478,11 +2561,56 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The Idempotency-Key was used for another request (another method, path or body); nothing was done */
+        Problem422: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
         Problem429_2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Gone: removed by retention */
+        Problem410: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The requested range is outside the resource */
+        Problem416: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Repr-Digest": components["headers"]["ReprDigest"];
+                /** @description `bytes` */
+                "Accept-Ranges"?: string;
+                "Cache-Control"?: string;
+                "Content-Range": components["headers"]["ContentRange"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -2540,7 +2668,65 @@ export interface operations {
             431: components["responses"]["Problem431_2"];
         };
     };
+    headHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            403: components["responses"]["Problem403_2"];
+            421: components["responses"]["Problem421_2"];
+            431: components["responses"]["Problem431_2"];
+        };
+    };
     getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            403: components["responses"]["Problem403_2"];
+            421: components["responses"]["Problem421_2"];
+            431: components["responses"]["Problem431_2"];
+            /** @description Not ready: a required check failed */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    headReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -2659,6 +2845,44 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headSessions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     getSession: {
         parameters: {
             query?: never;
@@ -2721,6 +2945,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
             };
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
@@ -2825,7 +3089,90 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headSessionTools: {
+        parameters: {
+            query?: {
+                /** @description Also list deferred tools, with their flags */
+                include?: "deferred";
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tools as exposed to a model */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     exportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionExport"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headExportSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -2989,7 +3336,92 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headTurns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turns */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     getTurn: {
+        parameters: {
+            query?: {
+                /** @description Hold until finished or paused, at most this long */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Turn id */
+                turn_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turn */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Turn"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headTurn: {
         parameters: {
             query?: {
                 /** @description Hold until finished or paused, at most this long */
@@ -3078,6 +3510,48 @@ export interface operations {
         };
     };
     listPermissions: {
+        parameters: {
+            query?: {
+                status?: "pending" | "allowed" | "denied" | "cancelled";
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headPermissions: {
         parameters: {
             query?: {
                 status?: "pending" | "allowed" | "denied" | "cancelled";
@@ -3214,7 +3688,97 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Permission request id */
+                permission_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionRequest"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     listDecisions: {
+        parameters: {
+            query?: {
+                /** @description Only decisions with a greater seq */
+                after?: number;
+                limit?: number;
+                /** @description Only decisions of this turn */
+                turn_id?: string;
+                /** @description Only decisions about this call */
+                tool_use_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of decisions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headDecisions: {
         parameters: {
             query?: {
                 /** @description Only decisions with a greater seq */
@@ -3305,7 +3869,93 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headHookRuns: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of hook runs */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookRunList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     listEgress: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of outbound requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EgressList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headEgress: {
         parameters: {
             query?: {
                 after?: number;
@@ -3391,7 +4041,92 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headMcpRequests: {
+        parameters: {
+            query?: {
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of MCP requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpRequestList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     listQuestions: {
+        parameters: {
+            query?: {
+                status?: "pending" | "answered" | "dismissed" | "timed_out" | "cancelled";
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The questions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuestionList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headQuestions: {
         parameters: {
             query?: {
                 status?: "pending" | "answered" | "dismissed" | "timed_out" | "cancelled";
@@ -3528,7 +4263,89 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Question id */
+                question_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The question */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Question"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     getTodos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TodoList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headTodos: {
         parameters: {
             query?: never;
             header?: never;
@@ -3608,6 +4425,46 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryListing"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     listMcpServers: {
         parameters: {
             query?: never;
@@ -3648,7 +4505,87 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     listSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skills */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headSkills: {
         parameters: {
             query?: never;
             header?: never;
@@ -3825,6 +4762,46 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    headOutputs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outputs with digest and provenance */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutputList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     getOutput: {
         parameters: {
             query?: never;
@@ -3900,9 +4877,45 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
-            /** @description Gone: removed by retention */
-            410: {
+            410: components["responses"]["Problem410"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            416: components["responses"]["Problem416"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headOutput: {
+        parameters: {
+            query?: never;
+            header?: {
+                range?: string;
+                "if-none-match"?: string;
+                "if-range"?: string;
+            };
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Output id */
+                output_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole output */
+            200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Repr-Digest": components["headers"]["ReprDigest"];
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    "Cache-Control"?: string;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -3910,14 +4923,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/plain": string;
                 };
             };
-            413: components["responses"]["Problem413"];
-            414: components["responses"]["Problem414"];
-            415: components["responses"]["Problem415"];
-            /** @description The requested range is outside the resource */
-            416: {
+            /** @description The requested byte range */
+            206: {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Repr-Digest": components["headers"]["ReprDigest"];
@@ -3932,9 +4942,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/plain": string;
                 };
             };
+            /** @description Not modified (the ETag matched) */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Repr-Digest": components["headers"]["ReprDigest"];
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    "Cache-Control"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            410: components["responses"]["Problem410"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            416: components["responses"]["Problem416"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -3944,6 +4979,32 @@ export interface operations {
         };
     };
     getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4": string;
+                };
+            };
+            401: components["responses"]["Problem401_2"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429_2"];
+            431: components["responses"]["Problem431_2"];
+            500: components["responses"]["Problem500_2"];
+        };
+    };
+    headMetrics: {
         parameters: {
             query?: never;
             header?: never;
@@ -4087,6 +5148,32 @@ export interface operations {
                 };
                 content?: never;
             };
+            403: components["responses"]["Problem403_2"];
+            421: components["responses"]["Problem421_2"];
+            431: components["responses"]["Problem431_2"];
+            500: components["responses"]["Problem500_2"];
+        };
+    };
+    headConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The login */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            401: components["responses"]["Problem401_2"];
             403: components["responses"]["Problem403_2"];
             421: components["responses"]["Problem421_2"];
             431: components["responses"]["Problem431_2"];
