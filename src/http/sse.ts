@@ -1,5 +1,6 @@
 // Server-Sent Events framing: the response head, `id:`/`event:`/`data:` frames (the first with
-// `retry:`) and `:` comment lines (heartbeats), written to a raw Node response.
+// `retry:`) and `:` comment lines (heartbeats, never a block of their own), written to a raw
+// Node response.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 // A live event is one object delivered to every subscriber of the session: serialise it once.
@@ -48,9 +49,14 @@ export function openEventStream(res: ServerResponse, requestId: string, headers:
   };
 }
 
-/** A comment line: clients ignore it, proxies see traffic (`: ping` is the heartbeat). */
+/**
+ * A comment line: clients ignore it, proxies see traffic (`: ping` is the heartbeat). It is not
+ * followed by a blank line: the line becomes part of the next event's block (comments may stand
+ * anywhere in one), so no block is ever made of comments alone — which clients such as
+ * fetch-event-source would hand over as an empty message.
+ */
 export function writeComment(res: ServerResponse, text: string): boolean {
-  return res.write(`: ${text}\n\n`);
+  return res.write(`: ${text}\n`);
 }
 
 function frame(type: string, data: string, id?: number): string {
