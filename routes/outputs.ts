@@ -94,7 +94,8 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       reply.header('cache-control', 'private, max-age=31536000, immutable');
       const inm = req.headers['if-none-match'];
       if (inm !== undefined && (inm.trim() === '*' || inm.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag))) {
-        return reply.code(304).send(null);
+        // No body, and no Content-Type: a 304 describes the representation the client already has.
+        return reply.code(304).send();
       }
       let handle;
       try {
