@@ -49,6 +49,39 @@ describe('openapi/openapi.json', () => {
   });
 });
 
+describe('what third-party tools read', () => {
+  it('has no boolean schemas (a never-present property is `{"not": {}}`); only `additionalProperties: false` is a boolean', async () => {
+    const doc = JSON.parse(await fs.readFile(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
+    const booleans: string[] = [];
+    const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
+    const SCHEMA_KEYS = ['items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'];
+    const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}/${i}`));
+      for (const [k, v] of Object.entries(node)) {
+        if (SCHEMA_KEYS.includes(k) && typeof v === 'boolean') booleans.push(`${at}/${k}`);
+        if (SCHEMA_MAPS.includes(k) && v && typeof v === 'object') for (const [name, s] of Object.entries(v)) if (typeof s === 'boolean') booleans.push(`${at}/${k}/${name}`);
+        if (SCHEMA_LISTS.includes(k) && Array.isArray(v)) v.forEach((s, i) => typeof s === 'boolean' && booleans.push(`${at}/${k}/${i}`));
+        if (k === 'schema' && typeof v === 'boolean') booleans.push(`${at}/${k}`);
+        walk(v, `${at}/${k}`);
+      }
+    };
+    walk(doc, '#');
+    expect(booleans).toEqual([]);
+    const direct = doc.components.schemas.DirectTurnCreate.properties.prompt;
+    expect(direct.not).toEqual({});
+  });
+
+  it('describes the event stream as text, naming the Event schema of each data in x-sse-data-schema', async () => {
+    const doc = JSON.parse(await fs.readFile(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
+    const schema = doc.paths['/v1/sessions/{session_id}/events'].get.responses['200'].content['text/event-stream'].schema;
+    expect(schema.type).toBe('string');
+    expect(schema['x-sse-data-schema']).toEqual({ $ref: '#/components/schemas/Event' });
+    expect(doc.components.schemas.Event.oneOf.length).toBe(EVENT_SCHEMAS.length);
+  });
+});
+
 describe('the document and the router', () => {
   it('declare the same operations: every method and path served is in the document, HEAD included, and nothing else is', async () => {
     const doc = JSON.parse(await fs.readFile(new URL('../openapi/openapi.json', import.meta.url), 'utf8'));
