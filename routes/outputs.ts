@@ -94,8 +94,9 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       reply.header('cache-control', 'private, max-age=31536000, immutable');
       const inm = req.headers['if-none-match'];
       if (inm !== undefined && (inm.trim() === '*' || inm.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag))) {
-        // No body, and no Content-Type: a 304 describes the representation the client already has.
-        return reply.code(304).send();
+        // No body, and no Content-Type (a 304 describes the representation the client already
+        // has): a reply sent without a payload gets none, where `null` would be labelled JSON.
+        return reply.code(304).send(undefined as unknown as null);
       }
       let handle;
       try {
