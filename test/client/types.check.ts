@@ -1,7 +1,7 @@
 // Compile-time checks of the generated client types (checked by `tsc --noEmit -p .`, which CI
 // runs): what a request may and may not be. Every `@ts-expect-error` below must be an error;
 // if a line compiled, tsc would report the unused directive.
-import { createNormaClient, type EventOf, type NormaEvent, type TurnCreate } from '../../clients/typescript/src/index.js';
+import { createNormaClient, type EventOf, type NormaEvent, type paths, type TurnCreate } from '../../clients/typescript/src/index.js';
 
 export async function requestShapes(): Promise<void> {
   const norma = createNormaClient({ baseUrl: 'http://127.0.0.1:7070' });
@@ -32,6 +32,21 @@ export async function requestShapes(): Promise<void> {
     // @ts-expect-error a denial takes no remember rules
     body: { behavior: 'deny', remember: ['Write'] },
   });
+}
+
+// The event stream's body is text on the wire; the document's `x-sse-data-schema` names the schema of
+// each event's data, and the generated type of the body is that union (what the event reader yields).
+type StreamBody = paths['/v1/sessions/{session_id}/events']['get']['responses'][200]['content']['text/event-stream'];
+export const streamBodyIsEvent = (b: StreamBody): NormaEvent => b;
+export const eventIsStreamBody = (e: NormaEvent): StreamBody => e;
+
+export async function headShapes(): Promise<void> {
+  const norma = createNormaClient({ baseUrl: 'http://127.0.0.1:7070' });
+  // HEAD is declared where it is served: every GET route but the event stream.
+  await norma.HEAD('/healthz');
+  await norma.HEAD('/v1/sessions/{session_id}/outputs/{output_id}', { params: { path: { session_id: 's', output_id: 'o' } } });
+  // @ts-expect-error the event stream serves no HEAD
+  await norma.HEAD('/v1/sessions/{session_id}/events', { params: { path: { session_id: 's' } } });
 }
 
 export function eventShapes(e: NormaEvent): string {

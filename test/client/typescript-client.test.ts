@@ -173,5 +173,6 @@ describe('the typed TypeScript client', () => {
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
-  });
+    // A whole compile: beyond the default timeout on two busy cores.
+  }, 90_000);
 });
