@@ -30,8 +30,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         description:
           'Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) ' +
           'or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events ' +
-          '(`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s; `retry:` (how long an EventSource waits before ' +
-          'reconnecting) comes in the first event\'s block, so nothing before the first event is a block without `data`. The stream ends after `session.closed`; a closed session with nothing left to ' +
+          '(`tool.progress`) carry no `id`. A `: ping` comment line is sent at least every 15 s, as part of the next event\'s block; `retry:` ' +
+          '(how long an EventSource waits before reconnecting) comes in the first event\'s block: no block lacks `data`. The stream ends after `session.closed`; a closed session with nothing left to ' +
           'replay answers 204, which stops an EventSource. A browser authenticates with `?ticket=` (POST …/events/tickets) ' +
           'instead of the Authorization header it cannot send.',
         params: SessionParams,
@@ -55,7 +55,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
                 schema: Type.String({
                   description:
                     'Server-Sent Events (text/event-stream): blocks of `id:`, `event:`, `data:` and `retry:` lines, each block ' +
-                    'ended by a blank line, and `: ping` comments. Each `data` is one JSON Event; `x-sse-data-schema` names its ' +
+                    'ended by a blank line, and `: ping` comment lines (within the next block, never a block of their own). Each `data` is one JSON Event; `x-sse-data-schema` names its ' +
                     'schema (`#/components/schemas/Event`, discriminated on `type`, which the block\'s `event:` repeats).',
                   [SSE_DATA_SCHEMA]: ref(EventSchema),
                 }),

@@ -533,7 +533,7 @@ export interface paths {
         };
         /**
          * Stream the session's events (Server-Sent Events)
-         * @description Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events (`tool.progress`) carry no `id`. A `: ping` comment is sent at least every 15 s; `retry:` (how long an EventSource waits before reconnecting) comes in the first event's block, so nothing before the first event is a block without `data`. The stream ends after `session.closed`; a closed session with nothing left to replay answers 204, which stops an EventSource. A browser authenticates with `?ticket=` (POST …/events/tickets) instead of the Authorization header it cannot send.
+         * @description Each event has `id: <seq>`, `event: <type>` and JSON `data`. Resume with the `Last-Event-ID` header (it wins) or `?after=<seq>`: every later durable event is replayed in order, then the stream goes live. Live-only events (`tool.progress`) carry no `id`. A `: ping` comment line is sent at least every 15 s, as part of the next event's block; `retry:` (how long an EventSource waits before reconnecting) comes in the first event's block: no block lacks `data`. The stream ends after `session.closed`; a closed session with nothing left to replay answers 204, which stops an EventSource. A browser authenticates with `?ticket=` (POST …/events/tickets) instead of the Authorization header it cannot send.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -695,7 +695,7 @@ export interface components {
          */
         PermissionMode: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk" | "auto";
         SessionRule: {
-            /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+            /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
             rule: string;
             /** @enum {string} */
             behavior: "allow" | "deny" | "ask";
@@ -714,7 +714,7 @@ export interface components {
         SessionHooks: {
             PreToolUse?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
@@ -742,7 +742,7 @@ export interface components {
             }[];
             PostToolUse?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
@@ -770,7 +770,7 @@ export interface components {
             }[];
             PostToolUseFailure?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
@@ -798,7 +798,7 @@ export interface components {
             }[];
             UserPromptSubmit?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
@@ -826,7 +826,7 @@ export interface components {
             }[];
             SessionStart?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
@@ -854,7 +854,7 @@ export interface components {
             }[];
             SessionEnd?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
@@ -882,7 +882,7 @@ export interface components {
             }[];
             Stop?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
@@ -910,7 +910,7 @@ export interface components {
             }[];
             SubagentStart?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
@@ -1200,7 +1200,7 @@ export interface components {
             ask_rules?: string[];
             /** @description Session rules to add */
             add_rules?: {
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; see the README for the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 rule: string;
                 /** @enum {string} */
                 behavior: "allow" | "deny" | "ask";
