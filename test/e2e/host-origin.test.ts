@@ -59,6 +59,13 @@ describe('Host names the server answers to', () => {
     ['userinfo-looking text', (p: number) => `127.0.0.1@evil.example:${p}`],
     ['an empty Host', () => ''],
     ['two hosts', (p: number) => `127.0.0.1:${p}, evil.example`],
+    ['a loopback name with a port that is not a number', () => 'localhost:abc'],
+    ['a loopback name with a port out of range', () => 'localhost:99999'],
+    ['a loopback name with two ports', (p: number) => `localhost:${p}:${p}`],
+    ['a percent-encoded loopback name', (p: number) => `%6cocalhost:${p}`],
+    ['a loopback name with a path', (p: number) => `localhost:${p}/x`],
+    ['a loopback name with a space inside', (p: number) => `local host:${p}`],
+    ['a subdomain of localhost', (p: number) => `evil.localhost.example:${p}`],
   ])('refuses %s', async (_label, host) => {
     t ??= await startServer();
     const port = Number(new URL(t.url).port);
@@ -77,7 +84,7 @@ describe('Host names the server answers to', () => {
   it('serves the loopback names on any port: an SSH tunnel, a dev server\'s proxy, a Host without a port', async () => {
     t = await startServer();
     const port = Number(new URL(t.url).port);
-    for (const host of [`localhost:${port + 1}`, '127.0.0.1:8080', 'localhost', '[::1]:5173', '127.0.0.1']) {
+    for (const host of [`localhost:${port + 1}`, '127.0.0.1:8080', 'localhost', '[::1]:5173', '127.0.0.1', 'localhost:1', 'LocalHost:65535']) {
       expect((await raw(`${t.url}/v1/sessions`, 'GET', { host })).status, host).toBe(200);
     }
   });
@@ -89,6 +96,10 @@ describe('Host names the server answers to', () => {
     expect(res.status).toBe(421);
     expect(JSON.parse(res.body).detail).toContain('NORMA_ALLOWED_HOSTS=dev.example.test');
     expect(JSON.parse(res.body).detail).toContain('loopback names on any port');
+    // A long name is not echoed whole: the problem stays small.
+    const long = await raw(`${t.url}/v1/sessions`, 'GET', { host: `${'a'.repeat(4000)}.example:${port}` });
+    expect(long.status).toBe(421);
+    expect(long.body.length).toBeLessThan(2000);
   });
 
   it('NORMA_ALLOWED_HOSTS adds names (any port without one, only that port with one); * turns the check off', async () => {
