@@ -1,8 +1,14 @@
 # Norma Server. bubblewrap (process sandbox), ripgrep (Grep) and socat (a session's network
-# bridge) come from Debian, never downloaded. Node 24 LTS on Debian 13 (trixie): both maintained
-# (docs/DESIGN.md, "The image's base"); better-sqlite3 12 supports Node 24, and node-pty builds
-# against Node-API, which does not change between Node versions.
-FROM node:24-trixie-slim AS build
+# bridge) come from Debian, never downloaded. Node 22 LTS on Debian 13 (trixie): both maintained
+# (Node 22 until April 2027). Not Node 24 while better-sqlite3 is 12: from 24.19 on, Node's
+# node_object_wrap.h removes an environment cleanup hook in ~ObjectWrap, better-sqlite3 12 (compiled
+# here against the base's headers) derives its Statement from ObjectWrap, and a Statement collected
+# outside any JavaScript context aborts the server (`Assertion failed: (env) != nullptr`,
+# nodejs/node#65446, WiseLibs/better-sqlite3#1515): 7 of 20 starts on Node 24.19.0, 7 of 20 on
+# 24.21.0. Node 22's header has no such hook, so its build cannot call it (scripts/container-check.mjs
+# checks the compiled addon, and 20 starts in a row). node-pty builds against Node-API, which does
+# not change between Node versions.
+FROM node:22-trixie-slim AS build
 # node-pty (PTY shells) is compiled by node-gyp; better-sqlite3 too when no prebuilt binary fits.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -19,7 +25,7 @@ COPY routes ./routes
 COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
-FROM node:24-trixie-slim
+FROM node:22-trixie-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap ripgrep socat tini \
  && rm -rf /var/lib/apt/lists/*

@@ -14,8 +14,8 @@ import { SERVER_NODE_FLAGS } from '../bench/lib.js';
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 
-/** The Node major the image is based on: a maintained LTS line (docs/DESIGN.md says why this one). */
-const NODE_MAJOR = 24;
+/** The Node major the image is based on: a maintained LTS line (the Dockerfile says why this one; scripts/container-check.mjs builds and runs it). */
+const NODE_MAJOR = 22;
 
 interface Instruction {
   keyword: string;
