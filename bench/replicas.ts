@@ -7,9 +7,13 @@
 //   - PostgreSQL, three replicas, each turn posted to another replica (forwarded to the owner
 //     through the database, as a proxy without affinity would do).
 // PostgreSQL is a throwaway cluster with its default durability (fsync on), started and removed
-// by the bench; the servers are child processes, the load comes from this process over loopback.
+// by the bench, reached through a relay that holds every chunk BENCH_PG_DELAY_MS (2) in each
+// direction (bench/delay-relay.ts): the round trip of a database in another zone, not the
+// microseconds of a socket on the same machine (0 turns the relay off). The servers are child
+// processes, the load comes from this process over loopback.
 //   npm run bench:replicas              (defaults: 5 s per target after 1 s warm-up)
 //   BENCH_SECONDS=10 npm run bench:replicas
+//   BENCH_PG_DELAY_MS=0 npm run bench:replicas       (PostgreSQL on the same machine, no relay)
 //   BENCH_PG_SYNCHRONOUS_COMMIT=off npm run bench:replicas   (the databases commit without waiting
 //     for their WAL flush: what an operator trading the last moments of commits on a database
 //     crash for throughput would see)
@@ -21,11 +25,14 @@ import pg from 'pg';
 import { Pool } from 'undici';
 // @ts-expect-error -- a plain script of the repository, without type declarations
 import { startCluster, stopCluster } from '../scripts/pg-cluster.mjs';
+import { delayedDatabaseUrl, type DelayRelay } from './delay-relay.js';
 import { fmt, freePort, load, root, startChild, stopChildren, type Result } from './lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_S = 1;
+const DELAY_MS = Number(process.env.BENCH_PG_DELAY_MS ?? 2);
+if (!Number.isFinite(DELAY_MS) || DELAY_MS < 0 || DELAY_MS > 1000) throw new Error(`BENCH_PG_DELAY_MS must be 0–1000, got ${process.env.BENCH_PG_DELAY_MS}`);
 
 interface Target {
   label: string;
@@ -82,6 +89,7 @@ async function main(): Promise<void> {
   });
   const dirs: string[] = [];
   const children: ChildProcess[] = [];
+  const relays: DelayRelay[] = [];
   const cluster = (await startCluster({ durable: true })) as { url: string; dir: string };
   const tmp = async () => {
     const d = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-bench-'));
@@ -100,7 +108,10 @@ async function main(): Promise<void> {
     await c.end();
     const u = new URL(cluster.url);
     u.pathname = `/${name}`;
-    return u.toString();
+    if (DELAY_MS === 0) return u.toString();
+    const delayed = await delayedDatabaseUrl(u.toString(), DELAY_MS);
+    relays.push(delayed.relay);
+    return delayed.url;
   };
   const server = async (env: Record<string, string>): Promise<string> => {
     const port = await freePort();
@@ -112,7 +123,7 @@ async function main(): Promise<void> {
   };
   try {
     console.log(
-      `replicas bench: ${SECONDS} s per target after ${WARMUP_S} s warm-up, ${CONNECTIONS} connections, ${os.cpus().length} CPUs, node ${process.version}, PostgreSQL synchronous_commit=${process.env.BENCH_PG_SYNCHRONOUS_COMMIT ?? 'on'}`,
+      `replicas bench: ${SECONDS} s per target after ${WARMUP_S} s warm-up, ${CONNECTIONS} connections, ${os.cpus().length} CPUs, node ${process.version}, PostgreSQL synchronous_commit=${process.env.BENCH_PG_SYNCHRONOUS_COMMIT ?? 'on'}, ${DELAY_MS} ms each way to it`,
     );
     const out: [string, Result][] = [];
     const run = async (t: Target) => {
@@ -149,6 +160,7 @@ async function main(): Promise<void> {
     for (const [label, r] of out.slice(1)) console.log(`    ${label.padEnd(44)} ${(rate(r) / rate(base)).toFixed(2)}×`);
   } finally {
     await stopAll();
+    await Promise.all(relays.map((r) => r.close()));
     stopCluster(cluster.dir);
     await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })));
   }
