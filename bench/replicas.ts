@@ -6,6 +6,9 @@
 //   - PostgreSQL, three replicas, each turn posted to the replica that runs its session;
 //   - PostgreSQL, three replicas, each turn posted to another replica (forwarded to the owner
 //     through the database, as a proxy without affinity would do).
+// Beside throughput, each target reports how long the servers' event loops stalled (the longest
+// delay prom-client's monitor saw during the run, read from /metrics, largest over the servers) and
+// what a bystander sees: GET /healthz on the first server every 10 ms during the load, p99.
 // PostgreSQL is a throwaway cluster with its default durability (fsync on), started and removed
 // by the bench, reached through a relay that holds every chunk BENCH_PG_DELAY_MS (2) in each
 // direction (bench/delay-relay.ts): the round trip of a database in another zone, not the
@@ -26,7 +29,7 @@ import { Pool } from 'undici';
 // @ts-expect-error -- a plain script of the repository, without type declarations
 import { startCluster, stopCluster } from '../scripts/pg-cluster.mjs';
 import { delayedDatabaseUrl, type DelayRelay } from './delay-relay.js';
-import { fmt, freePort, load, root, startChild, stopChildren, type Result } from './lib.js';
+import { fmt, freePort, load, quantile, root, startChild, stopChildren, type Result } from './lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -43,7 +46,43 @@ interface Target {
   poster(i: number): number;
 }
 
-async function measure(t: Target): Promise<Result> {
+interface Measured extends Result {
+  /** GET /healthz on the first server during the load, p99 (ms). */
+  healthzP99: number;
+  /** The longest event-loop delay any server saw during the load (ms). */
+  maxStallMs: number;
+}
+
+/** The longest event-loop delay since the last scrape (prom-client resets its monitor on each). */
+async function maxStallSinceLastScrape(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = /^norma_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+  if (!m) throw new Error(`${url}/metrics has no norma_nodejs_eventloop_lag_max_seconds`);
+  return Number(m[1]) * 1000;
+}
+
+/** GET /healthz every 10 ms until stopped; the latencies. */
+function probeHealth(url: string): { stop(): Promise<number[]> } {
+  const latencies: number[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const t0 = performance.now();
+      await (await fetch(`${url}/healthz`)).arrayBuffer();
+      latencies.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return latencies.sort((a, b) => a - b);
+    },
+  };
+}
+
+async function measure(t: Target): Promise<Measured> {
   const pools = t.urls.map((u) => new Pool(u, { connections: CONNECTIONS, pipelining: 1 }));
   try {
     const sessions: string[] = [];
@@ -54,6 +93,8 @@ async function measure(t: Target): Promise<Result> {
       sessions.push(s.id);
     }
     const body = JSON.stringify({ tool_uses: [{ name: 'Read', input: { file_path: 'small.txt' } }] });
+    await Promise.all(t.urls.map(maxStallSinceLastScrape)); // starts the stall count afresh
+    const health = probeHealth(t.urls[0]!);
     // One pool per server; connection i's requests go to its poster.
     const results = await Promise.all(
       pools.map((p, server) => {
@@ -70,9 +111,13 @@ async function measure(t: Target): Promise<Result> {
         );
       }),
     );
+    const healthz = await health.stop();
+    const stalls = await Promise.all(t.urls.map(maxStallSinceLastScrape));
     const done = results.filter((r): r is Result => r !== null);
     const latencies = done.map((r) => r.p50);
     return {
+      healthzP99: quantile(healthz, 0.99),
+      maxStallMs: Math.max(...stalls),
       requests: done.reduce((n, r) => n + r.requests, 0),
       seconds: Math.max(...done.map((r) => r.seconds)),
       p50: latencies.reduce((a, b) => a + b, 0) / latencies.length,
@@ -125,11 +170,11 @@ async function main(): Promise<void> {
     console.log(
       `replicas bench: ${SECONDS} s per target after ${WARMUP_S} s warm-up, ${CONNECTIONS} connections, ${os.cpus().length} CPUs, node ${process.version}, PostgreSQL synchronous_commit=${process.env.BENCH_PG_SYNCHRONOUS_COMMIT ?? 'on'}, ${DELAY_MS} ms each way to it`,
     );
-    const out: [string, Result][] = [];
+    const out: [string, Measured][] = [];
     const run = async (t: Target) => {
       const r = await measure(t);
       out.push([t.label, r]);
-      console.log(`  ${t.label.padEnd(44)} ${fmt(r)}`);
+      console.log(`  ${t.label.padEnd(44)} ${fmt(r)}   /healthz p99 ${r.healthzP99.toFixed(1)} ms   longest stall ${r.maxStallMs.toFixed(0)} ms`);
       await stopAll();
     };
 
@@ -157,7 +202,9 @@ async function main(): Promise<void> {
     const base = out[0]![1];
     const rate = (r: Result) => r.requests / r.seconds;
     console.log('  throughput against SQLite, one server, in this run:');
-    for (const [label, r] of out.slice(1)) console.log(`    ${label.padEnd(44)} ${(rate(r) / rate(base)).toFixed(2)}×`);
+    for (const [label, r] of out.slice(1)) {
+      console.log(`    ${label.padEnd(44)} ${(rate(r) / rate(base)).toFixed(2)}×   /healthz p99 ${(r.healthzP99 / base.healthzP99).toFixed(1)}×`);
+    }
   } finally {
     await stopAll();
     await Promise.all(relays.map((r) => r.close()));
