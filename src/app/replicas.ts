@@ -53,6 +53,12 @@ export class Replicas implements OwnerRouter {
       held: (tenant, what) => store.countSessionsHeld(tenant, what === 'turns'),
     };
     this.commandTimeoutMs = options.commandTimeoutMs ?? 30_000;
+    // A unit of work that did not commit: what this node holds of its sessions is dropped and
+    // taken again from the database (see retake).
+    store.onCommitFailed = (keys, err) => {
+      for (const id of keys) this.retakeAfterFailedCommit(id, err);
+    };
+    store.onCallbackError = (err) => parts.deps.logger.error({ err }, 'delivering committed work failed');
     this.commands = new ReplicaCommands({
       node,
       app,
@@ -146,6 +152,38 @@ export class Replicas implements OwnerRouter {
       await this.app.sessions.release(INTERNAL, id);
       this.store.forget(id);
     }
+  }
+
+  private readonly retaking = new Set<string>();
+
+  /**
+   * A unit of work of session `id` did not commit (the database refused it or could not be
+   * reached): nothing of it is stored and none of its events were delivered, but the session's
+   * runtime here had gone on as if it had. The runtime is let go at once (its turn stops without
+   * recording anything; later units of the session, already sent, fail too), and the session is
+   * recovered from what the database has, as a restart would: a turn that was running is
+   * interrupted, a paused one waits again. While the database cannot be reached this is tried
+   * again, less and less often; requests for the session meanwhile find its owner as usual.
+   */
+  private retakeAfterFailedCommit(id: string, err: unknown): void {
+    if (this.retaking.has(id)) return;
+    this.retaking.add(id);
+    const wasHere = this.parts.runtimes.has(id);
+    this.parts.deps.logger.error({ session_id: id, err }, 'work of this session did not commit; the session is taken again from the database');
+    const release = this.app.sessions.release(INTERNAL, id);
+    void (async () => {
+      await release.catch(() => undefined);
+      for (let attempt = 0; !this.stopped; attempt++) {
+        try {
+          this.store.recovered([id]);
+          if (wasHere && (await this.node.holder(id))?.nodeId === this.nodeId) await this.app.recovery.recover(INTERNAL, [id]);
+          return;
+        } catch (e) {
+          this.parts.deps.logger.warn({ session_id: id, err: e, attempt }, 'taking the session again failed; trying again');
+          await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** attempt)).unref());
+        }
+      }
+    })().finally(() => this.retaking.delete(id));
   }
 
   // ── routing ─────────────────────────────────────────────────────────────────────────────

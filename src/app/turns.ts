@@ -94,7 +94,10 @@ export class TurnUseCases {
   async wait(scope: Scope, sessionId: string, turnId: string, seconds: number): Promise<Turn> {
     const active = this.parts.runtimes.get(sessionId)?.activeTurn;
     if (active?.id !== turnId) return this.get(scope, sessionId, turnId);
+    const until = Date.now() + seconds * 1000;
     await active.waitSettled(seconds * 1000);
+    // Its final state commits a moment later with a store that does not wait for commits.
+    if (active.isFinal() && !active.stored) await active.waitStored(Math.max(0, until - Date.now()));
     // A direct turn that ended is what its runner last stored (the final write has committed by
     // now): its copy is the answer, without reading the turn back.
     if (active.turn.kind === 'direct' && active.isFinal() && active.stored) {

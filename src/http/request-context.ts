@@ -6,11 +6,16 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ServerMetrics } from '../telemetry/metrics.js';
 import { runInTrace, traceFromHeaders, type TraceContext } from '../trace/context.js';
+import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
+import { PROBLEM_CONTENT_TYPE } from '../../routes/common.js';
+import { problemBody, shownPath } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The trace the request belongs to (its `traceparent` continued, or a new one). */
     trace: TraceContext;
+    /** The commits of the work the request does (its answer waits for them). */
+    commits: CommitWatch;
   }
 }
 
@@ -46,12 +51,28 @@ export const tracedChildLogger: NonNullable<import('fastify').FastifyServerOptio
  */
 export function installRequestContext(app: FastifyInstance, metrics: ServerMetrics): void {
   app.decorateRequest('trace', null as unknown as TraceContext);
+  app.decorateRequest('commits', null as unknown as CommitWatch);
   app.addHook('onRequest', (req, _reply, done) => {
     req.trace = traceOf(req.raw);
-    runInTrace(req.trace, done);
+    req.commits = new CommitWatch();
+    runInTrace(req.trace, () => runInCommitWatch(req.commits, done));
   });
   app.addHook('preValidation', (req, _reply, done) => {
-    runInTrace(req.trace, done);
+    runInTrace(req.trace, () => runInCommitWatch(req.commits, done));
+  });
+  // An answer is sent once the work it reports has committed (a store that commits without
+  // waiting: PostgreSQL's); work that did not commit is answered 503, as nothing of it is kept.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    // Nothing sent without waiting (SQLite's commits are made when the handler returns): no await.
+    if (req.commits.closeIfIdle()) return done(null, payload);
+    void req.commits.settled().then((failure) => {
+      if (failure === undefined || reply.statusCode >= 500) return done(null, payload);
+      req.log.error({ err: failure }, 'the work of this request did not commit; answered 503');
+      reply.code(503).header('retry-after', '1').type(PROBLEM_CONTENT_TYPE);
+      reply.removeHeader('etag');
+      reply.removeHeader('location');
+      done(null, JSON.stringify(problemBody(503, 'the work of this request could not be stored, so none of it was kept; try again', shownPath(req.url))));
+    });
   });
   app.addHook('onResponse', (req, reply, done) => {
     metrics.request(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);

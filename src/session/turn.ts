@@ -381,6 +381,8 @@ export class TurnRunner implements PauseHost {
       this.deps.onFinished(this);
       this.deps.store.afterCommit(() => {
         this.finalStored = true;
+        // A store that commits without waiting answers later: who waits for the stored turn is told.
+        this.notifySettle();
       });
     });
     this.notifySettle();
@@ -402,6 +404,11 @@ export class TurnRunner implements PauseHost {
   /** Resolves once the turn is final or waiting for a person, or after `ms`. */
   waitSettled(ms: number): Promise<void> {
     return this.waitUntil(() => this.isFinal() || PAUSED_STATUSES.has(this.turn.status), ms);
+  }
+
+  /** Resolves once the turn's final state has committed, or after `ms`. */
+  waitStored(ms: number): Promise<void> {
+    return this.waitUntil(() => this.finalStored, ms);
   }
 
   /** Resolves when `condition` holds (checked at every settle notification), or after `ms`. */

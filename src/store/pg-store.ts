@@ -11,6 +11,8 @@ import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import { fence, migratePg } from './pg-schema.js';
 import { SyncPg, type PgStatement } from './pg-sync.js';
+import { CommitOrder } from './commit-order.js';
+import { watchCommit } from './commit-watch.js';
 import { PgTurns } from './pg-turns.js';
 import { documentsOf, sessionRowOf } from './sqlite-rows.js';
 import { StoreOpenError } from './sqlite-schema.js';
@@ -41,6 +43,13 @@ export class PostgresStore implements Store {
   private readonly lastDecisions = new Map<string, number>();
   private committed: (() => void)[] = [];
   private pending: PgStatement[] = [];
+  /** The sessions the open unit of work wrote to. */
+  private readonly touched = new Set<string>();
+  /** The sessions of the last unit that wrote. */
+  private lastKeys: string[] = [];
+  /** Each session's active turn as this node last wrote or read it (absent: not known). */
+  private readonly activeTurns = new Map<string, string | null>();
+  private readonly order = new CommitOrder((err) => this.onCallbackError(err));
   private depth = 0;
   /** The open transaction has been begun in the database (a read inside it needed its writes). */
   private began = false;
@@ -52,7 +61,7 @@ export class PostgresStore implements Store {
     this.where = describeUrl(options.url);
     this.db = new SyncPg({
       url: options.url,
-      poolSize: options.poolSize ?? 2,
+      poolSize: options.poolSize ?? 8,
       statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
       ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
       applicationName: `norma ${options.nodeId}`.slice(0, 63),
@@ -65,7 +74,18 @@ export class PostgresStore implements Store {
     }
   }
 
-  // ── transactions ────────────────────────────────────────────────────────────────────────
+  // ── units of work ───────────────────────────────────────────────────────────────────────
+  //
+  // A transaction is a unit of work: its writes are collected while `fn` runs (no round trip),
+  // and at its end sent as one unit the server does not wait for (pg-sync.ts `submit`): one round
+  // trip, statements' checks made by the database, many units in flight at once. Its afterCommit
+  // callbacks (delivering its events, adopting its state in memory) run when the commit is
+  // answered, in the order units were made per session (commit-order.ts); the request that made
+  // it answers after it (commit-watch.ts). A unit that did not commit runs none of its callbacks,
+  // and `onCommitFailed` is told, so that what the server holds in memory of those sessions is
+  // dropped and taken again from what the database has (as a restart would). A unit that reads
+  // its own writes (a check the database makes inside it) is begun in the database at that read
+  // and committed while the server waits, as before.
 
   transaction<T>(fn: () => T): T {
     if (this.depth > 0) {
@@ -79,10 +99,18 @@ export class PostgresStore implements Store {
     this.depth = 1;
     this.began = false;
     this.pending = [];
+    this.touched.clear();
     let value: T;
+    let sent: Promise<void> | null = null;
+    let statements: PgStatement[] = [];
+    const keys: string[] = [];
     try {
       value = fn();
-      this.commit();
+      statements = this.pending;
+      this.pending = [];
+      keys.push(...this.touched);
+      if (this.began) this.db.request({ statements, end: 'commit', continues: true });
+      else if (statements.length > 0) sent = this.db.submit(statements, keys);
     } catch (err) {
       if (this.began) {
         try {
@@ -93,35 +121,77 @@ export class PostgresStore implements Store {
       }
       this.pending = [];
       this.committed = [];
-      this.lastSeqs.clear();
-      this.lastDecisions.clear();
-      this.turns.rolledBack();
+      this.rolledBack();
       throw err;
     } finally {
       this.depth = 0;
       this.began = false;
+      this.touched.clear();
     }
-    for (const f of this.committed.splice(0)) f();
+    const callbacks = this.committed.splice(0);
+    if (statements.length > 0) this.lastKeys = keys;
+    if (callbacks.length === 0 && !sent) return value;
+    const unit = this.order.add(keys, callbacks);
+    if (!sent) unit.settle(true);
+    else {
+      watchCommit(sent);
+      sent.then(
+        () => unit.settle(true),
+        (err: unknown) => {
+          unit.settle(false);
+          for (const k of keys) this.forget(k);
+          this.onCommitFailed(keys, err);
+        },
+      );
+    }
     return value;
   }
 
-  private commit(): void {
-    const statements = this.pending;
-    this.pending = [];
-    if (this.began) this.db.request({ statements, end: 'commit', continues: true });
-    else if (statements.length === 1) this.db.request({ statements });
-    else if (statements.length > 1) this.db.request({ begin: true, statements, end: 'commit' });
+  /** What this node remembers beyond the database is forgotten (a transaction rolled back). */
+  private rolledBack(): void {
+    this.lastSeqs.clear();
+    this.lastDecisions.clear();
+    this.activeTurns.clear();
+    this.turns.rolledBack();
   }
 
   afterCommit(fn: () => void): void {
-    if (this.depth === 0) fn();
-    else this.committed.push(fn);
+    if (this.depth > 0) this.committed.push(fn);
+    // Outside a transaction: after the last unit made (a write just before it, in its own unit).
+    else this.order.add(this.lastKeys, [fn]).settle(true);
   }
 
-  /** Writes join the open transaction (sent with its next read or its commit); alone, they are one. */
-  private write(...statements: PgStatement[]): void {
-    if (this.depth > 0) this.pending.push(...statements);
-    else this.transaction(() => this.pending.push(...statements));
+  /**
+   * Told of a unit of work that did not commit (nothing of it is stored, and its callbacks did not
+   * run), with the sessions it touched: their later units fail too, until `recovered(keys)`.
+   */
+  onCommitFailed: (keys: string[], err: unknown) => void = () => undefined;
+
+  /** The sessions `onCommitFailed` named were taken again from the database: their units may commit again. */
+  recovered(keys: readonly string[]): void {
+    for (const k of keys) this.forget(k);
+    this.db.reset(keys);
+  }
+
+  /** Told of an afterCommit callback that threw (the others ran). */
+  onCallbackError: (err: unknown) => void = () => undefined;
+
+  /** Units sent and not answered yet (metrics, shutdown). */
+  get inFlight(): number {
+    return this.db.inFlight;
+  }
+
+  /**
+   * Writes of session `key` (null: of none) join the open unit of work (sent with its next read
+   * or at its end); alone, they are one.
+   */
+  private write(key: string | null, ...statements: PgStatement[]): void {
+    if (this.depth === 0) {
+      this.transaction(() => this.write(key, ...statements));
+      return;
+    }
+    if (key !== null) this.touched.add(key);
+    this.pending.push(...statements);
   }
 
   /** Reads what has committed, or inside a transaction what it has written so far too. */
@@ -145,7 +215,8 @@ export class PostgresStore implements Store {
   putSession(record: SessionRecord): void {
     const s = record.session;
     // The node that stores a session first holds its lease: one statement for both.
-    this.write({
+    this.activeTurns.set(s.id, s.active_turn_id ?? null);
+    this.write(s.id, {
       sql: `WITH s AS (
               INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, active_turn_id)
               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
@@ -167,7 +238,9 @@ export class PostgresStore implements Store {
       tenant === undefined
         ? this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id])
         : this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1 AND tenant = $2`, [id, tenant]);
-    return recordOf(rows[0]);
+    const record = recordOf(rows[0]);
+    if (record && !this.began) this.activeTurns.set(id, record.session.active_turn_id ?? null);
+    return record;
   }
 
   setActiveTurn(id: string, turnId: string | null, onlyIf?: string): boolean {
@@ -175,9 +248,19 @@ export class PostgresStore implements Store {
       onlyIf === undefined
         ? { sql: 'UPDATE sessions SET active_turn_id = $2 WHERE id = $1', params: [id, turnId] }
         : { sql: 'UPDATE sessions SET active_turn_id = $2 WHERE id = $1 AND active_turn_id IS NOT DISTINCT FROM $3', params: [id, turnId, onlyIf] };
-    if (this.depth === 0) return this.db.request({ statements: [statement] }).rowCount > 0;
-    const rows = this.read(`${statement.sql} RETURNING id`, statement.params);
-    return rows.length > 0;
+    // Known here (this node, the session's lease holder, wrote or read it last): decided without
+    // asking the database, and written with the unit (its condition stays, as a guard).
+    if (this.activeTurns.has(id)) {
+      if (onlyIf !== undefined && this.activeTurns.get(id) !== onlyIf) return false;
+      this.activeTurns.set(id, turnId);
+      this.write(id, statement);
+      return true;
+    }
+    let changed: boolean;
+    if (this.depth === 0) changed = this.db.request({ statements: [statement] }).rowCount > 0;
+    else changed = this.read(`${statement.sql} RETURNING id`, statement.params).length > 0;
+    if (changed) this.activeTurns.set(id, turnId);
+    return changed;
   }
 
   listSessions(query: SessionPageQuery): SessionRecord[] {
@@ -201,12 +284,13 @@ export class PostgresStore implements Store {
 
   deleteSession(id: string): void {
     this.write(
+      id,
       ...['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'decisions', 'leases', 'commands'].map((table) => ({
         sql: `DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = $1`,
         params: [id],
       })),
     );
-    this.afterCommit(() => this.forget(id));
+    this.forget(id);
   }
 
   closedSessionsBefore(before: string, limit: number): SessionRecord[] {
@@ -225,6 +309,7 @@ export class PostgresStore implements Store {
   forget(sessionId: string): void {
     this.lastSeqs.delete(sessionId);
     this.lastDecisions.delete(sessionId);
+    this.activeTurns.delete(sessionId);
     this.turns.forget(sessionId);
   }
 
@@ -234,6 +319,7 @@ export class PostgresStore implements Store {
     const json = JSON.stringify(value);
     const next = `(SELECT COALESCE(MAX(ord), 0) + 1 FROM ${table} WHERE session_id = $1)`;
     this.write(
+      sessionId,
       status === undefined
         ? {
             sql: `INSERT INTO ${table} (session_id, id, ord, data) VALUES ($1, $2, ${next}, $3) ON CONFLICT (session_id, id) DO UPDATE SET data = EXCLUDED.data`,
@@ -259,7 +345,7 @@ export class PostgresStore implements Store {
   }
 
   putTurn(turn: Turn): void {
-    this.write(...this.turns.write(turn));
+    this.write(turn.session_id, ...this.turns.write(turn));
   }
 
   getTurn(sessionId: string, turnId: string): Turn | undefined {
@@ -315,7 +401,7 @@ export class PostgresStore implements Store {
   appendEvent(event: NormaEvent): void {
     const expected = this.lastSeq(event.session_id) + 1;
     if (event.seq !== expected) throw new Error(`event seq ${event.seq} for ${event.session_id} is not the next one (${expected})`);
-    this.write({
+    this.write(event.session_id, {
       sql: `INSERT INTO events (session_id, seq, type, turn_id, data)
             SELECT $1::text, $2::bigint, $3::text, $4::text, $5::text
             WHERE ($2::bigint = 1 OR EXISTS (SELECT 1 FROM events WHERE session_id = $1::text AND seq = $2::bigint - 1)) AND ${fence('$1', '$6')}`,
@@ -355,7 +441,7 @@ export class PostgresStore implements Store {
   appendDecision(decision: Decision): void {
     const expected = this.lastDecisionSeq(decision.session_id) + 1;
     if (decision.seq !== expected) throw new Error(`decision seq ${decision.seq} does not follow ${expected - 1}`);
-    this.write({
+    this.write(decision.session_id, {
       sql: 'INSERT INTO decisions (session_id, seq, turn_id, tool_use_id, data) VALUES ($1, $2, $3, $4, $5)',
       params: [decision.session_id, decision.seq, decision.turn_id, decision.tool_use_id, JSON.stringify(decision)],
     });
@@ -380,7 +466,7 @@ export class PostgresStore implements Store {
    * its answer commit together or not at all (a command answered already fails the transaction).
    */
   completeCommand(commandId: number, outcome: string): void {
-    this.write(completeCommandStatement(commandId, outcome, this.nodeId));
+    this.write(null, completeCommandStatement(commandId, outcome, this.nodeId));
   }
 
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
@@ -407,7 +493,7 @@ export class PostgresStore implements Store {
   get idempotency(): PgIdempotency {
     return (this.keys ??= new PgIdempotency(
       (sql, params) => this.read(sql, params),
-      (...statements) => this.write(...statements),
+      (...statements) => this.write(null, ...statements),
       this.nodeId,
     ));
   }

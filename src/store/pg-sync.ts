@@ -1,13 +1,15 @@
-// PostgreSQL behind a synchronous call, for the Store (store.ts), which is synchronous by design:
-// a `pg` pool lives on a worker thread (pg-worker.ts), and each call posts its statements there
-// and blocks on a shared flag until the reply is posted, which it then takes off the port
-// synchronously. The server's thread waits on the database exactly as it waits on SQLite's disk;
-// a statement that takes longer than the statement timeout (10 s) fails instead of blocking on,
-// and a thread given up on is replaced by a new one at the next request.
+// PostgreSQL for the Store (store.ts): a `pg` pool lives on a worker thread (pg-worker.ts), reached
+// two ways. `submit` and `readAsync` post their statements and return a promise: the server's
+// thread goes on, and the reply comes as a message (a unit of work's commit, a read the caller
+// awaits). `request` posts and blocks on a shared flag until the reply is posted, which it then
+// takes off its port synchronously: what a unit of work must read of its own writes, at start-up,
+// and the few callers that need an answer before they go on. A blocking statement that takes longer
+// than the statement timeout (10 s) fails instead of blocking on, and a thread given up on is
+// replaced by a new one at the next request (what was in flight on it fails).
 import path from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { PgReply, PgRequest, PgStatement, PgWorkerData } from './pg-worker.js';
+import type { PgAsyncRequest, PgReply, PgRequest, PgStatement, PgWorkerData } from './pg-worker.js';
 
 export type { PgStatement } from './pg-worker.js';
 
@@ -35,10 +37,13 @@ export class PgError extends Error {
 export class SyncPg {
   private worker!: Worker;
   private port!: MessagePort;
+  private asyncPort!: MessagePort;
+  /** Units and reads posted on asyncPort and not answered yet. */
+  private readonly waiting = new Map<number, { resolve: (r: { rows: Record<string, unknown>[]; rowCount: number }) => void; reject: (e: PgError) => void }>();
   private flag!: Int32Array;
   private nextId = 1;
   private readonly waitMs: number;
-  private readonly data: Omit<PgWorkerData, 'port' | 'flag'>;
+  private readonly data: Omit<PgWorkerData, 'port' | 'asyncPort' | 'flag'>;
   /** Why the database thread is gone (it failed, stopped, or was given up on); the next request starts a new one. */
   private gone: string | null = null;
   private closed = false;
@@ -59,20 +64,31 @@ export class SyncPg {
   }
 
   private spawn(): void {
+    // What was in flight on a thread that is gone is gone with it: its callers are told.
+    this.failWaiting(this.gone ?? 'the database thread was replaced');
     const { port1, port2 } = new MessageChannel();
     port1.unref();
+    const a = new MessageChannel();
+    a.port1.on('message', (reply: PgReply) => this.answered(reply));
+    a.port1.unref();
     const flag = new Int32Array(new SharedArrayBuffer(4));
-    const worker = startWorker({ ...this.data, port: port2, flag: flag.buffer as SharedArrayBuffer }, [port2]);
+    const worker = startWorker({ ...this.data, port: port2, asyncPort: a.port2, flag: flag.buffer as SharedArrayBuffer }, [port2, a.port2]);
     // A thread blocked on the database does not keep the process alive by itself.
     worker.unref();
     worker.on('error', (err) => {
-      if (this.worker === worker) this.gone = `the database thread failed: ${err.message}`;
+      if (this.worker !== worker) return;
+      this.gone = `the database thread failed: ${err.message}`;
+      this.failWaiting(this.gone);
     });
     worker.on('exit', (code) => {
-      if (this.worker === worker && !this.closed) this.gone ??= `the database thread stopped (exit ${code})`;
+      if (this.worker !== worker) return;
+      if (!this.closed) this.gone ??= `the database thread stopped (exit ${code})`;
+      this.failWaiting(this.gone ?? 'the database connection is closed');
     });
     this.worker = worker;
     this.port = port1;
+    this.asyncPort?.close();
+    this.asyncPort = a.port1;
     this.flag = flag;
     this.gone = null;
   }
@@ -93,6 +109,7 @@ export class SyncPg {
         // The thread is stuck (its reply may still come, for a request nobody waits for): it is
         // not used again, so no later request can be answered with an earlier one's reply.
         this.gone = `the database did not answer within ${this.waitMs} ms`;
+        this.failWaiting(this.gone);
         void this.worker.terminate();
         throw new PgError(this.gone, undefined, false);
       }
@@ -109,6 +126,61 @@ export class SyncPg {
     }
   }
 
+  /**
+   * Commits `statements` as one transaction without waiting: after every unit sent earlier for
+   * any of `keys` (none: after everything in flight), in one round trip. Rejects with a PgError
+   * when nothing of it was stored.
+   */
+  submit(statements: PgStatement[], keys: readonly string[]): Promise<void> {
+    return this.post({ kind: 'commit', keys: [...keys], statements }).then(() => undefined);
+  }
+
+  /** A read that does not block: after the units sent earlier for `keys`, on a connection of the pool. */
+  readAsync(statement: PgStatement, keys: readonly string[] = []): Promise<Record<string, unknown>[]> {
+    return this.post({ kind: 'read', keys: [...keys], statement }).then((r) => r.rows);
+  }
+
+  /** Units for `keys` may commit again (their sessions were recovered after one of theirs failed). */
+  reset(keys: readonly string[]): void {
+    if (this.closed || this.gone !== null) return;
+    this.port.postMessage({ kind: 'reset', keys: [...keys] } satisfies PgAsyncRequest);
+  }
+
+  /** Units and reads not answered yet. */
+  get inFlight(): number {
+    return this.waiting.size;
+  }
+
+  private post(req: { kind: 'commit'; keys: string[]; statements: PgStatement[] } | { kind: 'read'; keys: string[]; statement: PgStatement }): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
+    if (this.closed) return Promise.reject(new PgError('the database connection is closed', undefined, false));
+    if (this.gone !== null) this.spawn();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      // Something in flight keeps the process alive until it is answered.
+      if (this.waiting.size === 1) this.asyncPort.ref();
+      // On the port blocking requests take too: the worker sees everything in the order it was sent.
+      this.port.postMessage({ ...req, id } as PgAsyncRequest);
+    });
+  }
+
+  private answered(reply: PgReply): void {
+    const w = this.waiting.get(reply.id);
+    if (!w) return;
+    this.waiting.delete(reply.id);
+    if (this.waiting.size === 0) this.asyncPort.unref();
+    if (reply.ok) w.resolve({ rows: reply.rows, rowCount: reply.rowCount });
+    else w.reject(new PgError(reply.message, reply.code, reply.expectation === true));
+  }
+
+  private failWaiting(why: string): void {
+    if (this.waiting.size === 0) return;
+    const all = [...this.waiting.values()];
+    this.waiting.clear();
+    this.asyncPort?.unref();
+    for (const w of all) w.reject(new PgError(why, undefined, false));
+  }
+
   query(sql: string, params: unknown[] = []): Record<string, unknown>[] {
     return this.request({ statements: [{ sql, params }] }).rows;
   }
@@ -120,7 +192,11 @@ export class SyncPg {
   close(): void {
     if (this.closed) return;
     try {
-      if (this.gone === null) this.request({ statements: [], close: true });
+      if (this.gone === null) {
+        // The worker answers it after everything in flight: their answers are taken now.
+        this.request({ statements: [], close: true });
+        for (let got = receiveMessageOnPort(this.asyncPort); got; got = receiveMessageOnPort(this.asyncPort)) this.answered(got.message as PgReply);
+      }
     } catch {
       // closing anyway
     } finally {

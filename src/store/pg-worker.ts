@@ -1,8 +1,13 @@
-// The thread that talks to PostgreSQL for the synchronous store (pg-sync.ts): a `pg` pool, and
-// one request at a time from the server's thread, which blocks until the reply is posted and
-// the shared flag is raised. A request is a list of statements, optionally opening a
-// transaction on a client of its own and optionally committing it: a transaction of writes
-// only costs one request.
+// The thread that talks to PostgreSQL for the store (pg-sync.ts): a `pg` pool, and two ways in.
+// - Commits and reads the server's thread does not wait for (answered on `asyncPort`): a unit of work's
+//   statements, sent when it ends and committed in one round trip on a connection of the pool,
+//   many at once; those of one session (its `keys`) strictly in the order they were sent, and
+//   none after one of that session failed until the server says it recovered the session
+//   (`reset`). The server delivers a unit's events when its commit is answered.
+// - Requests the server's thread blocks on (`port` and the shared flag): what a unit of work reads
+//   of its own writes, and what must be answered before the server goes on. Each waits for every
+//   commit sent before it, so it sees them.
+import { randomBytes } from 'node:crypto';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import pg from 'pg';
 
@@ -31,6 +36,15 @@ export interface PgRequest {
   close?: boolean;
 }
 
+/** What the server's thread does not wait for: a unit of work to commit, a read, or a session recovered. */
+export type PgAsyncRequest =
+  | { id: number; kind: 'commit'; keys: string[]; statements: PgStatement[] }
+  | { id: number; kind: 'read'; keys: string[]; statement: PgStatement }
+  | { kind: 'reset'; keys: string[] };
+
+/** The SQLSTATE a statement's failed expectation raises inside a committed unit (see checked). */
+export const EXPECTATION_SQLSTATE = 'NX001';
+
 export type PgReply =
   | { id: number; ok: true; rows: Record<string, unknown>[]; rowCount: number }
   | { id: number; ok: false; message: string; code?: string; expectation?: boolean };
@@ -42,6 +56,7 @@ export interface PgWorkerData {
   connectTimeoutMs: number;
   applicationName: string;
   port: MessagePort;
+  asyncPort: MessagePort;
   flag: SharedArrayBuffer;
 }
 
@@ -65,6 +80,24 @@ export function inline(c: { escapeLiteral(s: string): string }, sql: string, par
     if (i < 0 || i >= params.length) throw new Error(`statement parameter $${n} is not given`);
     return literal(params[i]);
   });
+}
+
+/**
+ * A statement whose row count must be `expect.rows`, as a DO block the database checks itself
+ * (so a unit of work with such statements still commits in one round trip): the statement runs
+ * through EXECUTE (rows it returns are dropped), its ROW_COUNT is compared, and a difference
+ * raises EXPECTATION_SQLSTATE with the expectation's message. The body is dollar-quoted with a
+ * random tag it does not contain, and everything given is written in as literals.
+ */
+export function checked(c: { escapeLiteral(s: string): string }, s: PgStatement): string {
+  if (!s.expect) return inline(c, s.sql, s.params ?? []);
+  const body =
+    `DECLARE n bigint; BEGIN EXECUTE ${c.escapeLiteral(inline(c, s.sql, s.params ?? []))}; GET DIAGNOSTICS n = ROW_COUNT; ` +
+    `IF n <> ${Math.trunc(s.expect.rows)} THEN RAISE EXCEPTION USING ERRCODE = '${EXPECTATION_SQLSTATE}', MESSAGE = ${c.escapeLiteral(s.expect.message)}; END IF; END`;
+  let tag: string;
+  do tag = `$n${randomBytes(6).toString('hex')}$`;
+  while (body.includes(tag));
+  return `DO ${tag}${body}${tag}`;
 }
 
 function main(): void {
@@ -201,6 +234,7 @@ function main(): void {
       // Any failure ends the transaction it happened in: PostgreSQL refuses everything after it.
       await endTx('ROLLBACK', err as Error).catch(() => undefined);
       const e = err as Error & { code?: string };
+      if (e.code === EXPECTATION_SQLSTATE) return { id: req.id, ok: false, message: e.message, expectation: true };
       // A failure without a server's error code, or one saying the connection ended (class 08,
       // 57P01-57P03), is the connection's: the next request takes a new one.
       if ((!e.code || /^(08|57P0[1-3])/.test(e.code)) && !(err instanceof ExpectationFailed)) drop(e);
@@ -208,9 +242,131 @@ function main(): void {
     }
   };
 
-  // Requests come one at a time (the sender waits for each reply), so they never interleave.
-  data.port.on('message', (req: PgRequest) => {
-    void handle(req).then(reply);
+  // ── units of work the server does not wait for ────────────────────────────────────────
+  /** Per key (a session): the last unit sent for it, settled true when it committed. */
+  const tails = new Map<string, Promise<boolean>>();
+  /** Every unit and read not answered yet. */
+  const inflight = new Set<Promise<unknown>>();
+  /** Sessions one of whose units failed: later ones fail too, until the server recovered the session. */
+  const poisoned = new Set<string>();
+
+  /** What must have finished before something of `keys` runs: their last units, or (no keys) everything in flight. */
+  const before = (keys: readonly string[]): Promise<unknown> =>
+    Promise.all(keys.length === 0 ? [...inflight] : keys.flatMap((k) => (tails.has(k) ? [tails.get(k)!] : [])));
+
+  const track = (keys: readonly string[], done: Promise<boolean>): void => {
+    for (const k of keys) tails.set(k, done);
+    inflight.add(done);
+    void done.then(() => {
+      inflight.delete(done);
+      for (const k of keys) if (tails.get(k) === done) tails.delete(k);
+    });
+  };
+
+  /** Runs `work` on a connection of the pool; a connection that failed is not given back. */
+  const onPool = async <T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const c = await pool.connect();
+    try {
+      const out = await work(c);
+      c.release();
+      return out;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      const connectionFailed = !code || /^(08|57P0[1-3])/.test(code);
+      let rolledBack = !connectionFailed;
+      if (rolledBack) await c.query('ROLLBACK').catch(() => (rolledBack = false));
+      c.release(rolledBack ? undefined : (err as Error));
+      throw err;
+    }
+  };
+
+  const failure = (id: number, err: unknown): PgReply => {
+    const e = err as Error & { code?: string };
+    if (e.code === EXPECTATION_SQLSTATE) return { id, ok: false, message: e.message, expectation: true };
+    return { id, ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
+  };
+
+  /**
+   * Units of one session that wait for the same earlier unit go to the database together, as one
+   * transaction (group commit): a session's next units are usually made while its last one is
+   * still on its way (a turn does not wait for its commits), so a turn's units cost about two
+   * round trips, not one each. All or none of a group commits; a group that failed fails each of
+   * its units (the session's runtime is taken again from the database anyway).
+   */
+  const groups = new Map<string, { units: Extract<PgAsyncRequest, { kind: 'commit' }>[] }>();
+
+  const commit = (req: Extract<PgAsyncRequest, { kind: 'commit' }>): void => {
+    if (req.statements.some((s) => s.simple)) {
+      data.asyncPort.postMessage(failure(req.id, new Error('a unit of work cannot carry simple statements')));
+      return;
+    }
+    const lane = req.keys.length === 1 ? req.keys[0]! : null;
+    const open = lane === null ? undefined : groups.get(lane);
+    if (open) {
+      open.units.push(req);
+      return;
+    }
+    const group = { units: [req] };
+    if (lane !== null) groups.set(lane, group);
+    const work = (async () => {
+      await before(req.keys);
+      // From here the group is on its way: a later unit starts the next one.
+      if (lane !== null && groups.get(lane) === group) groups.delete(lane);
+      const stuck = req.keys.find((k) => poisoned.has(k));
+      if (stuck !== undefined) throw new Error(`an earlier unit of work of ${stuck} failed; nothing of this one was stored`);
+      // BEGIN, the statements and COMMIT as one simple query: one round trip; a failure anywhere
+      // stops the rest, and the transaction is rolled back.
+      await onPool((c) => c.query(['BEGIN', ...group.units.flatMap((u) => u.statements.map((s) => checked(c, s))), 'COMMIT'].join(';\n')));
+    })();
+    const done = work.then(
+      () => true,
+      () => {
+        for (const k of req.keys) poisoned.add(k);
+        return false;
+      },
+    );
+    track(req.keys, done);
+    work.then(
+      () => {
+        for (const u of group.units) data.asyncPort.postMessage({ id: u.id, ok: true, rows: [], rowCount: 0 } satisfies PgReply);
+      },
+      (err) => {
+        for (const u of group.units) data.asyncPort.postMessage(failure(u.id, err));
+      },
+    );
+  };
+
+  const read = (req: Extract<PgAsyncRequest, { kind: 'read' }>): void => {
+    const work = (async () => {
+      await before(req.keys);
+      return onPool((c) => c.query(req.statement.sql, req.statement.params ?? []));
+    })();
+    track([], work.then(() => true, () => false));
+    work.then(
+      (r) => data.asyncPort.postMessage({ id: req.id, ok: true, rows: r.rows, rowCount: r.rowCount ?? 0 } satisfies PgReply),
+      (err) => data.asyncPort.postMessage(failure(req.id, err)),
+    );
+  };
+
+  // A reset takes its place in the keys' order: units sent before it still see the failure.
+  const reset = (keys: string[]): void => {
+    track(keys, before(keys).then(() => {
+      for (const k of keys) poisoned.delete(k);
+      return true;
+    }));
+  };
+
+  // Everything comes in on one port, in the order the server sent it. Blocking requests come one
+  // at a time (the sender waits for each reply), so they never interleave; each first waits for
+  // every unit sent before it. The others are answered on asyncPort.
+  data.port.on('message', (req: PgRequest | PgAsyncRequest) => {
+    if (!('kind' in req)) {
+      void before([])
+        .then(() => handle(req))
+        .then(reply);
+    } else if (req.kind === 'reset') reset(req.keys);
+    else if (req.kind === 'commit') commit(req);
+    else read(req);
   });
   parentPort?.postMessage('ready');
 }

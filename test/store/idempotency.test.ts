@@ -19,6 +19,7 @@ import { PostgresStore } from '../../src/store/pg-store.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { SessionRecord, Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { committed } from '../helpers/commit.js';
 
 type KeyedStore = Store & { idempotency: IdempotencyKeys };
 
@@ -148,12 +149,14 @@ for (const engine of engines) {
       const w = work(keys.claim(claim()));
       keys.release(w);
       work(keys.claim(claim()));
-      expect(() =>
-        store.transaction(() => {
-          store.putSession(record('ses_late'));
-          keys.settle(w, { id: 'ses_late' });
-        }),
-      ).toThrow(/Idempotency-Key "k-1" is no longer this request's|was taken/);
+      await expect(
+        committed(() =>
+          store.transaction(() => {
+            store.putSession(record('ses_late'));
+            keys.settle(w, { id: 'ses_late' });
+          }),
+        ),
+      ).rejects.toThrow(/Idempotency-Key "k-1" is no longer this request's|was taken/);
       if (engine.name !== 'memory') expect(store.getSession('ses_late')).toBeUndefined();
     });
 
@@ -174,7 +177,7 @@ for (const engine of engines) {
         expect(retaken.token).not.toBe(unsettled.token);
         expect(second.idempotency.claim(claim({ key: 'settled' }))).toEqual({ kind: 'made', value: { id: 'ses_made' } });
         // The dead attempt's settle can no longer land.
-        expect(() => second.transaction(() => second.idempotency.settle(unsettled, { id: 'ses_x' }))).toThrow();
+        await expect(committed(() => second.transaction(() => second.idempotency.settle(unsettled, { id: 'ses_x' })))).rejects.toThrow();
       });
     }
 

@@ -17,6 +17,7 @@ import { PostgresStore, describeUrl } from '../../src/store/pg-store.js';
 import { StoreOpenError } from '../../src/store/sqlite.js';
 import type { SessionRecord } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { committed } from '../helpers/commit.js';
 
 const run = promisify(execFile);
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'pg');
@@ -130,7 +131,7 @@ describe('PostgresStore', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('rolls back every write of a failed transaction, and its counters, and goes on', () => {
+  it('rolls back every write of a failed transaction, and its counters, and goes on', async () => {
     const a = open();
     a.putSession(record('ses_1'));
     a.appendEvent(event('ses_1', 1));
@@ -148,22 +149,35 @@ describe('PostgresStore', () => {
     expect(a.lastSeq('ses_1')).toBe(1);
     expect(a.getTurn('ses_1', 'turn_x')).toBeUndefined();
     // A failure in the database (a seq taken meanwhile by another writer) rolls back the same way.
+    // It fails when the database answers the unit of work (the server went on meanwhile).
+    await committed(() => a.appendEvent(event('ses_1', 2)));
     const b = open();
-    b.appendEvent(event('ses_1', 2));
-    expect(() =>
-      a.transaction(() => {
-        a.putTurn({ id: 'turn_y', session_id: 'ses_1', kind: 'direct', status: 'running', tool_uses: [], results: [], pending: [], created_at: 'x' } as unknown as Turn);
-        a.appendEvent(event('ses_1', 2));
-      }),
-    ).toThrow();
+    await committed(() => b.appendEvent(event('ses_1', b.lastSeq('ses_1') + 1)));
+    let delivered = false;
+    await expect(
+      committed(() =>
+        a.transaction(() => {
+          a.putTurn({ id: 'turn_y', session_id: 'ses_1', kind: 'direct', status: 'running', tool_uses: [], results: [], pending: [], created_at: 'x' } as unknown as Turn);
+          // a still counts 2 as its last: seq 3 is b's now.
+          a.appendEvent(event('ses_1', 3));
+          a.afterCommit(() => (delivered = true));
+        }),
+      ),
+    ).rejects.toThrow(/duplicate key/);
+    expect(delivered).toBe(false);
     expect(a.getTurn('ses_1', 'turn_y')).toBeUndefined();
-    a.appendEvent(event('ses_1', 3));
-    expect(a.eventsAfter('ses_1', 0, 10).map((e) => e.seq)).toEqual([1, 2, 3]);
+    // Until the session is recovered, no later unit of it commits (it was built on the failed one)…
+    await expect(committed(() => a.appendEvent(event('ses_1', 4)))).rejects.toThrow(/an earlier unit of work of ses_1 failed/);
+    expect(a.lastSeq('ses_1')).toBe(3);
+    // …then units of it commit again, counted from what the database has.
+    a.recovered(['ses_1']);
+    await committed(() => a.appendEvent(event('ses_1', 4)));
+    expect(a.eventsAfter('ses_1', 0, 10).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });
 
   it('writers in three processes appending to one session leave no gap and no duplicate', async () => {
     const a = open();
-    a.putSession(record('ses_c'));
+    await committed(() => a.putSession(record('ses_c')));
     const per = 150;
     const outs = await Promise.all(
       ['w1', 'w2', 'w3'].map((tag) => run(process.execPath, ['--import', 'tsx', path.join(fixtures, 'writer.ts'), db.url, 'node-a', 'ses_c', String(per), tag], { timeout: 120_000 })),
@@ -181,35 +195,40 @@ describe('PostgresStore', () => {
   it('appends a session\'s events only on the node holding its lease; a takeover moves that', async () => {
     const a = open('node-a');
     const b = open('node-b');
-    a.putSession(record('ses_l'));
-    a.appendEvent(event('ses_l', 1));
-    expect(() => b.appendEvent(event('ses_l', 2))).toThrow(/another node holds the session's lease/);
+    // Each store commits without waiting: what another store (another process) reads must have committed.
+    await committed(() => a.putSession(record('ses_l')));
+    await committed(() => a.appendEvent(event('ses_l', 1)));
+    await expect(committed(() => b.appendEvent(event('ses_l', 2)))).rejects.toThrow(/another node holds the session's lease/);
     expect(b.lastSeq('ses_l')).toBe(1);
+    b.recovered(['ses_l']);
     // Nor its turns or the session itself.
     const t = { id: 'turn_f', session_id: 'ses_l', kind: 'direct', status: 'running', tool_uses: [], results: [], pending: [], created_at: 'x' } as unknown as Turn;
-    a.putTurn(t);
-    expect(() => b.putTurn({ ...t, status: 'completed' } as Turn)).toThrow(/another node holds the session's lease/);
+    await committed(() => a.putTurn(t));
+    await expect(committed(() => b.putTurn({ ...t, status: 'completed' } as Turn))).rejects.toThrow(/another node holds the session's lease/);
+    b.recovered(['ses_l']);
     expect(a.getTurn('ses_l', 'turn_f')!.status).toBe('running');
-    expect(() => b.putSession(record('ses_l', { status: 'closed' }))).toThrow(/another node holds its lease/);
+    await expect(committed(() => b.putSession(record('ses_l', { status: 'closed' })))).rejects.toThrow(/another node holds its lease/);
+    b.recovered(['ses_l']);
     expect(a.getSession('ses_l')!.session.status).toBe('active');
     await db.query(`UPDATE leases SET node_id = 'node-b', epoch = epoch + 1 WHERE session_id = 'ses_l'`);
     b.forget('ses_l');
-    b.appendEvent(event('ses_l', 2));
-    expect(() => a.appendEvent(event('ses_l', 2))).toThrow();
+    await committed(() => b.appendEvent(event('ses_l', 2)));
+    await expect(committed(() => a.appendEvent(event('ses_l', 2)))).rejects.toThrow();
     expect(b.eventsAfter('ses_l', 0, 10).map((e) => e.seq)).toEqual([1, 2]);
   });
 
   it('an append waits for a takeover in flight (a lock on the lease row) instead of slipping past it', async () => {
     const a = open('node-a', { statementTimeoutMs: 400 });
-    a.putSession(record('ses_w'));
+    await committed(() => a.putSession(record('ses_w')));
     const taker = new pg.Client({ connectionString: db.url });
     await taker.connect();
     try {
       await taker.query('BEGIN');
       await taker.query(`SELECT 1 FROM leases WHERE session_id = 'ses_w' FOR UPDATE`);
-      expect(() => a.appendEvent(event('ses_w', 1))).toThrow(/statement timeout/);
+      await expect(committed(() => a.appendEvent(event('ses_w', 1)))).rejects.toThrow(/statement timeout/);
       await taker.query('ROLLBACK');
-      a.appendEvent(event('ses_w', 1));
+      a.recovered(['ses_w']);
+      await committed(() => a.appendEvent(event('ses_w', 1)));
       expect(a.lastSeq('ses_w')).toBe(1);
     } finally {
       await taker.end();
@@ -246,12 +265,12 @@ describe('PostgresStore', () => {
 
   it('a connection the server ends while idle is replaced before the next request: nothing fails', async () => {
     const a = open('node-idle');
-    a.putSession(record('ses_i'));
+    await committed(() => a.putSession(record('ses_i')));
     const ended = await db.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'norma node-idle' AND pid <> pg_backend_pid()`);
     expect(ended.length).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 200));
     expect(a.getSession('ses_i')?.session.id).toBe('ses_i');
-    a.appendEvent(event('ses_i', 1));
+    await committed(() => a.appendEvent(event('ses_i', 1)));
     expect(a.lastSeq('ses_i')).toBe(1);
   });
 
@@ -266,7 +285,7 @@ describe('PostgresStore', () => {
       u.port = port;
       const a = new PostgresStore({ url: u.toString(), nodeId: 'node-frozen', statementTimeoutMs: 300, connectTimeoutMs: 1_000 });
       stores.push(a);
-      a.putSession(record('ses_f'));
+      await committed(() => a.putSession(record('ses_f')));
       relay.kill('SIGUSR1');
       await new Promise((r) => setTimeout(r, 100));
       const started = Date.now();
