@@ -23,9 +23,9 @@ export const problems = {
   416: problem('The requested range is outside the resource'),
   421: problem('The request\'s Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding)'),
   422: problem('The Idempotency-Key was used for another request (another method, path or body); nothing was done'),
-  429: problem('A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns'),
+  429: problem('A limit of the tenant is reached: requests per minute, sessions, running turns, or its turns waiting to start on this server (with Retry-After when waiting helps)'),
   507: problem('Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact'),
-  503: problem('Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored'),
+  503: problem('Unavailable: the server is shutting down, the store cannot be used right now, or a new turn found no place to run within the wait (with Retry-After); nothing of the request was stored'),
   500: problem('Internal error (details are in the server log, never in the response)'),
   501: problem('Not supported by this server version'),
 } as const;

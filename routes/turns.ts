@@ -1,5 +1,6 @@
 // Turns: post (direct tool calls), list, get, cancel (API.md "Turns").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { TurnCreateSchema, TurnListSchema, TurnSchema, ref } from '../src/contract/schemas.js';
@@ -57,14 +58,25 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         async (kept) => {
           const scope = scopeOf(req);
           const sessionId = req.params.session_id;
-          const turn = kept ? await ctx.owner.callKept(kept, scope, 'turns.start', sessionId, req.body) : await ctx.owner.call(scope, 'turns.start', sessionId, req.body);
-          if (req.query.wait === undefined) return started(turn, 202);
+          // A place to run (admission.ts): at once, or after the requests before it, or a 503/429
+          // with Retry-After. It is held until the turn ends or pauses here (or, run by another
+          // replica, until this answer).
+          const place = await ctx.admission.enter(scope.tenant ?? '', abandoned(reply));
+          let settling: Promise<void> | null = null;
           try {
-            return started(await ctx.owner.call(scope, 'turns.wait', turn.session_id, turn.id, req.query.wait), 200);
-          } catch (err) {
-            // The turn started: an answer that it was not done would be false. It is answered as posted without a wait.
-            if (err instanceof DomainError && err.kind === 'unavailable') return started(turn, 202);
-            throw err;
+            const turn = kept ? await ctx.owner.callKept(kept, scope, 'turns.start', sessionId, req.body) : await ctx.owner.call(scope, 'turns.start', sessionId, req.body);
+            settling = ctx.app.turns.settling(sessionId, turn.id);
+            if (req.query.wait === undefined) return started(turn, 202);
+            try {
+              return started(await ctx.owner.call(scope, 'turns.wait', turn.session_id, turn.id, req.query.wait), 200);
+            } catch (err) {
+              // The turn started: an answer that it was not done would be false. It is answered as posted without a wait.
+              if (err instanceof DomainError && err.kind === 'unavailable') return started(turn, 202);
+              throw err;
+            }
+          } finally {
+            if (settling) void settling.finally(() => place.release());
+            else place.release();
           }
         },
       ),
@@ -126,3 +138,13 @@ export const turnRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     async (req) => ctx.owner.call(scopeOf(req), 'turns.cancel', req.params.session_id, req.params.turn_id),
   );
 };
+
+/** Aborted when the client goes away before it is answered. */
+function abandoned(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  const res = reply.raw;
+  res.once('close', () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}

@@ -1,6 +1,7 @@
 // What the composition root hands to the HTTP edge: the use cases, the event log and the config.
 import type { Application } from './app/index.js';
 import type { OwnerRouter } from './app/owner.js';
+import type { Admission } from './app/admission.js';
 import type { Config } from './config.js';
 import type { EventLog } from './events/log.js';
 import type { Readiness } from './contract/schemas.js';
@@ -12,6 +13,8 @@ export interface AppContext {
   /** Runs a use case that needs the session's runtime where that runtime is (replicas: its owner). */
   owner: OwnerRouter;
   events: EventLog;
+  /** Places for new turns: at most so many run at once here, the rest wait fairly, bounded (admission.ts). */
+  admission: Admission;
   readiness(): Promise<Readiness>;
   /** Runs the spill retention sweep now (it also runs on a timer). */
   sweepOutputs(): Promise<{ expired: number; orphanDirs: number }>;

@@ -1,5 +1,6 @@
 // Environment → typed, validated configuration. A bad value stops start-up with a
 // message naming the variable and what is allowed (API.md "Configuration").
+import { readAdmissionSettings, type AdmissionSettings } from './config-admission.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +97,8 @@ export interface Config {
   sessionRetentionMs: number;
   /** On SIGTERM, how long running calls may finish before they are cancelled (NORMA_SHUTDOWN_GRACE_S). */
   shutdownGraceMs: number;
+  /** How many turns run at once here, and how many wait for a place (NORMA_MAX_RUNNING_TURNS, NORMA_TURN_QUEUE*). */
+  admission: AdmissionSettings;
   /** Resource limits of each session's sandboxed processes (NORMA_SANDBOX_*); sessions may only lower them. */
   sandboxLimits: ResourceLimits;
   /** NORMA_CGROUP: `auto`, `off`, or a delegated cgroup v2 directory. */
@@ -294,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const { store, databaseUrl, nodeId } = readStoreSettings(get, problems);
   const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
   const { sandbox, sandboxUser, sandboxLimits, cgroup } = readSandboxSettings(get, positiveInt, problems);
+  const admission = readAdmissionSettings(positiveInt, problems);
   let allowedHosts: string[] | null = null;
   const rawHosts = get('NORMA_ALLOWED_HOSTS');
   if (rawHosts !== undefined) {
@@ -373,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     lifecycleTimeoutMs: lifecycleTimeoutS * 1000,
     trustProxy,
     console: { enabled: consoleSwitch === 'on', dir: consoleDir },
+    admission,
   };
 }
 

@@ -25,6 +25,9 @@ export class DomainError extends Error {
     super(message);
     this.name = 'DomainError';
   }
+
+  /** Seconds the caller should wait before trying again (sent as Retry-After), when known. */
+  retryAfterS?: number;
 }
 
 export const notFound = (what: string, id: string) => new DomainError('not_found', `${what} ${id} does not exist`);

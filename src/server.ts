@@ -65,6 +65,7 @@ import { metricsRoutes } from '../routes/metrics.js';
 import { consoleRoutes } from '../routes/console.js';
 import { ServerMetrics } from './telemetry/metrics.js';
 import { TimedStore } from './telemetry/timed-store.js';
+import { Admission } from './app/admission.js';
 import { domainLog } from './telemetry/domain-log.js';
 import { AccessLog } from './http/access-log.js';
 import { installRequestContext, requestIdOf, tracedChildLogger } from './http/request-context.js';
@@ -261,6 +262,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     app: application,
     owner: application.owner,
     events,
+    admission: new Admission(config.admission),
     readiness,
     sweepOutputs: () => outputs.sweep(),
     sweepSessions: () => application.retention.sweepClosedSessions(INTERNAL),

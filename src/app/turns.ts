@@ -78,6 +78,13 @@ export class TurnUseCases {
     return structuredClone(runner.turn);
   }
 
+  /** Resolves when the turn, running here, ends or pauses for a person; null when it does not run here. */
+  settling(sessionId: string, turnId: string): Promise<void> | null {
+    const active = this.parts.runtimes.get(sessionId)?.activeTurn;
+    if (active?.id !== turnId) return null;
+    return active.waitSettled(6 * 3600_000);
+  }
+
   get(scope: Scope, sessionId: string, turnId: string): Turn {
     this.ensureVisible(scope, sessionId);
     const t = this.parts.deps.store.getTurn(sessionId, turnId);

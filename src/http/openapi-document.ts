@@ -91,7 +91,7 @@ export function finishDocument(doc: Json, info: DocumentInfo): Json {
           headers['X-RateLimit-Remaining'] = headerRef('RateLimitRemaining');
           headers['X-RateLimit-Reset'] = headerRef('RateLimitReset');
         }
-        if (status === '429') headers['Retry-After'] = headerRef('RetryAfter');
+        if (status === '429' || status === '503') headers['Retry-After'] = headerRef('RetryAfter');
         // A header a route declares by its name is the shared component of that name.
         for (const [name, component] of Object.entries(NAMED_HEADERS)) if (headers[name]) headers[name] = headerRef(component);
         response.headers = headers;

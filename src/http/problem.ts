@@ -160,6 +160,7 @@ export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes, e
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof DomainError) {
       const status = STATUS_OF[err.kind];
+      if (err.retryAfterS !== undefined) reply.header('retry-after', String(err.retryAfterS));
       const problems = err.problems.length > 0 ? err.problems : status === 400 ? [err.message] : [];
       return sendProblem(
         reply,

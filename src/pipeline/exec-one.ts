@@ -22,7 +22,7 @@ export async function execOne(call: ToolCall, env: PipelineEnv, delegated = fals
     const called = await callTool(call, tool, authorized.input, ctx, env);
     if (called.ok && called.output.delegate) return await delegate(call, tool, called.output.delegate, env, delegated);
     // A call that failed or reported an error changes nothing of the session.
-    if (called.ok && !called.output.isError && called.output.effects?.length) applyEffects(call, tool.name, called.output.effects, env);
+    if (called.ok && !called.output.isError && called.output.effects?.length) await applyEffects(call, tool.name, called.output.effects, env);
     const result = await capOutput(call, tool, called, env);
     return await postToolUse(call, tool, authorized.input, called, result, authorized.context, inputs, env);
   } catch (err) {
@@ -44,11 +44,14 @@ function delegate(call: ToolCall, outer: CoreTool, inner: { name: string; input:
   return execOne({ id: call.id, name: inner.name, input: inner.input }, outer.handsOn ? env : { ...env, onStarted: () => env.writeDecisions?.() }, true);
 }
 
-/** The session changes a result carries, applied before the result is recorded; one that cannot be applied fails the call. */
-function applyEffects(call: ToolCall, tool: string, effects: NonNullable<ToolOutput['effects']>, env: PipelineEnv): void {
+/**
+ * The session changes a result carries, applied (committed, and in force for what the turn does
+ * next) before the result is recorded; one that cannot be applied fails the call.
+ */
+async function applyEffects(call: ToolCall, tool: string, effects: NonNullable<ToolOutput['effects']>, env: PipelineEnv): Promise<void> {
   if (!env.applyEffects) throw fail(call, `${tool}: this session cannot apply the changes the call asked for.`);
   try {
-    env.applyEffects(effects, call);
+    await env.applyEffects(effects, call);
   } catch (err) {
     throw fail(call, `${tool}: the changes the call asked for could not be applied: ${err instanceof Error ? err.message : String(err)}`);
   }

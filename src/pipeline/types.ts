@@ -60,7 +60,7 @@ export interface PipelineEnv {
   /** Every hook run of this call (for the hook audit events). */
   onHookRun?(record: HookRunRecord, toolUseId?: string): void;
   /** Applies the session changes a tool's result carries (set mode, add rules), through the session's settings. */
-  applyEffects?(effects: readonly ToolEffect[], call: ToolCall): void;
+  applyEffects?(effects: readonly ToolEffect[], call: ToolCall): void | Promise<void>;
   /** Whether a deferred tool was unlocked (SearchExtraTools, a skill's allowed-tools); read at each admission. */
   isUnlocked?(name: string): boolean;
   onStarted(call: ToolCall, input: unknown): void;

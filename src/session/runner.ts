@@ -2,6 +2,7 @@
 // registry, hooks, rules in force, the broker for asks, spill files, the audit trail), and for
 // a prompt turn the model loop's parts. A turn resumed after a restart gets the requests an
 // earlier process left pending, to wait on again when its calls ask about the same input.
+import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Decision, PermissionRequest, Question, Turn } from '../contract/schemas.js';
@@ -83,8 +84,13 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
           ...(earlier ? { earlier } : {}),
         });
       },
-      applyEffects: (effects, call) => {
-        settings.applyEffects(effects, deps.clock().toISOString(), { turnId: turn.id, toolUseId: call.id });
+      applyEffects: async (effects, call) => {
+        // In force for the turn's next step once committed: a store that commits without waiting
+        // (PostgreSQL) answers a moment later, and the turn waits for that answer.
+        const watch = new CommitWatch();
+        runInCommitWatch(watch, () => settings.applyEffects(effects, deps.clock().toISOString(), { turnId: turn.id, toolUseId: call.id }));
+        const failure = await watch.settled();
+        if (failure !== undefined) throw failure;
         // A used skill's folder becomes readable by the file tools (a workspace skill's already is).
         for (const e of effects) if (e.kind === 'use_skill') openSkillFolder(rt.workspace, rt.skills, e.skill, rt.operatorSkillDirs);
       },

@@ -424,6 +424,7 @@ export class TurnRunner implements PauseHost {
         if (condition()) done();
       };
       const timer = setTimeout(done, ms);
+      timer.unref();
       this.settleWaiters.add(check);
     });
   }

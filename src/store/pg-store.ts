@@ -134,14 +134,17 @@ export class PostgresStore implements Store {
     const unit = this.order.add(keys, callbacks);
     if (!sent) unit.settle(true);
     else {
-      watchCommit(sent);
-      sent.then(
-        () => unit.settle(true),
-        (err: unknown) => {
-          unit.settle(false);
-          for (const k of keys) this.forget(k);
-          this.onCommitFailed(keys, err);
-        },
+      // Who watches the commit (the request that made it) hears of it once its callbacks ran.
+      watchCommit(
+        sent.then(
+          () => unit.settle(true),
+          (err: unknown) => {
+            unit.settle(false);
+            for (const k of keys) this.forget(k);
+            this.onCommitFailed(keys, err);
+            throw err;
+          },
+        ),
       );
     }
     return value;

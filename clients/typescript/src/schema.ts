@@ -2406,7 +2406,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+        /** @description A limit of the tenant is reached: requests per minute, sessions, running turns, or its turns waiting to start on this server (with Retry-After when waiting helps) */
         Problem429: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2446,13 +2446,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Unavailable: the server is shutting down, or the store cannot be used right now; nothing of the request was stored */
+        /** @description Unavailable: the server is shutting down, the store cannot be used right now, or a new turn found no place to run within the wait (with Retry-After); nothing of the request was stored */
         Problem503: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -2574,7 +2575,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A limit of the tenant is reached: requests per minute (with Retry-After), sessions or running turns */
+        /** @description A limit of the tenant is reached: requests per minute, sessions, running turns, or its turns waiting to start on this server (with Retry-After when waiting helps) */
         Problem429_2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2718,6 +2719,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2752,6 +2754,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
