@@ -111,6 +111,7 @@ export class RecoveryUseCases {
     const mcp = [...built.mcpProblems, ...built.mcpWarnings];
     if (mcp.length > 0) warn(rt, `after a restart these MCP servers or tools could not be started again: ${mcp.join('; ')}`);
     parts.runtimes.add(rt);
+    parts.deps.store.runsHere?.(rt.id);
     out.sessions++;
 
     const turnId = s.active_turn_id;

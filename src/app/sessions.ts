@@ -100,6 +100,7 @@ export class SessionUseCases {
       });
       built.openEvents();
       parts.runtimes.add(runtime);
+      parts.deps.store.runsHere?.(runtime.id, true);
     } catch (err) {
       parts.runtimes.delete(id);
       if (runtime) await stopRuntimeParts(runtime).catch(() => undefined);

@@ -65,6 +65,8 @@ export class TurnRunner implements PauseHost {
   private heldDecisions: Omit<Decision, 'seq'>[] = [];
   /** The final state has committed: the store holds exactly `turn`. */
   private finalStored = false;
+  /** Abandoned: it writes nothing any more (see abandon). */
+  private dropped = false;
 
   constructor(
     readonly turn: Turn,
@@ -154,7 +156,7 @@ export class TurnRunner implements PauseHost {
 
   /** Stores the decisions held so far, in the transaction running now or in one of their own. */
   writeDecisions(): void {
-    if (this.heldDecisions.length === 0) return;
+    if (this.heldDecisions.length === 0 || this.dropped) return;
     const { store } = this.deps;
     store.transaction(() => {
       const held = this.heldDecisions;
@@ -172,6 +174,7 @@ export class TurnRunner implements PauseHost {
 
   /** One transaction of this turn: the held decisions first, then `fn`'s writes. */
   protected write<T>(fn: () => T): T {
+    if (this.dropped) throw new TurnStop('the turn was abandoned here; another runner carries the session on', 'shutdown');
     return this.deps.store.transaction(() => {
       this.writeDecisions();
       return fn();
@@ -274,6 +277,8 @@ export class TurnRunner implements PauseHost {
     try {
       await this.body();
     } catch (err) {
+      // Abandoned: its end is not this runner's to record.
+      if (this.dropped) return;
       this.deps.logger.error({ err, session_id: this.turn.session_id, turn_id: this.turn.id }, 'turn failed unexpectedly');
       try {
         this.stop(new TurnStop('the turn failed', 'cancel'), 'failed', {
@@ -346,7 +351,12 @@ export class TurnRunner implements PauseHost {
    * session now and answers for the turn (what its calls still try to write is refused).
    */
   abandon(reason: TurnStop): void {
+    // Nothing more of it is written from here: another runner (another node, or this one after
+    // taking the session again from the database) carries the session on.
+    this.dropped = true;
     this.controller.abort(reason);
+    // Who waits for its stored end stops waiting: it is not coming from here.
+    this.notifySettle();
   }
 
   stop(reason: TurnStop, status: 'cancelled' | 'failed' | 'interrupted', error: { code: string; message: string }): void {
@@ -403,12 +413,12 @@ export class TurnRunner implements PauseHost {
 
   /** Resolves once the turn is final or waiting for a person, or after `ms`. */
   waitSettled(ms: number): Promise<void> {
-    return this.waitUntil(() => this.isFinal() || PAUSED_STATUSES.has(this.turn.status), ms);
+    return this.waitUntil(() => this.isFinal() || PAUSED_STATUSES.has(this.turn.status) || this.dropped, ms);
   }
 
   /** Resolves once the turn's final state has committed, or after `ms`. */
   waitStored(ms: number): Promise<void> {
-    return this.waitUntil(() => this.finalStored, ms);
+    return this.waitUntil(() => this.finalStored || this.controller.signal.aborted, ms);
   }
 
   /** Resolves when `condition` holds (checked at every settle notification), or after `ms`. */

@@ -47,6 +47,8 @@ export class PostgresStore implements Store {
   private readonly touched = new Set<string>();
   /** The sessions of the last unit that wrote. */
   private lastKeys: string[] = [];
+  /** Sessions this process runs (runsHere): their counters, once read, are kept. */
+  private readonly owned = new Set<string>();
   /** Each session's active turn as this node last wrote or read it (absent: not known). */
   private readonly activeTurns = new Map<string, string | null>();
   private readonly order = new CommitOrder((err) => this.onCallbackError(err));
@@ -134,18 +136,19 @@ export class PostgresStore implements Store {
     const unit = this.order.add(keys, callbacks);
     if (!sent) unit.settle(true);
     else {
-      // Who watches the commit (the request that made it) hears of it once its callbacks ran.
-      watchCommit(
-        sent.then(
-          () => unit.settle(true),
-          (err: unknown) => {
-            unit.settle(false);
-            for (const k of keys) this.forget(k);
-            this.onCommitFailed(keys, err);
-            throw err;
-          },
-        ),
+      // Who watches the commit (the request that made it) hears of it once its callbacks ran; a
+      // failure nobody watches is handled by onCommitFailed all the same.
+      const delivered = sent.then(
+        () => unit.settle(true),
+        (err: unknown) => {
+          unit.settle(false);
+          for (const k of keys) this.forget(k);
+          this.onCommitFailed(keys, err);
+          throw err;
+        },
       );
+      delivered.catch(() => undefined);
+      watchCommit(delivered);
     }
     return value;
   }
@@ -313,7 +316,13 @@ export class PostgresStore implements Store {
     this.lastSeqs.delete(sessionId);
     this.lastDecisions.delete(sessionId);
     this.activeTurns.delete(sessionId);
+    this.owned.delete(sessionId);
     this.turns.forget(sessionId);
+  }
+
+  runsHere(sessionId: string, created = false): void {
+    this.owned.add(sessionId);
+    if (created && !this.lastDecisions.has(sessionId)) this.lastDecisions.set(sessionId, 0);
   }
 
   // ── turns, permissions, questions, outputs ─────────────────────────────────────────────
@@ -423,7 +432,12 @@ export class PostgresStore implements Store {
   lastSeq(sessionId: string): number {
     // Remembered only from this node's own appends: another node may append to a session this
     // node does not run, so a read is not kept.
-    return this.lastSeqs.get(sessionId) ?? Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
+    // A session this process runs has no other writer: what is read is kept.
+    const known = this.lastSeqs.get(sessionId);
+    if (known !== undefined) return known;
+    const n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
+    if (this.owned.has(sessionId) && !this.began) this.lastSeqs.set(sessionId, n);
+    return n;
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
@@ -452,7 +466,11 @@ export class PostgresStore implements Store {
   }
 
   lastDecisionSeq(sessionId: string): number {
-    return this.lastDecisions.get(sessionId) ?? Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM decisions WHERE session_id = $1', [sessionId])[0]!.n);
+    const known = this.lastDecisions.get(sessionId);
+    if (known !== undefined) return known;
+    const n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM decisions WHERE session_id = $1', [sessionId])[0]!.n);
+    if (this.owned.has(sessionId) && !this.began) this.lastDecisions.set(sessionId, n);
+    return n;
   }
 
   /**

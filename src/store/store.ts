@@ -44,6 +44,13 @@ export interface Store {
   transaction<T>(fn: () => T): T;
   /** Runs `fn` once the current transaction has committed (at once outside one; never after a rollback). */
   afterCommit(fn: () => void): void;
+  /**
+   * This process runs the session now (created or recovered here): what it reads of the session's
+   * counters (last seqs) may be kept, as only the session's runner writes them. Optional: a store
+   * that keeps nothing beside its data ignores it. `created`: the session was made here just now
+   * (it has no decisions yet).
+   */
+  runsHere?(sessionId: string, created?: boolean): void;
   /** Removes everything stored for a session (retention). */
   deleteSession(id: string): void;
   /** Closed sessions that closed before `before` (ISO time), oldest first, at most `limit`. */

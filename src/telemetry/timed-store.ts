@@ -49,6 +49,9 @@ export class TimedStore implements Store {
   afterCommit(fn: () => void): void {
     this.inner.afterCommit(fn);
   }
+  runsHere(sessionId: string, created?: boolean): void {
+    this.inner.runsHere?.(sessionId, created);
+  }
   deleteSession(id: string): void {
     this.time('deleteSession', () => this.inner.deleteSession(id));
   }
