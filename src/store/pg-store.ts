@@ -1,24 +1,27 @@
 // The Store on PostgreSQL (NORMA_STORE=postgres): the same documents-beside-columns layout as
-// SQLite (pg-schema.ts), reached synchronously through pg-sync.ts. A transaction's writes are
-// held until it commits, or until a read inside it needs them, and then sent as one request, so
-// a transaction of writes costs one round trip to the database thread. A read outside a
-// transaction reads what has committed.
+// SQLite (pg-schema.ts), reached through pg-sync.ts. A transaction is a unit of work: its writes
+// (pg-statements.ts) are held until it ends and then committed without the server waiting, in one
+// round trip; its afterCommit callbacks run when the database answers (see "units of work"
+// below). A transaction that reads its own writes begins in the database at that read and
+// commits while the server waits. A read outside a transaction reads what has committed, after
+// every unit this process sent before it.
 //
 // Events: a session's events are appended by the node holding its lease only; the insert checks
 // that (and that seq - 1 is there) in the database, under a share lock on the lease row, so two
 // writers never leave a gap or a duplicate, and a takeover waits for a commit in flight.
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import { fence, migratePg } from './pg-schema.js';
+import { migratePg } from './pg-schema.js';
 import { SyncPg, type PgStatement } from './pg-sync.js';
 import { CommitOrder } from './commit-order.js';
 import { watchCommit } from './commit-watch.js';
 import { PgTurns } from './pg-turns.js';
-import { documentsOf, sessionRowOf } from './sqlite-rows.js';
+import { documentsOf } from './sqlite-rows.js';
 import { StoreOpenError } from './sqlite-schema.js';
 import type { TokenShelf } from './tokens.js';
 import { SESSION_COLUMNS, claimCommandStatement, completeCommandStatement, countRequest, describeUrl, pgTokens, recordOf, tenantCountSql, tenantLockStatement } from './pg-shared.js';
 import { PgIdempotency } from './pg-idempotency.js';
+import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
 import { decisionsSelect, storeInt as big, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
@@ -222,21 +225,7 @@ export class PostgresStore implements Store {
     const s = record.session;
     // The node that stores a session first holds its lease: one statement for both.
     this.activeTurns.set(s.id, s.active_turn_id ?? null);
-    this.write(s.id, {
-      sql: `WITH s AS (
-              INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, active_turn_id)
-              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-              ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, closed_at = EXCLUDED.closed_at, active_turn_id = EXCLUDED.active_turn_id,
-                data = EXCLUDED.data, hooks = EXCLUDED.hooks, model_api_key = EXCLUDED.model_api_key, model = EXCLUDED.model,
-                todos = EXCLUDED.todos, mcp_servers = EXCLUDED.mcp_servers
-              WHERE ${fence('$1', '$13')}
-              RETURNING id, (xmax = 0) AS inserted),
-            l AS (INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $13, 1, now() FROM s WHERE inserted ON CONFLICT (session_id) DO NOTHING)
-            SELECT id FROM s`,
-      // The columns SQLite has, in its order (sqlite-rows.ts), then the active turn and this node.
-      params: [...sessionRowOf(record), s.active_turn_id ?? null, this.nodeId],
-      expect: { rows: 1, message: `session ${s.id} was not stored: another node holds its lease` },
-    });
+    this.write(s.id, putSessionStatement(record, this.nodeId));
   }
 
   getSession(id: string, tenant?: string): SessionRecord | undefined {
@@ -289,13 +278,7 @@ export class PostgresStore implements Store {
   }
 
   deleteSession(id: string): void {
-    this.write(
-      id,
-      ...['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'decisions', 'leases', 'commands'].map((table) => ({
-        sql: `DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = $1`,
-        params: [id],
-      })),
-    );
+    this.write(id, ...deleteSessionStatements(id));
     this.forget(id);
   }
 
@@ -328,21 +311,7 @@ export class PostgresStore implements Store {
   // ── turns, permissions, questions, outputs ─────────────────────────────────────────────
 
   private putOrdered(table: 'permissions' | 'questions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
-    const json = JSON.stringify(value);
-    const next = `(SELECT COALESCE(MAX(ord), 0) + 1 FROM ${table} WHERE session_id = $1)`;
-    this.write(
-      sessionId,
-      status === undefined
-        ? {
-            sql: `INSERT INTO ${table} (session_id, id, ord, data) VALUES ($1, $2, ${next}, $3) ON CONFLICT (session_id, id) DO UPDATE SET data = EXCLUDED.data`,
-            params: [sessionId, id, json],
-          }
-        : {
-            sql: `INSERT INTO ${table} (session_id, id, ord, status, data) VALUES ($1, $2, ${next}, $3, $4)
-                  ON CONFLICT (session_id, id) DO UPDATE SET status = EXCLUDED.status, data = EXCLUDED.data`,
-            params: [sessionId, id, status, json],
-          },
-    );
+    this.write(sessionId, putOrderedStatement(table, sessionId, id, value, status));
   }
 
   private getOne<T>(table: string, sessionId: string, id: string): T | undefined {
@@ -413,16 +382,7 @@ export class PostgresStore implements Store {
   appendEvent(event: NormaEvent): void {
     const expected = this.lastSeq(event.session_id) + 1;
     if (event.seq !== expected) throw new Error(`event seq ${event.seq} for ${event.session_id} is not the next one (${expected})`);
-    this.write(event.session_id, {
-      sql: `INSERT INTO events (session_id, seq, type, turn_id, data)
-            SELECT $1::text, $2::bigint, $3::text, $4::text, $5::text
-            WHERE ($2::bigint = 1 OR EXISTS (SELECT 1 FROM events WHERE session_id = $1::text AND seq = $2::bigint - 1)) AND ${fence('$1', '$6')}`,
-      params: [event.session_id, event.seq, event.type, (event as { turn_id?: string }).turn_id ?? null, JSON.stringify(event), this.nodeId],
-      expect: {
-        rows: 1,
-        message: `event ${event.seq} of session ${event.session_id} was not stored: another node holds the session's lease, or its events moved on (seq ${event.seq - 1} is not the last)`,
-      },
-    });
+    this.write(event.session_id, appendEventStatement(event, this.nodeId));
     if (event.type === 'session.closed') {
       this.lastSeqs.delete(event.session_id);
       this.lastDecisions.delete(event.session_id);
@@ -430,9 +390,8 @@ export class PostgresStore implements Store {
   }
 
   lastSeq(sessionId: string): number {
-    // Remembered only from this node's own appends: another node may append to a session this
-    // node does not run, so a read is not kept.
-    // A session this process runs has no other writer: what is read is kept.
+    // Remembered from this node's own appends; a read is kept only for a session this process
+    // runs (no other writer), as another node may append to the others.
     const known = this.lastSeqs.get(sessionId);
     if (known !== undefined) return known;
     const n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
@@ -458,10 +417,7 @@ export class PostgresStore implements Store {
   appendDecision(decision: Decision): void {
     const expected = this.lastDecisionSeq(decision.session_id) + 1;
     if (decision.seq !== expected) throw new Error(`decision seq ${decision.seq} does not follow ${expected - 1}`);
-    this.write(decision.session_id, {
-      sql: 'INSERT INTO decisions (session_id, seq, turn_id, tool_use_id, data) VALUES ($1, $2, $3, $4, $5)',
-      params: [decision.session_id, decision.seq, decision.turn_id, decision.tool_use_id, JSON.stringify(decision)],
-    });
+    this.write(decision.session_id, appendDecisionStatement(decision));
     this.lastDecisions.set(decision.session_id, decision.seq);
   }
 

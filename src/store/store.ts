@@ -1,6 +1,8 @@
-// The one place that persists (ARCHITECTURE.md). Synchronous by design: the durable
-// implementation planned for it (SQLite via better-sqlite3) is synchronous too, and a
-// synchronous append keeps "event seq order == commit order" trivially true.
+// The one place that persists (ARCHITECTURE.md). A synchronous interface: a transaction runs
+// without an await, and afterCommit says what runs once it committed. SQLite commits at the end of
+// the call (a synchronous append keeps "event seq order == commit order" trivially true);
+// PostgreSQL sends the transaction as a unit of work and runs the callbacks when the database
+// answers (pg-store.ts), so nothing is delivered or adopted before its commit either way.
 import type { McpServers } from '../contract/mcp.js';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Session, TodoList, Turn } from '../contract/schemas.js';
@@ -42,7 +44,10 @@ export interface Store {
    * calls join the outer one). Event writes and the state change they describe go in one.
    */
   transaction<T>(fn: () => T): T;
-  /** Runs `fn` once the current transaction has committed (at once outside one; never after a rollback). */
+  /**
+   * Runs `fn` once the current transaction has committed (outside one: once what was written just
+   * before has; never after a rollback or a failed commit). Synchronous stores run it at the commit.
+   */
   afterCommit(fn: () => void): void;
   /**
    * This process runs the session now (created or recovered here): what it reads of the session's
