@@ -23,7 +23,7 @@ export class CommitOrder {
 
   /** Adds a unit in the order of making; `settle` says how its commit ended. */
   add(keys: readonly string[], callbacks: (() => void)[]): { settle(ok: boolean): void } {
-    const unit: Unit = { keys: keys.length > 0 ? [...new Set(keys)] : [EVERY, ...this.queues.keys()], callbacks, ok: undefined };
+    const unit: Unit = { keys: [...new Set(keys.length > 0 ? keys : [EVERY, ...this.queues.keys()])], callbacks, ok: undefined };
     // A unit of no session follows every unit queued now (and the units of those sessions made
     // after it follow it).
     for (const key of unit.keys) {

@@ -1,7 +1,6 @@
 // PostgreSQL for the Store (store.ts): a `pg` pool lives on a worker thread (pg-worker.ts), reached
-// two ways. `submit` and `readAsync` post their statements and return a promise: the server's
-// thread goes on, and the reply comes as a message (a unit of work's commit, a read the caller
-// awaits). `request` posts and blocks on a shared flag until the reply is posted, which it then
+// two ways. `submit` posts a unit of work's statements and returns a promise: the server's thread
+// goes on, and the answer to its commit comes as a message. `request` posts and blocks on a shared flag until the reply is posted, which it then
 // takes off its port synchronously: what a unit of work must read of its own writes, at start-up,
 // and the few callers that need an answer before they go on. A blocking statement that takes longer
 // than the statement timeout (10 s) fails instead of blocking on, and a thread given up on is
@@ -38,7 +37,7 @@ export class SyncPg {
   private worker!: Worker;
   private port!: MessagePort;
   private asyncPort!: MessagePort;
-  /** Units and reads posted on asyncPort and not answered yet. */
+  /** Units posted and not answered yet. */
   private readonly waiting = new Map<number, { resolve: (r: { rows: Record<string, unknown>[]; rowCount: number }) => void; reject: (e: PgError) => void }>();
   private flag!: Int32Array;
   private nextId = 1;
@@ -135,23 +134,18 @@ export class SyncPg {
     return this.post({ kind: 'commit', keys: [...keys], statements }).then(() => undefined);
   }
 
-  /** A read that does not block: after the units sent earlier for `keys`, on a connection of the pool. */
-  readAsync(statement: PgStatement, keys: readonly string[] = []): Promise<Record<string, unknown>[]> {
-    return this.post({ kind: 'read', keys: [...keys], statement }).then((r) => r.rows);
-  }
-
   /** Units for `keys` may commit again (their sessions were recovered after one of theirs failed). */
   reset(keys: readonly string[]): void {
     if (this.closed || this.gone !== null) return;
     this.port.postMessage({ kind: 'reset', keys: [...keys] } satisfies PgAsyncRequest);
   }
 
-  /** Units and reads not answered yet. */
+  /** Units not answered yet. */
   get inFlight(): number {
     return this.waiting.size;
   }
 
-  private post(req: { kind: 'commit'; keys: string[]; statements: PgStatement[] } | { kind: 'read'; keys: string[]; statement: PgStatement }): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
+  private post(req: { kind: 'commit'; keys: string[]; statements: PgStatement[] }): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
     if (this.closed) return Promise.reject(new PgError('the database connection is closed', undefined, false));
     if (this.gone !== null) this.spawn();
     const id = this.nextId++;

@@ -1,5 +1,5 @@
 // The thread that talks to PostgreSQL for the store (pg-sync.ts): a `pg` pool, and two ways in.
-// - Commits and reads the server's thread does not wait for (answered on `asyncPort`): a unit of work's
+// - Commits the server's thread does not wait for (answered on `asyncPort`): a unit of work's
 //   statements, sent when it ends and committed in one round trip on a connection of the pool,
 //   many at once; those of one session (its `keys`) strictly in the order they were sent, and
 //   none after one of that session failed until the server says it recovered the session
@@ -36,10 +36,9 @@ export interface PgRequest {
   close?: boolean;
 }
 
-/** What the server's thread does not wait for: a unit of work to commit, a read, or a session recovered. */
+/** What the server's thread does not wait for: a unit of work to commit, or a session recovered. */
 export type PgAsyncRequest =
   | { id: number; kind: 'commit'; keys: string[]; statements: PgStatement[] }
-  | { id: number; kind: 'read'; keys: string[]; statement: PgStatement }
   | { kind: 'reset'; keys: string[] };
 
 /** The SQLSTATE a statement's failed expectation raises inside a committed unit (see checked). */
@@ -245,7 +244,7 @@ function main(): void {
   // ── units of work the server does not wait for ────────────────────────────────────────
   /** Per key (a session): the last unit sent for it, settled true when it committed. */
   const tails = new Map<string, Promise<boolean>>();
-  /** Every unit and read not answered yet. */
+  /** Every unit not answered yet. */
   const inflight = new Set<Promise<unknown>>();
   /** Sessions one of whose units failed: later ones fail too, until the server recovered the session. */
   const poisoned = new Set<string>();
@@ -301,6 +300,12 @@ function main(): void {
       return;
     }
     const lane = req.keys.length === 1 ? req.keys[0]! : null;
+    // A unit of several sessions (or of none: it follows everything) closes the groups it follows,
+    // so that a later unit of those sessions is not sent before it.
+    if (lane === null) {
+      if (req.keys.length === 0) groups.clear();
+      else for (const k of req.keys) groups.delete(k);
+    }
     const open = lane === null ? undefined : groups.get(lane);
     if (open) {
       open.units.push(req);
@@ -336,18 +341,6 @@ function main(): void {
     );
   };
 
-  const read = (req: Extract<PgAsyncRequest, { kind: 'read' }>): void => {
-    const work = (async () => {
-      await before(req.keys);
-      return onPool((c) => c.query(req.statement.sql, req.statement.params ?? []));
-    })();
-    track([], work.then(() => true, () => false));
-    work.then(
-      (r) => data.asyncPort.postMessage({ id: req.id, ok: true, rows: r.rows, rowCount: r.rowCount ?? 0 } satisfies PgReply),
-      (err) => data.asyncPort.postMessage(failure(req.id, err)),
-    );
-  };
-
   // A reset takes its place in the keys' order: units sent before it still see the failure.
   const reset = (keys: string[]): void => {
     track(keys, before(keys).then(() => {
@@ -365,8 +358,7 @@ function main(): void {
         .then(() => handle(req))
         .then(reply);
     } else if (req.kind === 'reset') reset(req.keys);
-    else if (req.kind === 'commit') commit(req);
-    else read(req);
+    else commit(req);
   });
   parentPort?.postMessage('ready');
 }

@@ -217,6 +217,33 @@ describe('PostgresStore', () => {
     expect(b.eventsAfter('ses_l', 0, 10).map((e) => e.seq)).toEqual([1, 2]);
   });
 
+  it('units of one session commit in the order they were made, a unit of two sessions between them included', async () => {
+    const a = open();
+    await committed(() => {
+      a.putSession(record('ses_o1'));
+      a.putSession(record('ses_o2'));
+    });
+    // The first events of each: their counters are known here from now on (nothing is read below).
+    await committed(() => {
+      a.appendEvent(event('ses_o1', 1));
+      a.appendEvent(event('ses_o2', 1));
+    });
+    // Made back to back while the first is on its way: the second and the fourth would go together
+    // (group commit) if the unit of both sessions between them did not close that group.
+    await committed(() => {
+      a.appendEvent(event('ses_o1', 2));
+      a.appendEvent(event('ses_o1', 3));
+      a.transaction(() => {
+        a.appendEvent(event('ses_o1', 4));
+        a.appendEvent(event('ses_o2', 2));
+      });
+      a.appendEvent(event('ses_o1', 5));
+      a.appendEvent(event('ses_o1', 6));
+    });
+    expect(a.eventsAfter('ses_o1', 0, 10).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(a.eventsAfter('ses_o2', 0, 10).map((e) => e.seq)).toEqual([1, 2]);
+  });
+
   it('an append waits for a takeover in flight (a lock on the lease row) instead of slipping past it', async () => {
     const a = open('node-a', { statementTimeoutMs: 400 });
     await committed(() => a.putSession(record('ses_w')));
