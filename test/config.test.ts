@@ -18,6 +18,18 @@ function configError(env: Record<string, string>): ConfigError {
 }
 
 describe('loadConfig: defaults', () => {
+  it('reads the admission settings and refuses a queue share above the queue, a wait above a minute, and anything not a positive integer', () => {
+    expect(loadConfig({ NORMA_MAX_RUNNING_TURNS: '4', NORMA_TURN_QUEUE: '10', NORMA_TURN_QUEUE_PER_TENANT: '3', NORMA_TURN_QUEUE_WAIT_MS: '250' }, CWD).admission).toEqual({
+      maxRunning: 4,
+      maxQueued: 10,
+      maxQueuedPerTenant: 3,
+      maxWaitMs: 250,
+    });
+    expect(() => loadConfig({ NORMA_TURN_QUEUE: '10', NORMA_TURN_QUEUE_PER_TENANT: '11' }, CWD)).toThrow(/NORMA_TURN_QUEUE_PER_TENANT \(11\) cannot be more than NORMA_TURN_QUEUE \(10\)/);
+    expect(() => loadConfig({ NORMA_TURN_QUEUE_WAIT_MS: '60001' }, CWD)).toThrow(/NORMA_TURN_QUEUE_WAIT_MS must be at most 60000/);
+    for (const bad of ['0', '-1', '1.5', 'lots', '1e3']) expect(() => loadConfig({ NORMA_MAX_RUNNING_TURNS: bad }, CWD)).toThrow(/NORMA_MAX_RUNNING_TURNS must be a positive integer/);
+  });
+
   it('fills every default from an empty environment', () => {
     const c = loadConfig({}, CWD);
     expect(c).toEqual({
@@ -72,6 +84,7 @@ describe('loadConfig: defaults', () => {
       trustProxy: [],
       // The package's own build, whatever the working directory.
       console: { enabled: true, dir: path.resolve(import.meta.dirname, '..', 'dist', 'console') },
+      admission: { maxRunning: 128, maxQueued: 1024, maxQueuedPerTenant: 256, maxWaitMs: 5_000 },
     });
     expect(c.sseHeartbeatMs).toBeLessThanOrEqual(15_000);
   });
