@@ -131,7 +131,7 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     const permission = (await b.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items[0];
     expect(permission.tool_use_id).toBe('toolu_w');
     const answered = await b.api.post(`/v1/sessions/${s.id}/permissions/${permission.id}`, { behavior: 'allow' });
-    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect(answered.status, `${JSON.stringify(answered.body)}\n${b.output().split('\n').filter((l) => /"level":(40|50|60)/.test(l)).join('\n')}`).toBe(200);
     const done = await b.api.get(`/v1/sessions/${s.id}/turns/${t.id}?wait=20`);
     expect(done.body.status).toBe('completed');
     expect(done.body.results.map((r: { tool_use_id: string; is_error: boolean }) => [r.tool_use_id, r.is_error])).toEqual([
