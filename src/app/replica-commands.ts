@@ -12,6 +12,7 @@
 // by whichever node runs the session next. The other commands are taken first, then run; the
 // ones a node took and never answered are read-only or idempotent (cancel, close), and the next
 // owner runs them again.
+import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
 import { randomUUID } from 'node:crypto';
 import type { ClusterNode } from '../cluster/node.js';
 import { DomainError } from '../errors.js';
@@ -210,11 +211,16 @@ export class ReplicaCommands {
     } else {
       if (!(await node.claimCommand(id, takenBy).catch(() => false))) return;
       const f = OWNER_CALLS[name] as (a: Application, s: Scope, sid: string, ...rest: unknown[]) => unknown;
+      // Answered once what the call did has committed (a store that commits without waiting:
+      // PostgreSQL), as a request's answer is: the sender may read it at once.
+      const watch = new CommitWatch();
       try {
-        outcome = { ok: true, value: await f(app, scope, sessionId, ...body.args) };
+        outcome = { ok: true, value: await runInCommitWatch(watch, () => f(app, scope, sessionId, ...body.args)) };
       } catch (err) {
         outcome = outcomeOf(err);
       }
+      const failure = await watch.settled();
+      if (failure !== undefined) outcome = outcomeOf(failure);
     }
     if (!outcome.ok && outcome.error.kind === 'unavailable') parts.deps.logger.warn({ session_id: sessionId, command: name }, 'a command for this session failed here');
     await node.completeCommand(id, JSON.stringify(outcome)).catch((err) => parts.deps.logger.warn({ err, command: id }, 'could not answer a command'));
