@@ -16,6 +16,7 @@
 //     gets only the allowlisted variables below;
 //   - resource limits per session (limits.ts).
 // With NORMA_SANDBOX=off processes run directly (reported by /readyz and every session).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -376,6 +377,17 @@ async function runSelfTest(host: SandboxHost, scratchDir: string, reachFrom: str
   if (host.identity.kind === 'unusable') return { usable: false, detail: `${host.identity.reason}: ${WITHOUT_SANDBOX}` };
   await host.prepare();
   await loadExeca();
+  // A directory of this run's own: replicas sharing a data directory self-test at the same time,
+  // and one's clean-up must not remove the file another's probe made.
+  const own = path.join(scratchDir, `${process.pid}-${crypto.randomBytes(6).toString('hex')}`);
+  try {
+    return await probeIn(host, own, reachFrom);
+  } finally {
+    fs.rmSync(own, { recursive: true, force: true });
+  }
+}
+
+async function probeIn(host: SandboxHost, scratchDir: string, reachFrom: string): Promise<SandboxStatus> {
   const dirs = { ws: path.join(scratchDir, 'ws'), home: path.join(scratchDir, 'home'), tmp: path.join(scratchDir, 'tmp') };
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
   await host.openWay(scratchDir, reachFrom);

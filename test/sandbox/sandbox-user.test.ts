@@ -194,3 +194,20 @@ describe('ownership for the sandbox user', () => {
     expect(await ownerForCreated(await tmp())).toBeNull();
   });
 });
+
+describe('the self-test', () => {
+  it('hosts sharing a data directory self-test at once: each passes, and none leaves its scratch behind', async () => {
+    // Replicas started together on one data directory run their self-tests in the same place.
+    const dataDir = await tmp();
+    const scratch = path.join(dataDir, 'sandbox', 'selftest');
+    const hosts = await Promise.all(Array.from({ length: 6 }, () => createSandboxHost('bwrap', 'off')));
+    try {
+      const results = await Promise.all(hosts.map((h) => h.selfTest(scratch, dataDir)));
+      for (const st of results) expect(st.detail).toContain('passed its self-test');
+      expect(results.every((st) => st.usable)).toBe(true);
+      expect(await fs.readdir(scratch)).toEqual([]);
+    } finally {
+      for (const h of hosts) h.limits.closeSync();
+    }
+  });
+});
