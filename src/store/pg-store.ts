@@ -1,9 +1,9 @@
 // The Store on PostgreSQL (NORMA_STORE=postgres): the same documents-beside-columns layout as
-// SQLite (pg-schema.ts), reached through pg-sync.ts. A transaction is a unit of work: its writes
-// (pg-statements.ts) are held until it ends and then committed without the server waiting, in one
-// round trip; its afterCommit callbacks run when the database answers (see "units of work"
-// below). A transaction that reads its own writes begins in the database at that read and
-// commits while the server waits. A read outside a transaction reads what has committed, after
+// SQLite (pg-schema.ts), reached through pg-sync.ts. A transaction is a unit of work (pg-units.ts):
+// its writes (pg-statements.ts) are held until it ends and then committed without the server
+// waiting, in one round trip; its afterCommit callbacks run when the database answers. A
+// transaction that reads its own writes begins in the database at that read and commits while
+// the server waits. A read outside a transaction reads what has committed, after
 // every unit this process sent before it.
 //
 // Events: a session's events are appended by the node holding its lease only; the insert checks
@@ -13,8 +13,7 @@ import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import { migratePg } from './pg-schema.js';
 import { SyncPg, type PgStatement } from './pg-sync.js';
-import { CommitOrder } from './commit-order.js';
-import { watchCommit } from './commit-watch.js';
+import { PgUnits } from './pg-units.js';
 import { PgTurns } from './pg-turns.js';
 import { documentsOf } from './sqlite-rows.js';
 import { StoreOpenError } from './sqlite-schema.js';
@@ -42,22 +41,13 @@ export class PostgresStore implements Store {
   readonly where: string;
   private readonly db: SyncPg;
   private readonly turns: PgTurns;
+  private readonly units: PgUnits;
   private readonly lastSeqs = new Map<string, number>();
   private readonly lastDecisions = new Map<string, number>();
-  private committed: (() => void)[] = [];
-  private pending: PgStatement[] = [];
-  /** The sessions the open unit of work wrote to. */
-  private readonly touched = new Set<string>();
-  /** The sessions of the last unit that wrote. */
-  private lastKeys: string[] = [];
   /** Sessions this process runs (runsHere): their counters, once read, are kept. */
   private readonly owned = new Set<string>();
   /** Each session's active turn as this node last wrote or read it (absent: not known). */
   private readonly activeTurns = new Map<string, string | null>();
-  private readonly order = new CommitOrder((err) => this.onCallbackError(err));
-  private depth = 0;
-  /** The open transaction has been begun in the database (a read inside it needed its writes). */
-  private began = false;
 
   /** Connects and migrates; StoreOpenError when the database cannot be used. */
   constructor(options: PostgresStoreOptions) {
@@ -71,6 +61,14 @@ export class PostgresStore implements Store {
       ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
       applicationName: `norma ${options.nodeId}`.slice(0, 63),
     });
+    this.units = new PgUnits(this.db, {
+      rolledBack: () => this.rolledBack(),
+      failed: (keys, err) => {
+        for (const k of keys) this.forget(k);
+        this.onCommitFailed(keys, err);
+      },
+      callbackError: (err) => this.onCallbackError(err),
+    });
     try {
       migratePg(this.db, this.where);
     } catch (err) {
@@ -79,95 +77,14 @@ export class PostgresStore implements Store {
     }
   }
 
-  // ── units of work ───────────────────────────────────────────────────────────────────────
-  //
-  // A transaction is a unit of work: its writes are collected while `fn` runs (no round trip),
-  // and at its end sent as one unit the server does not wait for (pg-sync.ts `submit`): one round
-  // trip, statements' checks made by the database, many units in flight at once. Its afterCommit
-  // callbacks (delivering its events, adopting its state in memory) run when the commit is
-  // answered, in the order units were made per session (commit-order.ts); the request that made
-  // it answers after it (commit-watch.ts). A unit that did not commit runs none of its callbacks,
-  // and `onCommitFailed` is told, so that what the server holds in memory of those sessions is
-  // dropped and taken again from what the database has (as a restart would). A unit that reads
-  // its own writes (a check the database makes inside it) is begun in the database at that read
-  // and committed while the server waits, as before.
+  // ── units of work (pg-units.ts) ─────────────────────────────────────────────────────────
 
   transaction<T>(fn: () => T): T {
-    if (this.depth > 0) {
-      this.depth++;
-      try {
-        return fn();
-      } finally {
-        this.depth--;
-      }
-    }
-    this.depth = 1;
-    this.began = false;
-    this.pending = [];
-    this.touched.clear();
-    let value: T;
-    let sent: Promise<void> | null = null;
-    let statements: PgStatement[] = [];
-    const keys: string[] = [];
-    try {
-      value = fn();
-      statements = this.pending;
-      this.pending = [];
-      keys.push(...this.touched);
-      if (this.began) this.db.request({ statements, end: 'commit', continues: true });
-      else if (statements.length > 0) sent = this.db.submit(statements, keys);
-    } catch (err) {
-      if (this.began) {
-        try {
-          this.db.request({ statements: [], end: 'rollback' });
-        } catch {
-          // the database thread ended it already
-        }
-      }
-      this.pending = [];
-      this.committed = [];
-      this.rolledBack();
-      throw err;
-    } finally {
-      this.depth = 0;
-      this.began = false;
-      this.touched.clear();
-    }
-    const callbacks = this.committed.splice(0);
-    if (statements.length > 0) this.lastKeys = keys;
-    if (callbacks.length === 0 && !sent) return value;
-    const unit = this.order.add(keys, callbacks);
-    if (!sent) unit.settle(true);
-    else {
-      // Who watches the commit (the request that made it) hears of it once its callbacks ran; a
-      // failure nobody watches is handled by onCommitFailed all the same.
-      const delivered = sent.then(
-        () => unit.settle(true),
-        (err: unknown) => {
-          unit.settle(false);
-          for (const k of keys) this.forget(k);
-          this.onCommitFailed(keys, err);
-          throw err;
-        },
-      );
-      delivered.catch(() => undefined);
-      watchCommit(delivered);
-    }
-    return value;
-  }
-
-  /** What this node remembers beyond the database is forgotten (a transaction rolled back). */
-  private rolledBack(): void {
-    this.lastSeqs.clear();
-    this.lastDecisions.clear();
-    this.activeTurns.clear();
-    this.turns.rolledBack();
+    return this.units.transaction(fn);
   }
 
   afterCommit(fn: () => void): void {
-    if (this.depth > 0) this.committed.push(fn);
-    // Outside a transaction: after the last unit made (a write just before it, in its own unit).
-    else this.order.add(this.lastKeys, [fn]).settle(true);
+    this.units.afterCommit(fn);
   }
 
   /**
@@ -179,7 +96,7 @@ export class PostgresStore implements Store {
   /** The sessions `onCommitFailed` named were taken again from the database: their units may commit again. */
   recovered(keys: readonly string[]): void {
     for (const k of keys) this.forget(k);
-    this.db.reset(keys);
+    this.units.reset(keys);
   }
 
   /** Told of an afterCommit callback that threw (the others ran). */
@@ -187,36 +104,23 @@ export class PostgresStore implements Store {
 
   /** Units sent and not answered yet (metrics, shutdown). */
   get inFlight(): number {
-    return this.db.inFlight;
+    return this.units.inFlight;
   }
 
-  /**
-   * Writes of session `key` (null: of none) join the open unit of work (sent with its next read
-   * or at its end); alone, they are one.
-   */
   private write(key: string | null, ...statements: PgStatement[]): void {
-    if (this.depth === 0) {
-      this.transaction(() => this.write(key, ...statements));
-      return;
-    }
-    if (key !== null) this.touched.add(key);
-    this.pending.push(...statements);
+    this.units.write(key, ...statements);
   }
 
-  /** Reads what has committed, or inside a transaction what it has written so far too. */
   private read(sql: string, params: unknown[] = []): Record<string, unknown>[] {
-    if (this.depth === 0 || (!this.began && this.pending.length === 0)) return this.db.query(sql, params);
-    return this.inTransaction([{ sql, params }]);
+    return this.units.read(sql, params);
   }
 
-  /** Runs statements inside the open transaction (begun in the database now if it was not): the last one's rows. */
-  private inTransaction(statements: PgStatement[]): Record<string, unknown>[] {
-    if (this.depth === 0) throw new Error('a statement that must run inside a transaction was called outside one');
-    const all = [...this.pending, ...statements];
-    this.pending = [];
-    const rows = this.db.request(this.began ? { statements: all, continues: true } : { begin: true, statements: all }).rows;
-    this.began = true;
-    return rows;
+  /** What this node remembers beyond the database is forgotten (a transaction rolled back). */
+  private rolledBack(): void {
+    this.lastSeqs.clear();
+    this.lastDecisions.clear();
+    this.activeTurns.clear();
+    this.turns.rolledBack();
   }
 
   // ── sessions ────────────────────────────────────────────────────────────────────────────
@@ -234,7 +138,7 @@ export class PostgresStore implements Store {
         ? this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id])
         : this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1 AND tenant = $2`, [id, tenant]);
     const record = recordOf(rows[0]);
-    if (record && !this.began) this.activeTurns.set(id, record.session.active_turn_id ?? null);
+    if (record && !this.units.begun) this.activeTurns.set(id, record.session.active_turn_id ?? null);
     return record;
   }
 
@@ -252,7 +156,7 @@ export class PostgresStore implements Store {
       return true;
     }
     let changed: boolean;
-    if (this.depth === 0) changed = this.db.request({ statements: [statement] }).rowCount > 0;
+    if (!this.units.open) changed = this.db.request({ statements: [statement] }).rowCount > 0;
     else changed = this.read(`${statement.sql} RETURNING id`, statement.params).length > 0;
     if (changed) this.activeTurns.set(id, turnId);
     return changed;
@@ -395,7 +299,7 @@ export class PostgresStore implements Store {
     const known = this.lastSeqs.get(sessionId);
     if (known !== undefined) return known;
     const n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
-    if (this.owned.has(sessionId) && !this.began) this.lastSeqs.set(sessionId, n);
+    if (this.owned.has(sessionId) && !this.units.begun) this.lastSeqs.set(sessionId, n);
     return n;
   }
 
@@ -425,7 +329,7 @@ export class PostgresStore implements Store {
     const known = this.lastDecisions.get(sessionId);
     if (known !== undefined) return known;
     const n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM decisions WHERE session_id = $1', [sessionId])[0]!.n);
-    if (this.owned.has(sessionId) && !this.began) this.lastDecisions.set(sessionId, n);
+    if (this.owned.has(sessionId) && !this.units.begun) this.lastDecisions.set(sessionId, n);
     return n;
   }
 
@@ -435,7 +339,7 @@ export class PostgresStore implements Store {
    * it, it expired, or another node took it. Rolled back, it is pending again.
    */
   claimCommand(commandId: number): boolean {
-    return this.inTransaction([claimCommandStatement(commandId, this.nodeId)]).length > 0;
+    return this.units.inTransaction([claimCommandStatement(commandId, this.nodeId)]).length > 0;
   }
 
   /**
@@ -463,7 +367,7 @@ export class PostgresStore implements Store {
    * lock: a statement sees what committed before it started).
    */
   countSessionsHeld(tenant: string, withTurn = false): number {
-    return Number(this.inTransaction([tenantLockStatement(tenant), { sql: tenantCountSql(withTurn), params: [tenant] }])[0]!.n);
+    return Number(this.units.inTransaction([tenantLockStatement(tenant), { sql: tenantCountSql(withTurn), params: [tenant] }])[0]!.n);
   }
 
   /** Idempotency-Key answers, written in this store's transactions (pg-idempotency.ts). */
