@@ -15,6 +15,7 @@ import type { PostgresStore } from '../store/pg-store.js';
 import { OWNER_CALLS, callInCommit, type Application, type KeptCallName, type OwnerCallArgs, type OwnerCallName, type OwnerCallResult, type OwnerRouter } from './owner.js';
 import type { Parts } from './parts.js';
 import { ReplicaCommands } from './replica-commands.js';
+import { waitElsewhere, type ElsewhereWait } from './replica-wait.js';
 import { INTERNAL, type Scope } from './scope.js';
 
 export interface ReplicaOptions {
@@ -65,10 +66,7 @@ export class Replicas implements OwnerRouter {
       parts,
       store,
       commandTimeoutMs: this.commandTimeoutMs,
-      takeOverIfDead: async (sessionId) => {
-        const holder = await node.holder(sessionId);
-        if (holder && !holder.alive) await this.takeOver(holder);
-      },
+      takeOverIfDead: (sessionId) => this.takeOverIfDead(sessionId),
     });
   }
 
@@ -190,7 +188,26 @@ export class Replicas implements OwnerRouter {
 
   call<N extends OwnerCallName>(scope: Scope, name: N, sessionId: string, ...args: OwnerCallArgs<N>): Promise<OwnerCallResult<N>> {
     const f = OWNER_CALLS[name] as (a: Application, s: Scope, id: string, ...rest: unknown[]) => unknown;
-    return this.route(sessionId, () => f(this.app, scope, sessionId, ...args), () => this.commands.send(scope, name, sessionId, args)) as Promise<OwnerCallResult<N>>;
+    // A wait for a turn another node runs is done here, on the turn's events (replica-wait.ts).
+    const remote =
+      name === 'turns.wait'
+        ? () => waitElsewhere(this.elsewhere, scope, sessionId, args[0] as string, args[1] as number)
+        : () => this.commands.send(scope, name, sessionId, args);
+    return this.route(sessionId, () => f(this.app, scope, sessionId, ...args), remote) as Promise<OwnerCallResult<N>>;
+  }
+
+  private get elsewhere(): ElsewhereWait {
+    return {
+      app: this.app,
+      events: this.events,
+      runsHere: (sessionId) => this.parts.runtimes.has(sessionId),
+      takeOverIfDead: (sessionId) => this.takeOverIfDead(sessionId),
+    };
+  }
+
+  private async takeOverIfDead(sessionId: string): Promise<void> {
+    const holder = await this.node.holder(sessionId);
+    if (holder && !holder.alive) await this.takeOver(holder);
   }
 
   callKept<N extends KeptCallName>(kept: KeptWork, scope: Scope, name: N, sessionId: string, ...args: OwnerCallArgs<N>): Promise<OwnerCallResult<N>> {

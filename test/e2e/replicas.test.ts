@@ -160,9 +160,14 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
       })
     ).body;
     await watch.waitFor((e) => e.event === 'tool.started' && e.data.tool_use_id === 'toolu_sleep');
+    // A wait on B, for the turn A runs, outlives A: B takes the session over and answers its end.
+    const waiting = b.api.get(`/v1/sessions/${s.id}/turns/${t.id}?wait=25`);
     await a.kill();
     const ended = await watch.waitFor((e) => e.event === 'turn.interrupted', 15_000);
     expect(ended.data.turn.id).toBe(t.id);
+    const waited = await waiting;
+    expect(waited.status).toBe(200);
+    expect(waited.body.status).toBe('interrupted');
     const turn = (await b.api.get(`/v1/sessions/${s.id}/turns/${t.id}`)).body;
     expect(turn.status).toBe('interrupted');
     expect(turn.results.map((r: { tool_use_id: string; is_error: boolean; content: { text: string }[] }) => [r.tool_use_id, r.is_error, r.content[0]!.text.split(':')[0]])).toEqual([
@@ -174,6 +179,34 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     expect(next.body.status).toBe('completed');
     const events = await stored(s.id);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it('a wait on a replica that does not run the turn ends on its events: the turn is forwarded in one command, the wait asks the owner nothing', async () => {
+    const [a, b] = await Promise.all([replica('a'), replica('b')]);
+    const s = (await a.api.post('/v1/sessions', {})).body;
+    const kinds = async (id: string) => (await db.query('SELECT kind FROM commands WHERE session_id = $1 ORDER BY id', [id])).map((r) => r.kind);
+    // Posted to B with a wait: the start goes to A; the wait ends at the pause, read back on B.
+    const paused = await b.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ id: 'toolu_w', name: 'Write', input: { file_path: 'w.txt', content: 'w' } }] });
+    expect(paused.status).toBe(200);
+    expect(paused.body.status).toBe('awaiting_permission');
+    expect(paused.body.pending).toHaveLength(1);
+    expect(await kinds(s.id)).toEqual(['turns.start']);
+    // Answered on A, waited for on B: the turn the owner ended, as stored.
+    expect((await a.api.post(`/v1/sessions/${s.id}/permissions/${paused.body.pending[0]}`, { behavior: 'allow' })).status).toBe(200);
+    const done = await b.api.get(`/v1/sessions/${s.id}/turns/${paused.body.id}?wait=15`);
+    expect(done.body.status).toBe('completed');
+    expect(done.body).toEqual((await a.api.get(`/v1/sessions/${s.id}/turns/${paused.body.id}`)).body);
+    // A turn that runs a while, posted to B: B answers its end, heard as an event.
+    const busy = (await a.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+    const ran = await b.api.post(`/v1/sessions/${busy.id}/turns?wait=15`, { tool_uses: [{ id: 'toolu_s', name: 'Bash', input: { command: 'sleep 1; echo slept' } }] });
+    expect(ran.body.status).toBe('completed');
+    expect(ran.body.results[0].content[0].text).toContain('slept');
+    expect(await kinds(busy.id)).toEqual(['turns.start']);
+    // A wait that runs out answers the turn as it is; an unknown turn is 404 as on the owner.
+    const slow = await b.api.post(`/v1/sessions/${busy.id}/turns?wait=0.5`, { tool_uses: [{ name: 'Bash', input: { command: 'sleep 3' } }] });
+    expect(slow.body.status).toBe('running');
+    expect((await b.api.get(`/v1/sessions/${busy.id}/turns/turn_nothere?wait=2`)).status).toBe(404);
+    expect(await kinds(busy.id)).toEqual(['turns.start', 'turns.start']);
   });
 
   it('an answer that reaches another replica before it noticed the owner died takes the session over at once and goes to the waiting call', async () => {
@@ -236,10 +269,12 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     const key = newKey('ops');
     const limited = newKey('busy');
     const few = newKey('few');
+    const stranger = newKey('stranger');
     const f = await keysFile([
       { key, tenant: 'acme', scopes: ['admin'], name: 'ops' },
       { key: limited, tenant: 'busy', scopes: ['admin'], name: 'busy', policy: { requests_per_minute: 6 } },
       { key: few, tenant: 'few', scopes: ['admin'], name: 'few', policy: { max_sessions: 2, max_running_turns: 1 } },
+      { key: stranger, tenant: 'other', scopes: ['admin'], name: 'stranger' },
     ]);
     cleanups.push(f.remove);
     const [a, b] = await Promise.all(
@@ -250,6 +285,11 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
       }),
     );
     const s = (await clientFor(a!.url, key).post('/v1/sessions', {})).body;
+    // A wait on B for a turn A runs is the owner's tenant's only: another tenant's is 404, before and after it ends.
+    const t = (await clientFor(a!.url, key).post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] })).body;
+    expect((await clientFor(b!.url, stranger).get(`/v1/sessions/${s.id}/turns/${t.id}?wait=5`)).status).toBe(404);
+    expect((await clientFor(b!.url, key).get(`/v1/sessions/${s.id}/turns/${t.id}?wait=5`)).body.status).toBe('completed');
+    expect((await clientFor(b!.url, stranger).get(`/v1/sessions/${s.id}/turns/${t.id}?wait=5`)).status).toBe(404);
     // A ticket taken on A opens the stream on B, once.
     const { ticket } = (await clientFor(a!.url, key).post(`/v1/sessions/${s.id}/events/tickets`, {})).body;
     const stream = await openSse(`${b!.url}/v1/sessions/${s.id}/events?ticket=${encodeURIComponent(ticket)}`);
