@@ -8,7 +8,10 @@
 //     through the database, as a proxy without affinity would do).
 // Beside throughput, each target reports how long the servers' event loops stalled (the longest
 // delay prom-client's monitor saw during the run, read from /metrics, largest over the servers) and
-// what a bystander sees: GET /healthz on the first server every 10 ms during the load, p99.
+// what a bystander sees: GET /healthz on the first server every 10 ms during the load, p99; and
+// a bystander session of its own whose stream is open where connection 0 posts (for the
+// forwarded target, another replica than its owner), which posts a one-LS turn every 50 ms: how
+// long until its stream shows the turn completed, p50 and p99.
 // PostgreSQL is a throwaway cluster with its default durability (fsync on), started and removed
 // by the bench, reached through a relay that holds every chunk BENCH_PG_DELAY_MS (2) in each
 // direction (bench/delay-relay.ts): the round trip of a database in another zone, not the
@@ -51,6 +54,9 @@ interface Measured extends Result {
   healthzP99: number;
   /** The longest event-loop delay any server saw during the load (ms). */
   maxStallMs: number;
+  /** A bystander's turn, from its post until its stream shows it completed: p50 and p99 (ms). */
+  streamP50: number;
+  streamP99: number;
 }
 
 /** The longest event-loop delay since the last scrape (prom-client resets its monitor on each). */
@@ -82,6 +88,61 @@ function probeHealth(url: string): { stop(): Promise<number[]> } {
   };
 }
 
+/**
+ * A bystander on a session of its own: its stream open on `streamUrl`, a one-LS turn posted to
+ * `postUrl` (no wait) every 50 ms; how long from each post until the stream shows its
+ * turn.completed (ms).
+ */
+async function bystander(postUrl: string, streamUrl: string): Promise<{ stop(): Promise<number[]> }> {
+  const s = (await (await fetch(`${postUrl}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { id: string };
+  const controller = new AbortController();
+  const res = await fetch(`${streamUrl}/v1/sessions/${s.id}/events`, { signal: controller.signal });
+  const seen = new Map<string, number>();
+  const waiters = new Map<string, (at: number) => void>();
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      const at = performance.now();
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (!/^event: turn\.completed$/m.test(block)) continue;
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        const id = data ? (JSON.parse(data) as { turn?: { id?: string } }).turn?.id : undefined;
+        if (!id) continue;
+        const w = waiters.get(id);
+        if (w) w(at);
+        else seen.set(id, at);
+      }
+    }
+  })().catch(() => undefined);
+  const latencies: number[] = [];
+  let stopped = false;
+  const body = JSON.stringify({ tool_uses: [{ name: 'LS', input: { path: '.' } }] });
+  const loop = (async () => {
+    while (!stopped) {
+      const t0 = performance.now();
+      const r = await fetch(`${postUrl}/v1/sessions/${s.id}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const turn = (await r.json()) as { id: string };
+      const at = seen.get(turn.id) ?? (await new Promise<number>((resolve) => waiters.set(turn.id, resolve)));
+      latencies.push(at - t0);
+      await new Promise((r2) => setTimeout(r2, 50));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      controller.abort();
+      await reading;
+      return latencies.sort((a, b) => a - b);
+    },
+  };
+}
+
 async function measure(t: Target): Promise<Measured> {
   const pools = t.urls.map((u) => new Pool(u, { connections: CONNECTIONS, pipelining: 1 }));
   try {
@@ -95,6 +156,8 @@ async function measure(t: Target): Promise<Measured> {
     const body = JSON.stringify({ tool_uses: [{ name: 'Read', input: { file_path: 'small.txt' } }] });
     await Promise.all(t.urls.map(maxStallSinceLastScrape)); // starts the stall count afresh
     const health = probeHealth(t.urls[0]!);
+    // The bystander's session is on the first server; its stream where connection 0 posts.
+    const watcher = await bystander(t.urls[0]!, t.urls[t.poster(0)]!);
     // One pool per server; connection i's requests go to its poster.
     const results = await Promise.all(
       pools.map((p, server) => {
@@ -112,11 +175,14 @@ async function measure(t: Target): Promise<Measured> {
       }),
     );
     const healthz = await health.stop();
+    const streamed = await watcher.stop();
     const stalls = await Promise.all(t.urls.map(maxStallSinceLastScrape));
     const done = results.filter((r): r is Result => r !== null);
     const latencies = done.map((r) => r.p50);
     return {
       healthzP99: quantile(healthz, 0.99),
+      streamP50: quantile(streamed, 0.5),
+      streamP99: quantile(streamed, 0.99),
       maxStallMs: Math.max(...stalls),
       requests: done.reduce((n, r) => n + r.requests, 0),
       seconds: Math.max(...done.map((r) => r.seconds)),
@@ -174,7 +240,9 @@ async function main(): Promise<void> {
     const run = async (t: Target) => {
       const r = await measure(t);
       out.push([t.label, r]);
-      console.log(`  ${t.label.padEnd(44)} ${fmt(r)}   /healthz p99 ${r.healthzP99.toFixed(1)} ms   longest stall ${r.maxStallMs.toFixed(0)} ms`);
+      console.log(
+        `  ${t.label.padEnd(44)} ${fmt(r)}   /healthz p99 ${r.healthzP99.toFixed(1)} ms   longest stall ${r.maxStallMs.toFixed(0)} ms   bystander's stream p50 ${r.streamP50.toFixed(1)} ms, p99 ${r.streamP99.toFixed(1)} ms`,
+      );
       await stopAll();
     };
 
@@ -203,7 +271,14 @@ async function main(): Promise<void> {
     const rate = (r: Result) => r.requests / r.seconds;
     console.log('  throughput against SQLite, one server, in this run:');
     for (const [label, r] of out.slice(1)) {
-      console.log(`    ${label.padEnd(44)} ${(rate(r) / rate(base)).toFixed(2)}×   /healthz p99 ${(r.healthzP99 / base.healthzP99).toFixed(1)}×`);
+      console.log(
+        `    ${label.padEnd(44)} ${(rate(r) / rate(base)).toFixed(2)}×   /healthz p99 ${(r.healthzP99 / base.healthzP99).toFixed(1)}×   bystander's stream p50 ${(r.streamP50 / base.streamP50).toFixed(1)}×`,
+      );
+    }
+    const single = out[1]?.[1];
+    if (single) {
+      console.log('  against PostgreSQL, one replica:');
+      for (const [label, r] of out.slice(2)) console.log(`    ${label.padEnd(44)} ${(rate(r) / rate(single)).toFixed(2)}×`);
     }
   } finally {
     await stopAll();
