@@ -202,11 +202,13 @@ export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes, e
     }
     if (sqlite !== undefined) {
       req.log.error({ err }, 'store unavailable');
+      reply.header('retry-after', '1');
       return sendProblem(reply, req, 503, `the store cannot be used right now (${sqlite}): nothing of this request was stored; retry later`);
     }
     if (err instanceof PgError) {
       req.log.error({ err }, 'database unavailable');
       if (err.code === '53100') return sendProblem(reply, req, 507, 'the database\'s storage is full: nothing of this request was stored (what was stored before is intact); retry once space is freed');
+      reply.header('retry-after', '1');
       return sendProblem(reply, req, 503, `the database cannot be used right now${err.code ? ` (${err.code})` : ''}: nothing of this request was stored; retry later`);
     }
     req.log.error({ err }, 'unhandled error');
