@@ -15,6 +15,7 @@ import { tenantOf, type Scope } from './scope.js';
 import { modeWithin, type EventTicket } from '../contract/tenant.js';
 import { planSession } from './session-create.js';
 import { checkSessionLimit } from './limits.js';
+import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
 import type { KeptWork } from '../store/idempotency.js';
 import { loadInstructions } from '../session/instructions.js';
 
@@ -92,17 +93,28 @@ export class SessionUseCases {
       if (problems.length > 0) throw new DomainError('invalid', `the session configuration has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
       // The operator's servers that could not start, and tools a server offered that were left out, are said.
       record.session.warnings.push(...built.mcpWarnings);
-      store.transaction(() => {
-        checkSessionLimit(parts, tenant, { held: true });
-        store.putSession(record);
-        events.emit(id, { type: 'session.created', session: record.session });
-        if (kept) parts.keys.settle(kept, record.session);
-      });
+      // Taken on once stored: a store that commits without waiting (PostgreSQL) is waited for
+      // here, so that a commit that fails leaves nothing behind either (the directory goes).
+      const watch = new CommitWatch();
+      parts.deps.store.runsHere?.(id, true);
+      runInCommitWatch(watch, () =>
+        store.transaction(() => {
+          checkSessionLimit(parts, tenant, { held: true });
+          store.putSession(record);
+          events.emit(id, { type: 'session.created', session: record.session });
+          if (kept) parts.keys.settle(kept, record.session);
+        }),
+      );
+      if ((await watch.settled()) !== undefined) {
+        const refused = new DomainError('unavailable', 'the work of this request could not be stored, so none of it was kept; try again');
+        refused.retryAfterS = 1;
+        throw refused;
+      }
       built.openEvents();
       parts.runtimes.add(runtime);
-      parts.deps.store.runsHere?.(runtime.id, true);
     } catch (err) {
       parts.runtimes.delete(id);
+      parts.deps.store.forget?.(id);
       if (runtime) await stopRuntimeParts(runtime).catch(() => undefined);
       await runtime?.sandbox.close().catch(() => undefined);
       if (made) await fs.rm(made, { recursive: true, force: true }).catch(() => undefined);

@@ -209,7 +209,10 @@ export class PostgresStore implements Store {
 
   runsHere(sessionId: string, created = false): void {
     this.owned.add(sessionId);
-    if (created && !this.lastDecisions.has(sessionId)) this.lastDecisions.set(sessionId, 0);
+    if (!created) return;
+    // Nothing of it is stored yet: its first event and decision are number 1, without asking.
+    if (!this.lastSeqs.has(sessionId)) this.lastSeqs.set(sessionId, 0);
+    if (!this.lastDecisions.has(sessionId)) this.lastDecisions.set(sessionId, 0);
   }
 
   // ── turns, permissions, questions, outputs ─────────────────────────────────────────────

@@ -56,6 +56,8 @@ export interface Store {
    * (it has no decisions yet).
    */
   runsHere?(sessionId: string, created?: boolean): void;
+  /** What runsHere let the store keep of a session is dropped (it does not run here after all). */
+  forget?(sessionId: string): void;
   /** Removes everything stored for a session (retention). */
   deleteSession(id: string): void;
   /** Closed sessions that closed before `before` (ISO time), oldest first, at most `limit`. */

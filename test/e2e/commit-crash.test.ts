@@ -202,3 +202,32 @@ describe('a unit of work the database refuses', { timeout: 120_000 }, () => {
     expect(seqs.length).toBeGreaterThan(next);
   });
 });
+
+describe('a session whose creation the database refuses', { timeout: 120_000 }, () => {
+  it('PostgreSQL: 503 with Retry-After, and nothing is left: no row, no workspace directory, no runtime; the next creation works', async () => {
+    const db = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const dataDir = await tempDir();
+    const t = await startServer({ NORMA_STORE: 'postgres', NORMA_DATABASE_URL: db.url }, { dataDir });
+    cleanups.push(() => t.close());
+    const workspaces = path.join(dataDir, 'workspaces');
+    const before = await fs.readdir(workspaces).catch(() => []);
+    // The database refuses every new session (a trigger), after the server sent the unit.
+    await db.query(`CREATE FUNCTION refuse_sessions() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
+    await db.query('CREATE TRIGGER refuse_sessions BEFORE INSERT ON sessions FOR EACH ROW EXECUTE FUNCTION refuse_sessions()');
+    for (let i = 0; i < 3; i++) {
+      const refused = await t.api.post('/v1/sessions', {});
+      expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+      expect(refused.headers.get('retry-after'), JSON.stringify(refused.body)).toBe('1');
+      expect(refused.body.detail).toMatch(/could not be stored, so none of it was kept/);
+    }
+    expect((await db.query('SELECT count(*)::int AS n FROM sessions'))[0]!.n).toBe(0);
+    expect(await fs.readdir(workspaces).catch(() => [])).toEqual(before);
+    expect((await t.api.get('/v1/sessions')).body.items).toEqual([]);
+    await db.query('DROP TRIGGER refuse_sessions ON sessions');
+    const made = await t.api.post('/v1/sessions', {});
+    expect(made.status).toBe(201);
+    expect(await fs.readdir(workspaces)).toEqual([...before, made.body.id]);
+    expect((await t.api.post(`/v1/sessions/${made.body.id}/turns?wait=20`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] })).body.status).toBe('completed');
+  });
+});
