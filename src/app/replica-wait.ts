@@ -7,6 +7,7 @@
 import type { NormaEvent } from '../contract/events.js';
 import type { Turn } from '../contract/schemas.js';
 import type { EventLog, Subscription } from '../events/log.js';
+import type { LaterReads } from '../store/store.js';
 import type { Application } from './owner.js';
 import type { Scope } from './scope.js';
 
@@ -19,6 +20,8 @@ const CHECK_MS = 500;
 export interface ElsewhereWait {
   app: Application;
   events: EventLog;
+  /** The store's reads that do not hold the server's thread, when it has them. */
+  later?: LaterReads;
   /** This node runs the session now (it took it over). */
   runsHere(sessionId: string): boolean;
   /** Takes the session over when its owner is not alive. */
@@ -34,12 +37,36 @@ function turnIdOf(e: NormaEvent): string | undefined {
   return typeof data.turn?.id === 'string' ? data.turn.id : undefined;
 }
 
+/**
+ * Reads of the turn: without holding the server's thread where the store allows (visibility as
+ * the owner checks it: another tenant's session is 404); anything unexpected is read the plain
+ * way, which answers with the same errors as GET.
+ */
+function reader(o: ElsewhereWait, scope: Scope, sessionId: string, turnId: string): { lastSeq(): Promise<number>; turn(): Promise<Turn> } {
+  const later = o.later;
+  const plain = async () => o.app.turns.get(scope, sessionId, turnId);
+  if (!later) return { lastSeq: async () => o.events.lastSeq(sessionId), turn: plain };
+  let visible = false;
+  return {
+    lastSeq: () => later.lastSeq(sessionId),
+    turn: async () => {
+      if (!visible) {
+        const tenant = await later.tenantOf(sessionId);
+        if (tenant === undefined || (scope.tenant !== null && scope.tenant !== tenant)) return plain();
+        visible = true;
+      }
+      return (await later.getTurn(sessionId, turnId)) ?? plain();
+    },
+  };
+}
+
 /** Waits up to `seconds` for turn `turnId`, run by another node, to end or pause; answers it as it is then. */
 export async function waitElsewhere(o: ElsewhereWait, scope: Scope, sessionId: string, turnId: string, seconds: number): Promise<Turn> {
   const until = Date.now() + seconds * 1000;
-  // Read before the turn, so that an end committed after this read is among the events replayed.
-  const from = o.events.lastSeq(sessionId);
-  const first = o.app.turns.get(scope, sessionId, turnId);
+  const read = reader(o, scope, sessionId, turnId);
+  // Read before the turn, so that an end committed after this read is among the events heard.
+  const from = await read.lastSeq();
+  const first = await read.turn();
   if (settled(first) || seconds <= 0) return first;
   return new Promise<Turn>((resolve, reject) => {
     let done = false;
@@ -54,12 +81,10 @@ export async function waitElsewhere(o: ElsewhereWait, scope: Scope, sessionId: s
       Promise.resolve().then(answer).then(resolve, reject);
     };
     const readBack = (): void => {
-      try {
-        const t = o.app.turns.get(scope, sessionId, turnId);
-        if (settled(t)) finish(() => t);
-      } catch (err) {
-        finish(() => Promise.reject(err));
-      }
+      void read.turn().then(
+        (t) => settled(t) && finish(() => t),
+        (err: unknown) => finish(() => Promise.reject(err)),
+      );
     };
     const heard = (e: NormaEvent): void => {
       if (done || turnIdOf(e) !== turnId) return;
@@ -79,9 +104,9 @@ export async function waitElsewhere(o: ElsewhereWait, scope: Scope, sessionId: s
         .finally(() => (checking = false));
     }, CHECK_MS);
     check.unref();
-    const timer = setTimeout(() => finish(() => o.app.turns.get(scope, sessionId, turnId)), Math.max(0, until - Date.now()));
+    const timer = setTimeout(() => finish(() => read.turn()), Math.max(0, until - Date.now()));
     timer.unref();
-    sub = o.events.subscribe(sessionId, from, heard);
+    sub = o.events.listen(sessionId, from, heard);
     if (done) sub.close();
   });
 }

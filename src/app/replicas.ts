@@ -200,6 +200,7 @@ export class Replicas implements OwnerRouter {
     return {
       app: this.app,
       events: this.events,
+      later: this.store.later,
       runsHere: (sessionId) => this.parts.runtimes.has(sessionId),
       takeOverIfDead: (sessionId) => this.takeOverIfDead(sessionId),
     };

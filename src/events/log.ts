@@ -75,7 +75,58 @@ export class EventLog {
       return;
     }
     this.reading.add(sessionId);
-    setImmediate(() => this.readOn(sessionId));
+    const later = this.store.later;
+    if (later) void this.readOnLater(sessionId, later);
+    else setImmediate(() => this.readOn(sessionId));
+  }
+
+  /**
+   * A listener of events committed by another node (afterSeq: what it has already): it hears what
+   * comes after, read without holding the server's thread where the store allows. Unlike
+   * subscribe it replays nothing synchronously: the gap is read like a notification's.
+   */
+  listen(sessionId: string, afterSeq: number, deliver: EventListener): Subscription {
+    let set = this.listeners.get(sessionId);
+    if (!set) this.listeners.set(sessionId, (set = new Set()));
+    set.add(deliver);
+    const seen = this.seen.get(sessionId);
+    this.seen.set(sessionId, seen === undefined ? afterSeq : Math.min(seen, afterSeq));
+    this.wake(sessionId, Number.MAX_SAFE_INTEGER);
+    return { close: () => this.unlisten(sessionId, deliver) };
+  }
+
+  private unlisten(sessionId: string, listener: EventListener): void {
+    const s = this.listeners.get(sessionId);
+    if (!s) return;
+    s.delete(listener);
+    if (s.size === 0) {
+      this.listeners.delete(sessionId);
+      this.seen.delete(sessionId);
+    }
+  }
+
+  /** readOn with reads the server does not wait for. */
+  private async readOnLater(sessionId: string, later: NonNullable<Store['later']>): Promise<void> {
+    try {
+      for (;;) {
+        this.again.delete(sessionId);
+        const from = this.seen.get(sessionId);
+        if (!this.listeners.has(sessionId) || from === undefined) return;
+        const page = await later.eventsAfter(sessionId, from, REPLAY_PAGE);
+        for (const event of page) {
+          const set = this.listeners.get(sessionId);
+          if (!set) return;
+          // Listeners drop what they had already (a subscriber added meanwhile replayed it).
+          this.seen.set(sessionId, Math.max(this.seen.get(sessionId) ?? 0, event.seq));
+          for (const listener of [...set]) listener(event);
+        }
+        if (page.length < REPLAY_PAGE && !this.again.has(sessionId)) return;
+      }
+    } catch {
+      // The store cannot be read now: the next notification or check reads on from the same seq.
+    } finally {
+      this.reading.delete(sessionId);
+    }
   }
 
   /** Sessions someone listens to here now. */

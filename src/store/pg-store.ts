@@ -23,7 +23,7 @@ import { PgIdempotency } from './pg-idempotency.js';
 import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
-import { decisionsSelect, storeInt as big, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -372,6 +372,18 @@ export class PostgresStore implements Store {
   countSessionsHeld(tenant: string, withTurn = false): number {
     return Number(this.units.inTransaction([tenantLockStatement(tenant), { sql: tenantCountSql(withTurn), params: [tenant] }])[0]!.n);
   }
+
+  /** Reads of what has committed that the server does not wait for (after this process's units of the session). */
+  readonly later: LaterReads = {
+    lastSeq: async (sessionId) => Number((await this.db.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId], [sessionId]))[0]!.n),
+    tenantOf: async (sessionId) => (await this.db.read('SELECT tenant FROM sessions WHERE id = $1', [sessionId], [sessionId]))[0]?.tenant as string | undefined,
+    getTurn: async (sessionId, turnId) => {
+      const read = (sql: string, params: unknown[]) => this.db.read(sql, params, [sessionId]);
+      return PgTurns.getLater(read, sessionId, turnId);
+    },
+    eventsAfter: async (sessionId, afterSeq, limit) =>
+      documentsOf<NormaEvent>(await this.db.read('SELECT data FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [sessionId, big(afterSeq), big(limit)], [sessionId])),
+  };
 
   /** Idempotency-Key answers, written in this store's transactions (pg-idempotency.ts). */
   get idempotency(): PgIdempotency {

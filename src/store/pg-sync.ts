@@ -134,6 +134,14 @@ export class SyncPg {
     return this.post({ kind: 'commit', keys: [...keys], statements }).then(() => undefined);
   }
 
+  /**
+   * Reads without waiting: what has committed, after every unit sent earlier for any of `keys`
+   * (none: after everything in flight). The last statement's rows.
+   */
+  read(sql: string, params: unknown[], keys: readonly string[]): Promise<Record<string, unknown>[]> {
+    return this.post({ kind: 'read', keys: [...keys], statements: [{ sql, params }] }).then((r) => r.rows);
+  }
+
   /** Units for `keys` may commit again (their sessions were recovered after one of theirs failed). */
   reset(keys: readonly string[]): void {
     if (this.closed || this.gone !== null) return;
@@ -145,7 +153,7 @@ export class SyncPg {
     return this.waiting.size;
   }
 
-  private post(req: { kind: 'commit'; keys: string[]; statements: PgStatement[] }): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
+  private post(req: { kind: 'commit' | 'read'; keys: string[]; statements: PgStatement[] }): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
     if (this.closed) return Promise.reject(new PgError('the database connection is closed', undefined, false));
     if (this.gone !== null) this.spawn();
     const id = this.nextId++;

@@ -87,6 +87,16 @@ export class PgTurns {
     return turnOf(row.head, row.tool_uses, results);
   }
 
+  /** The same as get, read without waiting. */
+  static async getLater(read: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>, sessionId: string, turnId: string): Promise<Turn | undefined> {
+    const [rows, results] = await Promise.all([
+      read('SELECT id, head, tool_uses FROM turns WHERE session_id = $1 AND id = $2', [sessionId, turnId]),
+      read('SELECT turn_id, data FROM turn_results WHERE session_id = $1 AND turn_id = $2 ORDER BY idx', [sessionId, turnId]),
+    ]);
+    const row = rows[0] as TurnRow | undefined;
+    return row ? turnOf(row.head, row.tool_uses, results as ResultRow[]) : undefined;
+  }
+
   static list(read: (sql: string, params: unknown[]) => Record<string, unknown>[], sessionId: string): Turn[] {
     const rows = read('SELECT id, head, tool_uses FROM turns WHERE session_id = $1 ORDER BY ord', [sessionId]) as TurnRow[];
     if (rows.length === 0) return [];

@@ -36,9 +36,13 @@ export interface PgRequest {
   close?: boolean;
 }
 
-/** What the server's thread does not wait for: a unit of work to commit, or a session recovered. */
+/**
+ * What the server's thread does not wait for: a unit of work to commit, a read of what has
+ * committed (after the units sent before it for its keys), or a session recovered.
+ */
 export type PgAsyncRequest =
   | { id: number; kind: 'commit'; keys: string[]; statements: PgStatement[] }
+  | { id: number; kind: 'read'; keys: string[]; statements: PgStatement[] }
   | { kind: 'reset'; keys: string[] };
 
 /** The SQLSTATE a statement's failed expectation raises inside a committed unit (see checked). */
@@ -341,6 +345,17 @@ function main(): void {
     );
   };
 
+  // A read sees what the units of its keys sent before it wrote; it is not a unit itself (later
+  // units do not wait for it), and runs on a pool connection of its own, in no transaction.
+  const read = (req: Extract<PgAsyncRequest, { kind: 'read' }>): void => {
+    void before(req.keys)
+      .then(() => onPool((c) => run(c, req.statements)))
+      .then(
+        (last) => data.asyncPort.postMessage({ id: req.id, ok: true, rows: last?.rows ?? [], rowCount: last?.rowCount ?? 0 } satisfies PgReply),
+        (err) => data.asyncPort.postMessage(failure(req.id, err)),
+      );
+  };
+
   // A reset takes its place in the keys' order: units sent before it still see the failure.
   const reset = (keys: string[]): void => {
     track(keys, before(keys).then(() => {
@@ -358,6 +373,7 @@ function main(): void {
         .then(() => handle(req))
         .then(reply);
     } else if (req.kind === 'reset') reset(req.keys);
+    else if (req.kind === 'read') read(req);
     else commit(req);
   });
   parentPort?.postMessage('ready');

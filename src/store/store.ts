@@ -36,9 +36,23 @@ export interface DecisionQuery {
   toolUseId?: string;
 }
 
+/**
+ * Reads that do not hold the server's thread while the database answers (a store a network away:
+ * PostgreSQL), for what a node reads of sessions another node runs: what has committed.
+ */
+export interface LaterReads {
+  lastSeq(sessionId: string): Promise<number>;
+  /** The session's tenant, when it exists. */
+  tenantOf(sessionId: string): Promise<string | undefined>;
+  getTurn(sessionId: string, turnId: string): Promise<Turn | undefined>;
+  eventsAfter(sessionId: string, afterSeq: number, limit: number): Promise<NormaEvent[]>;
+}
+
 export interface Store {
   /** True when what is stored survives a restart (SQLite); false for the in-memory store. */
   readonly durable: boolean;
+  /** Present on a store whose reads are worth not waiting for (PostgreSQL). */
+  readonly later?: LaterReads;
   /**
    * Runs `fn` as one atomic unit: every write in it commits together or not at all (nested
    * calls join the outer one). Event writes and the state change they describe go in one.
