@@ -8,16 +8,48 @@
 // turn; the longest a request waited for any answer (the bound is 5 s); refusals (503/429 with
 // Retry-After) and the share of clients that got no turn done at all (starved).
 //   npm run bench:overload
+//   BENCH_STORE=postgres npm run bench:overload   (the same on PostgreSQL: a throwaway cluster,
+//     reached through a relay holding every chunk BENCH_PG_DELAY_MS (2) in each direction)
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { Pool } from 'undici';
+// @ts-expect-error -- a plain script of the repository, without type declarations
+import { startCluster, stopCluster } from '../scripts/pg-cluster.mjs';
+import { delayedDatabaseUrl, type DelayRelay } from './delay-relay.js';
 import { freePort, quantile, root, startChild, stopChildren } from './lib.js';
 
 const fmt = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const STORE = process.env.BENCH_STORE ?? 'sqlite';
+if (STORE !== 'sqlite' && STORE !== 'postgres') throw new Error(`BENCH_STORE must be sqlite or postgres, got ${STORE}`);
+const DELAY_MS = Number(process.env.BENCH_PG_DELAY_MS ?? 2);
+if (!Number.isFinite(DELAY_MS) || DELAY_MS < 0 || DELAY_MS > 1000) throw new Error(`BENCH_PG_DELAY_MS must be 0–1000, got ${process.env.BENCH_PG_DELAY_MS}`);
+
+const relays: DelayRelay[] = [];
+let cluster: { url: string; dir: string } | undefined;
+
+/** The server's store settings: SQLite in its data directory, or a database of its own on the cluster. */
+async function storeEnv(name: string): Promise<Record<string, string>> {
+  if (STORE === 'sqlite') return {};
+  cluster ??= (await startCluster({ durable: true })) as { url: string; dir: string };
+  const c = new pg.Client({ connectionString: cluster.url });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`);
+  await c.end();
+  const u = new URL(cluster.url);
+  u.pathname = `/${name}`;
+  let url = u.toString();
+  if (DELAY_MS > 0) {
+    const delayed = await delayedDatabaseUrl(url, DELAY_MS);
+    relays.push(delayed.relay);
+    url = delayed.url;
+  }
+  return { NORMA_STORE: 'postgres', NORMA_DATABASE_URL: url, NORMA_NODE_ID: name };
+}
 
 interface Outcome {
   label: string;
@@ -78,11 +110,25 @@ async function measure(label: string, env: Record<string, string>): Promise<Outc
 }
 
 await fs.access(path.join(root, 'dist/src/main.js'));
-console.log(`overload bench: ${SESSIONS} sessions posting direct turns back to back for ${SECONDS} s, ${os.cpus().length} CPUs, node ${process.version}`);
-const rows = [
-  await measure('admission (as shipped)', {}),
-  await measure('baseline: no admission limit', { NORMA_MAX_RUNNING_TURNS: '100000', NORMA_TURN_QUEUE: '100000', NORMA_TURN_QUEUE_PER_TENANT: '100000', NORMA_TURN_QUEUE_WAIT_MS: '60000' }),
-];
+console.log(
+  `overload bench: ${SESSIONS} sessions posting direct turns back to back for ${SECONDS} s, ${os.cpus().length} CPUs, node ${process.version}, ${STORE === 'sqlite' ? 'SQLite' : `PostgreSQL ${DELAY_MS} ms each way`}`,
+);
+let rows: Outcome[];
+try {
+  rows = [
+    await measure('admission (as shipped)', await storeEnv('bench_admission')),
+    await measure('baseline: no admission limit', {
+      ...(await storeEnv('bench_baseline')),
+      NORMA_MAX_RUNNING_TURNS: '100000',
+      NORMA_TURN_QUEUE: '100000',
+      NORMA_TURN_QUEUE_PER_TENANT: '100000',
+      NORMA_TURN_QUEUE_WAIT_MS: '60000',
+    }),
+  ];
+} finally {
+  await Promise.all(relays.map((r) => r.close()));
+  if (cluster) stopCluster(cluster.dir);
+}
 for (const r of rows) {
   console.log(
     `  ${r.label.padEnd(32)} ${fmt(r.completed / SECONDS).padStart(5)} turns/s   admitted p50 ${fmt(quantile(r.admittedMs, 0.5))} ms  p99 ${fmt(quantile(r.admittedMs, 0.99))} ms  longest answer ${fmt(r.longestAnyMs)} ms   refused ${r.refused} (without Retry-After: ${r.retryAfterMissing})   clients with no turn done: ${r.starved}/${SESSIONS}`,
