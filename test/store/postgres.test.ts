@@ -244,6 +244,30 @@ describe('PostgresStore', () => {
     expect(a.eventsAfter('ses_o2', 0, 10).map((e) => e.seq)).toEqual([1, 2]);
   });
 
+  it('reads that do not wait see what this process sent for the session before them, and what another node committed', async () => {
+    const a = open();
+    const b = open('node-b');
+    await committed(() => a.putSession(record('ses_r', { tenant: 'acme' })));
+    // Sent without waiting, then read at once: the read comes after the unit.
+    const units = [1, 2, 3].map((seq) => committed(() => a.appendEvent(event('ses_r', seq))));
+    const [last, events] = await Promise.all([a.later.lastSeq('ses_r'), a.later.eventsAfter('ses_r', 1, 10)]);
+    await Promise.all(units);
+    expect(last).toBe(3);
+    expect(events.map((e) => e.seq)).toEqual([2, 3]);
+    // Another node's reads see what has committed; a session that is not there has no tenant.
+    expect(await b.later.tenantOf('ses_r')).toBe('acme');
+    expect(await b.later.tenantOf('ses_nothere')).toBeUndefined();
+    expect(await b.later.eventsAfter('ses_r', 0, 2)).toHaveLength(2);
+    const t = { id: 'turn_r', session_id: 'ses_r', kind: 'direct', status: 'running', tool_uses: [{ id: 'toolu_1', name: 'LS', input: {} }], results: [], pending: [], created_at: new Date(0).toISOString() } as unknown as Turn;
+    await committed(() => a.putTurn(t));
+    expect(await b.later.getTurn('ses_r', 'turn_r')).toEqual(a.getTurn('ses_r', 'turn_r'));
+    expect(await b.later.getTurn('ses_r', 'turn_nothere')).toBeUndefined();
+    // A store closed meanwhile rejects the read, saying so.
+    b.close();
+    await expect(b.later.lastSeq('ses_r')).rejects.toThrow(/closed/);
+    expect(await a.later.lastSeq('ses_r')).toBe(3);
+  });
+
   it('an append waits for a takeover in flight (a lock on the lease row) instead of slipping past it', async () => {
     const a = open('node-a', { statementTimeoutMs: 400 });
     await committed(() => a.putSession(record('ses_w')));
