@@ -5,18 +5,25 @@
 import type { Histogram } from 'prom-client';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from '../store/store.js';
+import type { DecisionQuery, LaterReads, SessionPageQuery, SessionRecord, Store } from '../store/store.js';
 
 type Observe = (seconds: number) => void;
 
 export class TimedStore implements Store {
   private depth = 0;
   private readonly t: Record<string, Observe> = {};
+  /** What the wrapped store has of its optional parts, as it has them. */
+  readonly later?: LaterReads;
+  readonly whenCommitted?: (sessionId: string) => Promise<void>;
+  readonly forget?: (sessionId: string) => void;
 
   constructor(
     private readonly inner: Store,
     histogram: Histogram<'operation'>,
   ) {
+    if (inner.later) this.later = inner.later;
+    if (inner.whenCommitted) this.whenCommitted = (sessionId) => inner.whenCommitted!(sessionId);
+    if (inner.forget) this.forget = (sessionId) => inner.forget!(sessionId);
     for (const op of TIMED) {
       const child = histogram.labels({ operation: op });
       this.t[op] = (s) => child.observe(s);
