@@ -25,6 +25,17 @@ export type Called = { ok: true; output: ToolOutput } | { ok: false; message: st
 export async function callTool(call: ToolCall, tool: CoreTool, input: unknown, ctx: ToolContext, env: PipelineEnv): Promise<Called> {
   if (env.signal.aborted) throw cancelled(call, env.signal);
   if (!tool.handsOn) env.onStarted(call, input);
+  // An effect comes after its record: on a store that commits without waiting, a call that may
+  // change something runs once its decision and start are stored, never before (a record that
+  // failed leaves a call that did not run).
+  if (env.recorded && !tool.isReadOnly(input)) {
+    try {
+      await env.recorded();
+    } catch (err) {
+      return { ok: false, message: `${tool.name} was not run: the record of the call could not be stored (${err instanceof Error ? err.message : String(err)}).` };
+    }
+    if (env.signal.aborted) throw cancelled(call, env.signal);
+  }
   try {
     return { ok: true, output: await raceAbort(tool.call(input, ctx), env.signal) };
   } catch (err) {

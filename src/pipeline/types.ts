@@ -64,6 +64,11 @@ export interface PipelineEnv {
   /** Whether a deferred tool was unlocked (SearchExtraTools, a skill's allowed-tools); read at each admission. */
   isUnlocked?(name: string): boolean;
   onStarted(call: ToolCall, input: unknown): void;
+  /**
+   * Resolves once what the turn recorded so far (a call's decision and start) has committed;
+   * rejects when it did not. Absent: a store that commits before the write returns (SQLite).
+   */
+  recorded?(): Promise<void>;
   onProgress(call: ToolCall, chunk: string): void;
   /** The path or process sandbox refused what the call tried (a path out of the workspace, a process after close). */
   onRefusal?(call: ToolCall, tool: string, refusal: { what: 'path' | 'process'; why: string }): void;

@@ -200,6 +200,7 @@ export class TurnRunner implements PauseHost {
           }),
         );
       },
+      ...(this.deps.store.whenCommitted ? { recorded: () => this.deps.store.whenCommitted!(this.turn.session_id) } : {}),
       onProgress: (call, chunk) =>
         this.deps.events.emit(this.turn.session_id, {
           type: 'tool.progress',

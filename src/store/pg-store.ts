@@ -107,6 +107,10 @@ export class PostgresStore implements Store {
     return this.units.inFlight;
   }
 
+  whenCommitted(sessionId: string): Promise<void> {
+    return this.units.whenCommitted(sessionId);
+  }
+
   private write(key: string | null, ...statements: PgStatement[]): void {
     this.units.write(key, ...statements);
   }

@@ -31,6 +31,8 @@ export class PgUnits {
   /** The sessions of the last unit that wrote. */
   private lastKeys: string[] = [];
   private readonly order: CommitOrder;
+  /** Per session, its last unit sent: settles when that unit (and so every earlier one of it) did. */
+  private readonly lastSent = new Map<string, Promise<void>>();
   private depth = 0;
   /** The open transaction has been begun in the database (a read inside it needed its writes). */
   private began = false;
@@ -116,8 +118,22 @@ export class PgUnits {
       );
       delivered.catch(() => undefined);
       watchCommit(delivered);
+      for (const k of keys) this.lastSent.set(k, delivered);
+      void delivered.then(
+        () => this.sent(keys, delivered),
+        () => this.sent(keys, delivered),
+      );
     }
     return value;
+  }
+
+  private sent(keys: readonly string[], unit: Promise<void>): void {
+    for (const k of keys) if (this.lastSent.get(k) === unit) this.lastSent.delete(k);
+  }
+
+  /** Resolves once every unit of session `key` made so far committed; rejects when one did not. */
+  whenCommitted(key: string): Promise<void> {
+    return this.lastSent.get(key) ?? Promise.resolve();
   }
 
   afterCommit(fn: () => void): void {

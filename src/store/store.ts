@@ -70,6 +70,11 @@ export interface Store {
    * (it has no decisions yet).
    */
   runsHere?(sessionId: string, created?: boolean): void;
+  /**
+   * Resolves once every unit of work made so far for the session has committed; rejects when one
+   * did not. Absent: a store whose transactions have committed when they return (SQLite).
+   */
+  whenCommitted?(sessionId: string): Promise<void>;
   /** What runsHere let the store keep of a session is dropped (it does not run here after all). */
   forget?(sessionId: string): void;
   /** Removes everything stored for a session (retention). */

@@ -118,6 +118,43 @@ describe('a crash between a commit and its delivery', { timeout: 120_000 }, () =
     );
   });
 
+  it('PostgreSQL: a call that may change something waits for its record; while the database does not answer it does not run', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const target = new URL(db.url);
+    const relay: ChildProcess = spawn(process.execPath, [relayScript, `${target.hostname}:${target.port}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const relayExited = new Promise((r) => relay.once('exit', r));
+    cleanups.push(async () => {
+      relay.kill('SIGKILL');
+      await relayExited;
+    });
+    const port = await new Promise<string>((resolve) => relay.stdout!.once('data', (d) => resolve(String(d).trim())));
+    const viaRelay = new URL(db.url);
+    viaRelay.port = port;
+    const dataDir = await tempDir();
+    const a = await launch({ NORMA_DATA_DIR: dataDir, NORMA_STORE: 'postgres', NORMA_DATABASE_URL: viaRelay.toString() });
+    const s = (await a.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
+    // A first turn runs Bash: the sandbox, its connections and the database's are all warm.
+    const warm = await a.api.post(`/v1/sessions/${s.id}/turns?wait=20`, { tool_uses: [{ name: 'Bash', input: { command: 'echo warm > warm.txt' } }] });
+    expect(warm.body.status).toBe('completed');
+    expect(await fs.readFile(path.join(s.workspace, 'warm.txt'), 'utf8')).toBe('warm\n');
+    relay.kill('SIGHUP');
+    void fetch(`${a.url}/v1/sessions/${s.id}/turns`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool_uses: [{ id: 'toolu_write', name: 'Bash', input: { command: 'echo ran > ran.txt' } }] }),
+    }).catch(() => undefined);
+    // The turn's start reaches the database, which stores it; its answer never comes back, so the
+    // call's record (which follows it) is never stored…
+    await until('the second turn.started in the database', async () => {
+      const rows = await db.query(`SELECT 1 FROM events WHERE session_id = $1 AND type = 'turn.started'`, [s.id]);
+      return rows[1];
+    });
+    // …and the command, which may change something, is not run.
+    await new Promise((r) => setTimeout(r, 2_000));
+    await expect(fs.access(path.join(s.workspace, 'ran.txt'))).rejects.toThrow();
+  });
+
   for (const store of ['sqlite', 'postgres'] as const) {
     it(`${store}: killed the moment a commit is seen, nothing committed is lost and nothing is seen twice`, async () => {
       const dataDir = await tempDir();
