@@ -1,0 +1,126 @@
+// The checkpoint object store: content-defined chunks, each stored once, whole or not at all,
+// checked when read.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { chunks, MAX_CHUNK, MIN_CHUNK } from '../../src/checkpoints/chunker.js';
+import { ObjectStore } from '../../src/checkpoints/objects.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await fs.rm(d, { recursive: true, force: true });
+});
+async function store(): Promise<ObjectStore> {
+  const d = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-objects-'));
+  dirs.push(d);
+  return new ObjectStore(d);
+}
+
+/** Deterministic pseudo-random bytes. */
+function noise(n: number, seed = 1): Buffer {
+  const b = Buffer.alloc(n);
+  let x = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    b[i] = x >>> 24;
+  }
+  return b;
+}
+
+/** A text file of `lines` lines that do not repeat, as source code or logs are. */
+function text(lines: number): string[] {
+  return Array.from({ length: lines }, (_, i) => `line ${i}: ${createHash('sha256').update(String(i)).digest('hex').slice(0, 40)}`);
+}
+
+async function diskBytes(dir: string): Promise<number> {
+  let n = 0;
+  for (const e of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) n += (await fs.stat(path.join(e.parentPath, e.name))).size;
+  }
+  return n;
+}
+
+describe('content-defined chunks', () => {
+  it('cover the content exactly, within the size bounds, the same on every call', () => {
+    const buf = noise(3 * 1024 * 1024);
+    const cs = chunks(buf);
+    let at = 0;
+    for (const [i, c] of cs.entries()) {
+      expect(c.offset).toBe(at);
+      if (i < cs.length - 1) expect(c.length).toBeGreaterThanOrEqual(MIN_CHUNK);
+      expect(c.length).toBeLessThanOrEqual(MAX_CHUNK);
+      at += c.length;
+    }
+    expect(at).toBe(buf.length);
+    expect(chunks(buf)).toEqual(cs);
+    const mean = buf.length / cs.length;
+    expect(mean).toBeGreaterThan(4 * 1024);
+    expect(mean).toBeLessThan(24 * 1024);
+    expect(chunks(Buffer.alloc(0))).toEqual([]);
+    expect(chunks(Buffer.from('x'))).toHaveLength(1);
+  });
+
+  it('an insertion near the start changes the chunks around it only, not every one after it', () => {
+    const buf = noise(1024 * 1024, 7);
+    const edited = Buffer.concat([buf.subarray(0, 1000), Buffer.from('inserted bytes'), buf.subarray(1000)]);
+    const before = new Set(chunks(buf).map((c) => c.sha256));
+    const after = chunks(edited);
+    const fresh = after.filter((c) => !before.has(c.sha256));
+    expect(fresh.length).toBeLessThanOrEqual(2);
+    expect(after.length).toBeGreaterThan(40);
+  });
+
+  it('a run of one byte (no content to cut on) is cut at the maximum size', () => {
+    const cs = chunks(Buffer.alloc(300 * 1024, 0x61));
+    expect(cs.slice(0, -1).every((c) => c.length === MAX_CHUNK)).toBe(true);
+    expect(new Set(cs.slice(0, -1).map((c) => c.sha256)).size).toBe(1);
+  });
+});
+
+describe('the object store', () => {
+  it('gives back what it was given, stores the same content once, and an empty file too', async () => {
+    const s = await store();
+    const content = noise(200 * 1024, 3);
+    const first = await s.put(content);
+    expect(first.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+    expect(first.added).toBeGreaterThan(0);
+    expect((await s.put(content)).added).toBe(0);
+    expect((await s.get(first.sha256)).equals(content)).toBe(true);
+    expect(await s.has(first.sha256)).toBe(true);
+    const empty = await s.put(Buffer.alloc(0));
+    expect((await s.get(empty.sha256)).length).toBe(0);
+  });
+
+  it('200 one-line edits of a 1 MB text file cost less than 2 MB on disk', async () => {
+    const s = await store();
+    const lines = text(20_000);
+    const initial = Buffer.from(lines.join('\n'));
+    expect(initial.length).toBeGreaterThan(1024 * 1024);
+    await s.put(initial);
+    let x = 12345;
+    for (let i = 0; i < 200; i++) {
+      x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+      const at = x % lines.length;
+      lines[at] = `${lines[at]} // edit ${i}`;
+      await s.put(Buffer.from(lines.join('\n')));
+    }
+    const used = await diskBytes(s.dir);
+    expect(used).toBeLessThan(2 * 1024 * 1024);
+    console.log(`200 one-line edits of a ${(initial.length / 1024 / 1024).toFixed(2)} MB file: ${(used / 1024 / 1024).toFixed(2)} MB on disk`);
+    expect((await s.get(createHash('sha256').update(lines.join('\n')).digest('hex'))).toString()).toBe(lines.join('\n'));
+  });
+
+  it('refuses a damaged or missing object and a name that is not one, and leaves no temporary file', async () => {
+    const s = await store();
+    const { sha256 } = await s.put(noise(50 * 1024, 9));
+    const files = (await fs.readdir(s.dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    expect(files.some((e) => e.name.endsWith('.tmp'))).toBe(false);
+    const chunk = files.find((e) => e.parentPath.includes(`${path.sep}c${path.sep}`))!;
+    await fs.writeFile(path.join(chunk.parentPath, chunk.name), Buffer.from('not deflate at all'));
+    await expect(s.get(sha256)).rejects.toThrow();
+    await expect(s.get('0'.repeat(64))).rejects.toThrow();
+    await expect(s.get('../../etc/passwd')).rejects.toThrow('not an object name');
+  });
+});
