@@ -5,9 +5,9 @@
 // looser one after), always by MAX.
 import { createHash } from 'node:crypto';
 
-export const MIN_CHUNK = 2 * 1024;
-export const AVG_CHUNK = 8 * 1024;
-export const MAX_CHUNK = 64 * 1024;
+export const MIN_CHUNK = 1024;
+export const AVG_CHUNK = 4 * 1024;
+export const MAX_CHUNK = 32 * 1024;
 
 /** 256 fixed pseudo-random 32-bit words (a split-mix sequence from a constant seed): the same cuts on every server. */
 const GEAR: Uint32Array = (() => {
@@ -23,10 +23,10 @@ const GEAR: Uint32Array = (() => {
   return t;
 })();
 
-// The hash's high bits depend on the last 32 bytes. 15 of them must be zero for a cut before the
-// average size (fewer cuts), 11 after (more): sizes cluster near AVG.
-const MASK_STRICT = 0xfffe0000 >>> 0;
-const MASK_LOOSE = 0xffe00000 >>> 0;
+// The hash's high bits depend on the last 32 bytes. 14 of them must be zero for a cut before the
+// average size (fewer cuts), 10 after (more): sizes cluster near AVG.
+const MASK_STRICT = 0xfffc0000 >>> 0;
+const MASK_LOOSE = 0xffc00000 >>> 0;
 
 /** Where the next chunk of `buf` starting at `start` ends (exclusive). */
 export function nextCut(buf: Uint8Array, start: number): number {

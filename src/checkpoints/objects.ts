@@ -1,85 +1,209 @@
-// The content-addressed store under a checkpoint directory: a file's content is kept as its
-// chunks (chunker.ts), each compressed and named by the SHA-256 of its bytes, and a recipe named
-// by the SHA-256 of the whole file that lists them. Content already stored costs nothing again;
-// an edit of a large file stores the chunks it changed. Every object is written to a temporary
-// name, flushed and renamed, so a crash leaves an object whole or absent, never half-written;
-// what is read is checked against its name.
-import { createHash, randomBytes } from 'node:crypto';
+// The content-addressed store of a checkpoint directory. A file's content is kept as its chunks
+// (chunker.ts), each compressed and named by the SHA-256 of its bytes; groups of up to 64 chunk
+// names; and a recipe named by the SHA-256 of the whole file that lists its groups. Content stored
+// before costs nothing again, and an edit of a large file stores the chunk it changed, one group
+// and one small recipe.
+//
+// Objects are appended to pack files (packs/NNNNNN.pack), so a small object does not cost a file
+// system block of its own. A record is a header (magic, kind, name, length, a digest of the
+// stored bytes) and the bytes. Opening scans the packs and indexes every whole record; a record
+// a crash cut short, or whose bytes do not match their digest, ends the pack there (it is
+// truncated to the last whole record), so what was flushed before is intact and nothing
+// half-written is ever read. Objects are checked against their names when read.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { chunks } from './chunker.js';
 
+const MAGIC = 0x4e43; // "NC"
+const HEADER = 2 + 1 + 32 + 4 + 8;
+const GROUP = 64;
+const PACK_LIMIT = 64 * 1024 * 1024;
 const HEX64 = /^[0-9a-f]{64}$/;
+
+type Kind = 'c' | 'g' | 'f';
+const KIND_BYTE: Record<Kind, number> = { c: 0x63, g: 0x67, f: 0x66 };
+const KIND_OF = new Map<number, Kind>(Object.entries(KIND_BYTE).map(([k, v]) => [v, k as Kind]));
+
+interface Place {
+  pack: number;
+  offset: number;
+  length: number;
+}
 
 export interface PutResult {
   /** SHA-256 of the whole content, hex: its name. */
   sha256: string;
   size: number;
-  /** Bytes this put added to the disk (0 when everything was stored before). */
+  /** Bytes this put added to the packs (0 when everything was stored before). */
   added: number;
 }
 
-export class ObjectStore {
-  constructor(readonly dir: string) {}
+const digest8 = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest().subarray(0, 8);
+const sha = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest();
 
-  private file(kind: 'c' | 'f', sha256: string): string {
-    if (!HEX64.test(sha256)) throw new Error(`not an object name: ${sha256.slice(0, 80)}`);
-    return path.join(this.dir, kind, sha256.slice(0, 2), sha256.slice(2));
+export class ObjectStore {
+  private readonly index = new Map<string, Place>();
+  private current = 0;
+  private size = 0;
+  private handle: fs.FileHandle | null = null;
+  private dirty = false;
+  /** A record was left out as damaged: content known by name may lack a part, so puts store what is missing. */
+  private damaged = false;
+
+  private constructor(readonly dir: string) {}
+
+  /** Opens (or makes) the store in `dir`, indexing what its packs hold. */
+  static async open(dir: string): Promise<ObjectStore> {
+    const store = new ObjectStore(dir);
+    await fs.mkdir(path.join(dir, 'packs'), { recursive: true, mode: 0o700 });
+    const packs = (await fs.readdir(path.join(dir, 'packs'))).filter((n) => /^\d{6}\.pack$/.test(n)).sort();
+    store.current = 1;
+    for (const name of packs) await store.scan(Number(name.slice(0, 6)));
+    return store;
+  }
+
+  private packPath(n: number): string {
+    return path.join(this.dir, 'packs', `${String(n).padStart(6, '0')}.pack`);
+  }
+
+  /**
+   * Indexes pack `n`'s whole records. A record whose bytes do not match their digest is left out
+   * (its name reads as missing). A pack that ends in a record cut short — a crash while it was
+   * written — is truncated to the last whole record; a header that makes no sense before the end
+   * stops the scan there without removing anything, and new records go to a new pack.
+   */
+  private async scan(n: number): Promise<void> {
+    const file = this.packPath(n);
+    const bytes = await fs.readFile(file);
+    let at = 0;
+    let sound = true;
+    while (at < bytes.length) {
+      if (at + HEADER > bytes.length) break;
+      const kind = KIND_OF.get(bytes[at + 2]!);
+      const length = bytes.readUInt32BE(at + 35);
+      const end = at + HEADER + length;
+      if (bytes.readUInt16BE(at) !== MAGIC || !kind) {
+        sound = false;
+        break;
+      }
+      if (end > bytes.length) break;
+      const body = bytes.subarray(at + HEADER, end);
+      if (digest8(body).equals(bytes.subarray(at + 39, at + 47))) {
+        this.index.set(`${kind}${bytes.subarray(at + 3, at + 35).toString('hex')}`, { pack: n, offset: at + HEADER, length });
+      } else this.damaged = true;
+      at = end;
+    }
+    if (sound && at < bytes.length) await fs.truncate(file, at);
+    if (n >= this.current) {
+      this.current = sound ? n : n + 1;
+      this.size = sound ? at : 0;
+    }
   }
 
   /** True when the content named `sha256` is stored. */
-  async has(sha256: string): Promise<boolean> {
-    return (await fs.stat(this.file('f', sha256)).catch(() => null)) !== null;
+  has(sha256: string): boolean {
+    return this.index.has(`f${sha256}`);
   }
 
-  /** Stores `content` (once per distinct content; once per distinct chunk within it). */
+  /** Bytes the packs hold. */
+  async bytesOnDisk(): Promise<number> {
+    let n = 0;
+    for (const name of await fs.readdir(path.join(this.dir, 'packs'))) n += (await fs.stat(path.join(this.dir, 'packs', name))).size;
+    return n;
+  }
+
+  /** Stores `content` (once per distinct content; once per distinct chunk and group within it). */
   async put(content: Uint8Array): Promise<PutResult> {
-    const sha256 = createHash('sha256').update(content).digest('hex');
-    const recipe = this.file('f', sha256);
-    if (await exists(recipe)) return { sha256, size: content.length, added: 0 };
+    const name = sha(content);
+    const sha256 = name.toString('hex');
+    const known = this.index.has(`f${sha256}`);
+    if (known && !this.damaged) return { sha256, size: content.length, added: 0 };
     let added = 0;
-    const names: string[] = [];
+    const names: Buffer[] = [];
     for (const c of chunks(content)) {
-      names.push(c.sha256);
-      const target = this.file('c', c.sha256);
-      if (await exists(target)) continue;
-      added += await this.write(target, deflateRawSync(content.subarray(c.offset, c.offset + c.length)));
+      const chunkName = Buffer.from(c.sha256, 'hex');
+      names.push(chunkName);
+      if (!this.index.has(`c${c.sha256}`)) added += await this.append('c', chunkName, deflateRawSync(content.subarray(c.offset, c.offset + c.length)));
     }
-    added += await this.write(recipe, Buffer.from(JSON.stringify({ size: content.length, chunks: names })));
+    const groups: string[] = [];
+    for (let i = 0; i < names.length; i += GROUP) {
+      const group = Buffer.concat(names.slice(i, i + GROUP));
+      const groupName = sha(group);
+      groups.push(groupName.toString('hex'));
+      if (!this.index.has(`g${groupName.toString('hex')}`)) added += await this.append('g', groupName, group);
+    }
+    if (!known) added += await this.append('f', name, Buffer.from(JSON.stringify({ size: content.length, groups })));
     return { sha256, size: content.length, added };
+  }
+
+  /** Makes what was put so far durable (one flush of the pack being written). */
+  async flush(): Promise<void> {
+    if (this.handle && this.dirty) await this.handle.sync();
+    this.dirty = false;
   }
 
   /** The content named `sha256`, checked against its name; an error when it is missing or damaged. */
   async get(sha256: string): Promise<Buffer> {
-    const recipe = JSON.parse(await fs.readFile(this.file('f', sha256), 'utf8')) as { size: number; chunks: string[] };
+    if (!HEX64.test(sha256)) throw new Error(`not an object name: ${sha256.slice(0, 80)}`);
+    const recipe = JSON.parse((await this.read('f', sha256)).toString('utf8')) as { size: number; groups: string[] };
     const parts: Buffer[] = [];
-    for (const name of recipe.chunks) {
-      const bytes = inflateRawSync(await fs.readFile(this.file('c', name)));
-      if (createHash('sha256').update(bytes).digest('hex') !== name) throw new Error(`checkpoint object ${name} is damaged`);
-      parts.push(bytes);
+    for (const g of recipe.groups) {
+      const group = await this.read('g', g);
+      if (sha(group).toString('hex') !== g) throw new Error(`checkpoint object ${g} is damaged`);
+      for (let i = 0; i < group.length; i += 32) {
+        const name = group.subarray(i, i + 32).toString('hex');
+        const bytes = inflateRawSync(await this.read('c', name));
+        if (sha(bytes).toString('hex') !== name) throw new Error(`checkpoint object ${name} is damaged`);
+        parts.push(bytes);
+      }
     }
     const content = Buffer.concat(parts);
-    if (content.length !== recipe.size || createHash('sha256').update(content).digest('hex') !== sha256) throw new Error(`checkpoint content ${sha256} is damaged`);
+    if (content.length !== recipe.size || sha(content).toString('hex') !== sha256) throw new Error(`checkpoint content ${sha256} is damaged`);
     return content;
   }
 
-  /** Writes whole or not at all: a temporary name, flushed, then renamed. The bytes written. */
-  private async write(target: string, bytes: Uint8Array): Promise<number> {
-    await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await fs.open(tmp, 'wx', 0o600);
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(tmp, target);
-    return bytes.length;
+  async close(): Promise<void> {
+    await this.flush();
+    await this.handle?.close();
+    this.handle = null;
   }
-}
 
-async function exists(p: string): Promise<boolean> {
-  return (await fs.stat(p).catch(() => null)) !== null;
+  private async read(kind: Kind, name: string): Promise<Buffer> {
+    const place = this.index.get(`${kind}${name}`);
+    if (!place) throw new Error(`checkpoint object ${name} is missing`);
+    const h = await fs.open(this.packPath(place.pack), 'r');
+    try {
+      const out = Buffer.alloc(place.length);
+      const { bytesRead } = await h.read(out, 0, place.length, place.offset);
+      if (bytesRead !== place.length) throw new Error(`checkpoint object ${name} is cut short`);
+      return out;
+    } finally {
+      await h.close();
+    }
+  }
+
+  /** Appends one record to the pack being written (a new pack past the size limit). The bytes added. */
+  private async append(kind: Kind, name: Buffer, body: Uint8Array): Promise<number> {
+    if (this.size + HEADER + body.length > PACK_LIMIT && this.size > 0) {
+      await this.flush();
+      await this.handle?.close();
+      this.handle = null;
+      this.current++;
+      this.size = 0;
+    }
+    this.handle ??= await fs.open(this.packPath(this.current), 'a', 0o600);
+    const header = Buffer.alloc(HEADER);
+    header.writeUInt16BE(MAGIC, 0);
+    header[2] = KIND_BYTE[kind];
+    name.copy(header, 3);
+    header.writeUInt32BE(body.length, 35);
+    digest8(body).copy(header, 39);
+    await this.handle.write(Buffer.concat([header, body]));
+    this.index.set(`${kind}${name.toString('hex')}`, { pack: this.current, offset: this.size + HEADER, length: body.length });
+    this.size += HEADER + body.length;
+    this.dirty = true;
+    return HEADER + body.length;
+  }
 }
