@@ -75,14 +75,57 @@ function kindOf(st: BigIntStats): string {
   return 'not a file, directory or link';
 }
 
-export async function scanTree(root: string, objects: ObjectStore, cache: ScanCache, limits: ScanLimits): Promise<Scan> {
+/**
+ * What makes a scan incremental (watch.ts): the last scan, and for each directory met whether it
+ * changed since: `subtree` (neither it nor anything below: taken whole from the last scan),
+ * `self` (its own entries did not change, something below did: its entries are taken from the
+ * last scan and its directories visited), or `walk` (read it again). `watch` is told of each
+ * directory read, before it is read, so a change made meanwhile is not missed.
+ */
+export interface Incremental {
+  previous: Scan;
+  state(rel: string, ino: bigint): 'subtree' | 'self' | 'walk';
+  watch(rel: string, ino: bigint, at: string): void;
+}
+
+type Known2 = Entry | NotCaptured;
+
+interface Walk {
+  c: Confinement;
+  out: Scan;
+  objects: ObjectStore;
+  cache: ScanCache;
+  limits: ScanLimits;
+  seen: Set<string>;
+  inc: Incremental | undefined;
+  /** The last scan's entries and what it did not capture, by parent directory, in path order. */
+  children: Map<string, Known2[]>;
+}
+
+const parentOf = (p: string): string => {
+  const i = p.lastIndexOf('/');
+  return i < 0 ? '' : p.slice(0, i);
+};
+
+export async function scanTree(root: string, objects: ObjectStore, cache: ScanCache, limits: ScanLimits, inc?: Incremental): Promise<Scan> {
   const real = await fs.realpath(root);
   const c = new Confinement([real], await procFd());
   const out: Scan = { entries: [], notCaptured: [], bytes: 0, added: 0 };
   const seen = new Set<string>();
+  const children = new Map<string, Known2[]>();
+  if (inc) {
+    for (const e of [...inc.previous.entries, ...inc.previous.notCaptured]) {
+      const parent = parentOf(e.path);
+      let list = children.get(parent);
+      if (!list) children.set(parent, (list = []));
+      list.push(e);
+    }
+    for (const list of children.values()) list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
   const rootHandle = await fs.open(real, DIR_FLAGS);
   try {
-    await walk(c, { handle: rootHandle, real }, '', out, objects, cache, limits, seen);
+    const st = await rootHandle.stat({ bigint: true });
+    await visit({ c, out, objects, cache, limits, seen, inc, children }, { handle: rootHandle, real }, '', st.ino);
   } finally {
     await rootHandle.close().catch(() => undefined);
   }
@@ -91,7 +134,64 @@ export async function scanTree(root: string, objects: ObjectStore, cache: ScanCa
   return out;
 }
 
-async function walk(c: Confinement, dir: Anchor, rel: string, out: Scan, objects: ObjectStore, cache: ScanCache, limits: ScanLimits, seen: Set<string>): Promise<void> {
+/** A directory met: taken from the last scan, or read, as the incremental state says. */
+async function visit(w: Walk, dir: Anchor, rel: string, ino: bigint): Promise<void> {
+  const state = w.inc?.state(rel, ino) ?? 'walk';
+  if (state === 'subtree') return copySubtree(w, rel);
+  if (state === 'self') return walkKnown(w, dir, rel);
+  w.inc?.watch(rel, ino, w.c.anchored ? `/proc/self/fd/${dir.handle.fd}` : dir.real);
+  return walk(w, dir, rel);
+}
+
+/** One entry (or what was not captured) as the last scan had it; false when the entry bound left it out. */
+function take(w: Walk, e: Known2): boolean {
+  if (!('kind' in e)) {
+    if (!e.reason.startsWith('past the ')) w.out.notCaptured.push(e);
+    return false;
+  }
+  if (w.out.entries.length >= w.limits.maxEntries) {
+    w.out.notCaptured.push({ path: e.path, reason: `past the ${w.limits.maxEntries} entries a checkpoint holds` });
+    return false;
+  }
+  w.out.entries.push(e);
+  if (e.kind === 'file') {
+    w.seen.add(e.path);
+    w.out.bytes += e.size;
+  }
+  return true;
+}
+
+/** Everything the last scan found below `rel`, in order. */
+function copySubtree(w: Walk, rel: string): void {
+  for (const e of w.children.get(rel) ?? []) if (take(w, e) && 'kind' in e && e.kind === 'dir') copySubtree(w, e.path);
+}
+
+/** A directory whose own entries did not change: they are taken from the last scan, and its directories visited. */
+async function walkKnown(w: Walk, dir: Anchor, rel: string): Promise<void> {
+  for (const e of w.children.get(rel) ?? []) {
+    if (!('kind' in e) || e.kind !== 'dir') {
+      take(w, e);
+      continue;
+    }
+    const name = e.path.slice(rel ? rel.length + 1 : 0);
+    const at = w.c.at(dir, name);
+    const st = await fs.lstat(at, { bigint: true }).catch(() => null);
+    const child = st?.isDirectory() ? await openChild(w.c, at, path.join(dir.real, name), st) : null;
+    if (!child || !st) {
+      // Changed after all (its event not heard yet): the next checkpoint reads it.
+      w.out.notCaptured.push({ path: e.path, reason: 'replaced while the checkpoint was made' });
+      continue;
+    }
+    try {
+      if (take(w, e)) await visit(w, child, e.path, st.ino);
+    } finally {
+      await child.handle.close().catch(() => undefined);
+    }
+  }
+}
+
+async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
+  const { c, out, limits } = w;
   const names = (await fs.readdir(c.anchored ? `/proc/self/fd/${dir.handle.fd}` : dir.real)).sort();
   for (const name of names) {
     const p = rel ? `${rel}/${name}` : name;
@@ -119,7 +219,7 @@ async function walk(c: Confinement, dir: Anchor, rel: string, out: Scan, objects
       }
       try {
         out.entries.push({ kind: 'dir', path: p, mode: Number(st.mode & 0o7777n) });
-        await walk(c, child, p, out, objects, cache, limits, seen);
+        await visit(w, child, p, st.ino);
       } finally {
         await child.handle.close().catch(() => undefined);
       }
@@ -128,12 +228,12 @@ async function walk(c: Confinement, dir: Anchor, rel: string, out: Scan, objects
         out.notCaptured.push({ path: p, reason: `larger than ${limits.maxFileBytes} bytes` });
         continue;
       }
-      const sha256 = await fileContent(c, at, p, st, objects, cache, out);
+      const sha256 = await fileContent(c, at, p, st, w.objects, w.cache, out);
       if (sha256 === null) {
         out.notCaptured.push({ path: p, reason: 'replaced or written while the checkpoint was made' });
         continue;
       }
-      seen.add(p);
+      w.seen.add(p);
       out.entries.push({ kind: 'file', path: p, mode: Number(st.mode & 0o7777n), size: Number(st.size), sha256 });
       out.bytes += Number(st.size);
     } else out.notCaptured.push({ path: p, reason: `is ${kindOf(st)} (never captured)` });
