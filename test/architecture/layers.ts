@@ -10,8 +10,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   // coordination through the database (liveness, leases, commands, notifications), and the
   // worker thread where work on schemas and patterns from outside runs with a deadline
   ['src/store/', 'src/events/', 'src/sandbox/', 'src/glob/', 'src/egress/', 'src/mcp/', 'src/telemetry/', 'src/cluster/', 'src/bounded/'],
-  // 2: what tools analyse with (shell analysis, rule subjects), the pause broker
-  ['src/permission/shell/', 'src/permission/shell.ts', 'src/permission/subject.ts', 'src/interaction/'],
+  // 2: what tools analyse with (shell analysis, rule subjects), the pause broker, and the
+  // workspace's recorded states (checkpoints: object packs, confined walks, diffs, restores)
+  ['src/permission/shell/', 'src/permission/shell.ts', 'src/permission/subject.ts', 'src/interaction/', 'src/checkpoints/'],
   // 3: the tool contract
   ['src/tools/tool.ts', 'src/tools/registry.ts', 'src/tools/capability.ts', 'src/tools/name-pattern.ts'],
   // 4: tool implementations and the state their groups keep (capabilities), the web's parts
