@@ -30,11 +30,12 @@ export async function callTool(call: ToolCall, tool: CoreTool, input: unknown, c
   // failed leaves a call that did not run).
   if (env.recorded && !tool.isReadOnly(input)) {
     try {
-      await env.recorded();
+      // A turn cancelled meanwhile stops waiting at once (the call then never runs).
+      await raceAbort(env.recorded(), env.signal);
     } catch (err) {
+      if (env.signal.aborted) throw cancelled(call, env.signal);
       return { ok: false, message: `${tool.name} was not run: the record of the call could not be stored (${err instanceof Error ? err.message : String(err)}).` };
     }
-    if (env.signal.aborted) throw cancelled(call, env.signal);
   }
   try {
     return { ok: true, output: await raceAbort(tool.call(input, ctx), env.signal) };
