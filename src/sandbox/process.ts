@@ -19,7 +19,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import type { SandboxChild, StartedProcess } from './started.js';
 import { execaNow, loadExeca } from './execa.js';
 import { seccompProgram } from './seccomp.js';
 import { launcherArgv, SECCOMP_FD } from './launcher.js';
@@ -274,24 +274,7 @@ export class SandboxHost {
   }
 }
 
-/** What the sandbox uses of execa's subprocess (a ChildProcess that is also the promise of its result). */
-export interface SandboxChild extends PromiseLike<{ exitCode?: number; signal?: string; failed: boolean; message: string; originalMessage?: string }> {
-  readonly pid?: number;
-  readonly exitCode: number | null;
-  readonly signalCode: NodeJS.Signals | null;
-  readonly stdin: Writable | null;
-  readonly stdout: Readable | null;
-  readonly stderr: Readable | null;
-  readonly stdio: readonly unknown[];
-  kill(signal?: NodeJS.Signals): boolean;
-}
-
-/** A started process: execa's subprocess plus the sandbox init's pid once bwrap reports it. */
-export interface StartedProcess {
-  child: SandboxChild;
-  /** The pid of the sandbox's init (outside numbering), once known. */
-  initPid(): number | undefined;
-}
+export type { SandboxChild, StartedProcess } from './started.js';
 
 /** Starts a process with execa: under the launcher and bwrap, or directly with NORMA_SANDBOX=off. */
 export function startProcess(host: SandboxHost, spec: SandboxSpec, stdin: boolean): StartedProcess {
