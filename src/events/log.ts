@@ -273,16 +273,6 @@ export class EventLog {
     const seen = this.seen.get(sessionId);
     this.seen.set(sessionId, seen === undefined ? delivered : Math.min(seen, delivered));
 
-    return {
-      close: () => {
-        const s = this.listeners.get(sessionId);
-        if (!s) return;
-        s.delete(listener);
-        if (s.size === 0) {
-          this.listeners.delete(sessionId);
-          this.seen.delete(sessionId);
-        }
-      },
-    };
+    return { close: () => this.unlisten(sessionId, listener) };
   }
 }

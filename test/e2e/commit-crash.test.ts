@@ -51,6 +51,23 @@ async function until<T>(what: string, f: () => Promise<T | undefined> | T | unde
   }
 }
 
+/** A test database and the relay to it (test/fixtures/pg/relay.mjs), both gone after the test. */
+async function databaseBehindRelay(): Promise<{ db: TestDatabase; relay: ChildProcess; relayExited: Promise<unknown>; viaRelay: URL }> {
+  const db: TestDatabase = await createTestDatabase();
+  cleanups.push(() => db.drop());
+  const target = new URL(db.url);
+  const relay: ChildProcess = spawn(process.execPath, [relayScript, `${target.hostname}:${target.port}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const relayExited = new Promise((r) => relay.once('exit', r));
+  cleanups.push(async () => {
+    relay.kill('SIGKILL');
+    await relayExited;
+  });
+  const port = await new Promise<string>((resolve) => relay.stdout!.once('data', (d) => resolve(String(d).trim())));
+  const viaRelay = new URL(db.url);
+  viaRelay.port = port;
+  return { db, relay, relayExited, viaRelay };
+}
+
 /** After the restart: the subscriber resuming from its last seq gets the rest once; the turn has one result per call. */
 async function checkNothingLost(s: ServerProcess, sessionId: string, before: SseStream, turnId: string, storedSeqs: () => Promise<number[]>): Promise<void> {
   const last = before.events.at(-1)!.id!;
@@ -71,18 +88,7 @@ async function checkNothingLost(s: ServerProcess, sessionId: string, before: Sse
 
 describe('a crash between a commit and its delivery', { timeout: 120_000 }, () => {
   it('PostgreSQL: a unit the database committed but the server never heard of is delivered after the restart, once', async () => {
-    const db: TestDatabase = await createTestDatabase();
-    cleanups.push(() => db.drop());
-    const target = new URL(db.url);
-    const relay: ChildProcess = spawn(process.execPath, [relayScript, `${target.hostname}:${target.port}`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const relayExited = new Promise((r) => relay.once('exit', r));
-    cleanups.push(async () => {
-      relay.kill('SIGKILL');
-      await relayExited;
-    });
-    const port = await new Promise<string>((resolve) => relay.stdout!.once('data', (d) => resolve(String(d).trim())));
-    const viaRelay = new URL(db.url);
-    viaRelay.port = port;
+    const { db, relay, relayExited, viaRelay } = await databaseBehindRelay();
     const dataDir = await tempDir();
     const env = { NORMA_DATA_DIR: dataDir, NORMA_STORE: 'postgres' };
     const a = await launch({ ...env, NORMA_DATABASE_URL: viaRelay.toString() });
@@ -119,18 +125,7 @@ describe('a crash between a commit and its delivery', { timeout: 120_000 }, () =
   });
 
   it('PostgreSQL: a call that may change something waits for its record; while the database does not answer it does not run', async () => {
-    const db: TestDatabase = await createTestDatabase();
-    cleanups.push(() => db.drop());
-    const target = new URL(db.url);
-    const relay: ChildProcess = spawn(process.execPath, [relayScript, `${target.hostname}:${target.port}`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const relayExited = new Promise((r) => relay.once('exit', r));
-    cleanups.push(async () => {
-      relay.kill('SIGKILL');
-      await relayExited;
-    });
-    const port = await new Promise<string>((resolve) => relay.stdout!.once('data', (d) => resolve(String(d).trim())));
-    const viaRelay = new URL(db.url);
-    viaRelay.port = port;
+    const { db, relay, viaRelay } = await databaseBehindRelay();
     const dataDir = await tempDir();
     const a = await launch({ NORMA_DATA_DIR: dataDir, NORMA_STORE: 'postgres', NORMA_DATABASE_URL: viaRelay.toString() });
     const s = (await a.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
