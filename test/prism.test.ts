@@ -268,6 +268,9 @@ describe('the document under Prism (proxy mode, validating every request and res
     await d.head(`${base}/permissions/${permission}`);
     expectStatus(await d.post(`${base}/permissions/${permission}`, { behavior: 'allow' }), 200);
     expectStatus(await d.post(`${base}/permissions/${permission}`, { behavior: 'allow' }), 409);
+    // The answer returns once the call is decided; the turn then runs the Write and ends.
+    const writeId = (write.json as { id: string }).id;
+    expect((((await d.get(`${base}/turns/${writeId}?wait=5`)).json) as { status: string }).status).toBe('completed');
     const second = await d.post(`${base}/turns`, { tool_uses: [{ name: 'Write', input: { file_path: 'b.txt', content: 'b\n' } }] });
     expect(second.status).toBe(202);
     const secondId = (second.json as { id: string }).id;
