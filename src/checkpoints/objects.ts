@@ -52,13 +52,20 @@ export class ObjectStore {
   /** A record was left out as damaged: content known by name may lack a part, so puts store what is missing. */
   private damaged = false;
 
-  private constructor(readonly dir: string) {}
+  /**
+   * `readOnly`: for a reader beside the writer (another replica, a closed session): it never
+   * truncates what it cannot read whole (the writer may be appending it) and never writes.
+   */
+  private constructor(
+    readonly dir: string,
+    readonly readOnly: boolean,
+  ) {}
 
   /** Opens (or makes) the store in `dir`, indexing what its packs hold. */
-  static async open(dir: string): Promise<ObjectStore> {
-    const store = new ObjectStore(dir);
-    await fs.mkdir(path.join(dir, 'packs'), { recursive: true, mode: 0o700 });
-    const packs = (await fs.readdir(path.join(dir, 'packs'))).filter((n) => /^\d{6}\.pack$/.test(n)).sort();
+  static async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<ObjectStore> {
+    const store = new ObjectStore(dir, opts.readOnly === true);
+    if (!store.readOnly) await fs.mkdir(path.join(dir, 'packs'), { recursive: true, mode: 0o700 });
+    const packs = (await fs.readdir(path.join(dir, 'packs')).catch(() => [] as string[])).filter((n) => /^\d{6}\.pack$/.test(n)).sort();
     store.current = 1;
     for (const name of packs) await store.scan(Number(name.slice(0, 6)));
     return store;
@@ -95,7 +102,7 @@ export class ObjectStore {
       } else this.damaged = true;
       at = end;
     }
-    if (sound && at < bytes.length) await fs.truncate(file, at);
+    if (sound && at < bytes.length && !this.readOnly) await fs.truncate(file, at);
     if (n >= this.current) {
       this.current = sound ? n : n + 1;
       this.size = sound ? at : 0;
@@ -116,6 +123,7 @@ export class ObjectStore {
 
   /** Stores `content` (once per distinct content; once per distinct chunk and group within it). */
   async put(content: Uint8Array): Promise<PutResult> {
+    if (this.readOnly) throw new Error('this object store was opened to read');
     const name = sha(content);
     const sha256 = name.toString('hex');
     const known = this.index.has(`f${sha256}`);
@@ -200,7 +208,14 @@ export class ObjectStore {
     name.copy(header, 3);
     header.writeUInt32BE(body.length, 35);
     digest8(body).copy(header, 39);
-    await this.handle.write(Buffer.concat([header, body]));
+    try {
+      await this.handle.write(Buffer.concat([header, body]));
+    } catch (err) {
+      // A write cut short (a full disk) leaves the pack as it was: what follows lands where the
+      // index says it does.
+      await this.handle.truncate(this.size).catch(() => undefined);
+      throw err;
+    }
     this.index.set(`${kind}${name.toString('hex')}`, { pack: this.current, offset: this.size + HEADER, length: body.length });
     this.size += HEADER + body.length;
     this.dirty = true;

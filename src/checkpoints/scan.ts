@@ -6,6 +6,7 @@
 // permission bits are kept. What is never captured is said, entry by entry: FIFOs, sockets and
 // devices, files over the size bound, entries past the count bound, and what changed under the
 // walk. A file whose inode, size, mtime and ctime are what the cache says is not read again.
+import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -51,6 +52,11 @@ export interface ScanLimits {
   maxFileBytes: number;
   /** Entries past this count are not captured (and said). */
   maxEntries: number;
+  /**
+   * Bytes the object store may still grow by (the session's disk budget); a file whose content
+   * is not stored yet and does not fit is not captured (and said). Absent: no bound.
+   */
+  budget?: { remaining: number };
 }
 
 interface Known {
@@ -228,7 +234,11 @@ async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
         out.notCaptured.push({ path: p, reason: `larger than ${limits.maxFileBytes} bytes` });
         continue;
       }
-      const sha256 = await fileContent(c, at, p, st, w.objects, w.cache, out);
+      const sha256 = await fileContent(c, at, p, st, w.objects, w.cache, out, limits.budget);
+      if (sha256 === OVER_BUDGET) {
+        out.notCaptured.push({ path: p, reason: 'over the checkpoint disk budget' });
+        continue;
+      }
       if (sha256 === null) {
         out.notCaptured.push({ path: p, reason: 'replaced or written while the checkpoint was made' });
         continue;
@@ -260,7 +270,18 @@ async function openChild(c: Confinement, at: string, expected: string, st: BigIn
 }
 
 /** The file's content name: from the cache when nothing about it changed, else read (through the descriptor) and stored. */
-async function fileContent(c: Confinement, at: string, p: string, st: BigIntStats, objects: ObjectStore, cache: ScanCache, out: Scan): Promise<string | null> {
+const OVER_BUDGET = Symbol('over budget');
+
+async function fileContent(
+  c: Confinement,
+  at: string,
+  p: string,
+  st: BigIntStats,
+  objects: ObjectStore,
+  cache: ScanCache,
+  out: Scan,
+  budget: { remaining: number } | undefined,
+): Promise<string | null | typeof OVER_BUDGET> {
   const k = cache.known.get(p);
   if (k && k.dev === st.dev && k.ino === st.ino && k.size === st.size && k.mtimeNs === st.mtimeNs && k.ctimeNs === st.ctimeNs && objects.has(k.sha256)) return k.sha256;
   let opened;
@@ -284,8 +305,11 @@ async function fileContent(c: Confinement, at: string, p: string, st: BigIntStat
     // Written while it was read: the next checkpoint takes it.
     if (after.mtimeNs !== fst.mtimeNs || after.size !== fst.size || BigInt(filled) !== fst.size) return null;
     const bytes = buf.subarray(0, filled);
+    // Within the budget, or stored before (a content known costs nothing again).
+    if (budget && bytes.length > budget.remaining && !objects.has(createHash('sha256').update(bytes).digest('hex'))) return OVER_BUDGET;
     const put = await objects.put(bytes);
     out.added += put.added;
+    if (budget) budget.remaining -= put.added;
     cache.known.set(p, { dev: fst.dev, ino: fst.ino, size: fst.size, mtimeNs: fst.mtimeNs, ctimeNs: fst.ctimeNs, sha256: put.sha256 });
     return put.sha256;
   } finally {

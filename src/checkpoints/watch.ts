@@ -134,6 +134,14 @@ export class DirtyTracker {
     if (!ok) this.all = true;
   }
 
+  /**
+   * Nothing changed since the last `begin` (after `settle`): every directory is watched and none
+   * was touched, so the last scan is the workspace as it is.
+   */
+  get quiet(): boolean {
+    return !this.all && this.failure === null && this.dirty.size === 0 && this.watched.size > 0;
+  }
+
   /** How many directories are watched. */
   get watching(): number {
     return this.watched.size;

@@ -1,0 +1,124 @@
+// A session's checkpoint records, kept beside their objects (dataDir/checkpoints/<session>/):
+// `log.jsonl`, one JSON line per checkpoint, appended after the objects it names were flushed, so
+// a record never names content that is not on disk. A line a crash cut short (no newline, or not
+// JSON) is not a record. The rewind journal lives here too (`rewind.json`): written and synced
+// before a rewind touches the workspace, removed once the rewind is recorded; one left behind is a
+// rewind a crash interrupted, finished at the next start (session.ts).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Entry, NotCaptured } from './scan.js';
+import type { RestorePlan } from './restore.js';
+
+export type CheckpointReason = 'turn_start' | 'before_call' | 'after_call' | 'turn_end' | 'before_rewind' | 'after_rewind' | 'fork';
+
+export interface CheckpointRecord {
+  id: string;
+  /** Its place in the session's list, from 1. */
+  seq: number;
+  turn_id: string | null;
+  tool_use_id?: string;
+  reason: CheckpointReason;
+  created_at: string;
+  /** Files and links it holds. */
+  files: number;
+  /** Bytes of the files it holds, as the workspace had them. */
+  bytes: number;
+  /** Bytes this checkpoint added to the session's store. */
+  added_bytes: number;
+  /** The manifest's content name in the object store. */
+  manifest: string;
+  /** Entries it did not capture (each with its reason in the manifest). */
+  not_captured: number;
+  /** False: some of the workspace could not be captured (over the budget, unreadable); a rewind to it leaves those paths alone. */
+  complete: boolean;
+  warnings: string[];
+}
+
+export interface Manifest {
+  entries: Entry[];
+  notCaptured: NotCaptured[];
+}
+
+export interface RewindJournal {
+  to: string;
+  before: string;
+  plan: RestorePlan;
+  /** Who asked, for the record made when a restart finishes it. */
+  by: string | null;
+}
+
+export const LOG = 'log.jsonl';
+export const JOURNAL = 'rewind.json';
+const MAX_LINE = 64 * 1024;
+
+/** The records in `dir`, oldest first (none when there is no log). */
+export async function readLog(dir: string): Promise<CheckpointRecord[]> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, LOG), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const out: CheckpointRecord[] = [];
+  const lines = text.split('\n');
+  // The last piece has no newline: a line being written, or one a crash cut short.
+  lines.pop();
+  for (const line of lines) {
+    if (line.length === 0 || line.length > MAX_LINE) continue;
+    try {
+      const r = JSON.parse(line) as CheckpointRecord;
+      if (typeof r.id === 'string' && typeof r.manifest === 'string') out.push(r);
+    } catch {
+      // Not a record (damaged): the ones around it stand.
+    }
+  }
+  return out;
+}
+
+/** Appends one record and makes it durable. */
+export async function appendLog(dir: string, record: CheckpointRecord): Promise<void> {
+  const file = path.join(dir, LOG);
+  const h = await fs.open(file, 'a', 0o600);
+  try {
+    const { size } = await h.stat();
+    try {
+      await h.write(`${JSON.stringify(record)}\n`);
+      await h.datasync();
+    } catch (err) {
+      // A line cut short (a full disk) is taken back, so the next one starts a line of its own.
+      await h.truncate(size).catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await h.close();
+  }
+}
+
+export async function writeJournal(dir: string, journal: RewindJournal): Promise<void> {
+  const tmp = path.join(dir, `${JOURNAL}.tmp`);
+  const h = await fs.open(tmp, 'w', 0o600);
+  try {
+    await h.writeFile(JSON.stringify(journal));
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+  await fs.rename(tmp, path.join(dir, JOURNAL));
+}
+
+export async function readJournal(dir: string): Promise<RewindJournal | null> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(dir, JOURNAL), 'utf8')) as RewindJournal;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // Not readable whole: written by the rename above or not at all, so this is damage; the
+    // rewind it recorded is not replayed (the workspace is as that rewind left it, each file
+    // whole), and what happened is said.
+    throw new Error(`the rewind journal is damaged: ${(err as Error).message}`);
+  }
+}
+
+export async function removeJournal(dir: string): Promise<void> {
+  await fs.rm(path.join(dir, JOURNAL), { force: true });
+}
