@@ -122,6 +122,12 @@ export interface Config {
    * files (NORMA_CONSOLE_DIR, default the package's dist/console, which `npm run build` writes).
    */
   console: { enabled: boolean; dir: string };
+  /**
+   * Checkpoints of workspaces: the default of a session's `checkpoints` (NORMA_CHECKPOINTS, on),
+   * the largest file captured (NORMA_CHECKPOINT_MAX_FILE_BYTES), the disk a session's checkpoints
+   * may take (NORMA_CHECKPOINT_MAX_BYTES) and the entries one holds (NORMA_CHECKPOINT_MAX_ENTRIES).
+   */
+  checkpoints: { enabled: boolean; maxFileBytes: number; maxSessionBytes: number; maxEntries: number };
 }
 
 export class ConfigError extends Error {
@@ -332,9 +338,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (consoleSwitch !== 'on' && consoleSwitch !== 'off') problems.push(`NORMA_CONSOLE must be "on" or "off", got ${JSON.stringify(consoleSwitch)}`);
   const consoleDir = get('NORMA_CONSOLE_DIR') !== undefined ? path.resolve(cwd, get('NORMA_CONSOLE_DIR')!) : path.join(packageRoot(), 'dist', 'console');
 
+  const checkpointSwitch = get('NORMA_CHECKPOINTS') ?? 'on';
+  if (checkpointSwitch !== 'on' && checkpointSwitch !== 'off') problems.push(`NORMA_CHECKPOINTS must be "on" or "off", got ${JSON.stringify(checkpointSwitch)}`);
+  const checkpoints = {
+    enabled: checkpointSwitch === 'on',
+    maxFileBytes: positiveInt('NORMA_CHECKPOINT_MAX_FILE_BYTES', 64 * 1024 * 1024),
+    maxSessionBytes: positiveInt('NORMA_CHECKPOINT_MAX_BYTES', 2 * 1024 * 1024 * 1024),
+    maxEntries: positiveInt('NORMA_CHECKPOINT_MAX_ENTRIES', 200_000),
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
+    checkpoints,
     port,
     host,
     dataDir,

@@ -28,6 +28,9 @@ export class DomainError extends Error {
 
   /** Seconds the caller should wait before trying again (sent as Retry-After), when known. */
   retryAfterS?: number;
+
+  /** A rewind's conflicts (the problem's `conflicts` member). */
+  conflicts?: { path: string; reason: string }[];
 }
 
 export const notFound = (what: string, id: string) => new DomainError('not_found', `${what} ${id} does not exist`);

@@ -61,6 +61,7 @@ import { sessionStateRoutes } from '../routes/session-state.js';
 import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
 import { outputRoutes } from '../routes/outputs.js';
+import { checkpointRoutes } from '../routes/checkpoints.js';
 import { metricsRoutes } from '../routes/metrics.js';
 import { consoleRoutes } from '../routes/console.js';
 import { ServerMetrics } from './telemetry/metrics.js';
@@ -390,6 +391,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(sessionStateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(outputRoutes, { ctx });
+  await app.register(checkpointRoutes, { ctx });
   await app.register(metricsRoutes, { metrics });
   if (config.console.enabled) await app.register(consoleRoutes, { keys, logins, now: () => clock().getTime(), dir: config.console.dir });
 

@@ -84,6 +84,7 @@ describe('loadConfig: defaults', () => {
       trustProxy: [],
       // The package's own build, whatever the working directory.
       console: { enabled: true, dir: path.resolve(import.meta.dirname, '..', 'dist', 'console') },
+      checkpoints: { enabled: true, maxFileBytes: 64 * 1024 * 1024, maxSessionBytes: 2 * 1024 * 1024 * 1024, maxEntries: 200_000 },
       admission: { maxRunning: 128, maxQueued: 1024, maxQueuedPerTenant: 256, maxWaitMs: 5_000 },
     });
     expect(c.sseHeartbeatMs).toBeLessThanOrEqual(15_000);

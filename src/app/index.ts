@@ -9,6 +9,7 @@ import { SessionStateUseCases } from './session-state.js';
 import { SessionUseCases } from './sessions.js';
 import { shutdownSessions } from './shutdown.js';
 import { TurnUseCases } from './turns.js';
+import { CheckpointUseCases } from './checkpoints.js';
 import { IdempotencyUseCases } from './idempotency.js';
 import type { SearchStatus } from '../web/state.js';
 import type { ClusterNode } from '../cluster/node.js';
@@ -28,6 +29,8 @@ export interface Application {
   audit: AuditUseCases;
   retention: RetentionUseCases;
   recovery: RecoveryUseCases;
+  /** A session's checkpoints, changes, rewind and fork. */
+  checkpoints: CheckpointUseCases;
   /** Idempotency-Key answers of the POSTs that create work. */
   idempotency: IdempotencyUseCases;
   /** The operator's search backend, as checked at start-up (readiness reports it). */
@@ -58,6 +61,7 @@ export function createApplication(deps: AppDeps): Application {
     audit: new AuditUseCases(parts),
     retention: new RetentionUseCases(parts),
     recovery: new RecoveryUseCases(parts),
+    checkpoints: new CheckpointUseCases(parts, sessions),
     idempotency: new IdempotencyUseCases(parts),
     webSearch: parts.webSearch,
     shutdown: (scope, graceMs) => shutdownSessions(parts, sessions, scope, graceMs),

@@ -10,6 +10,8 @@ import type { RecoveryUseCases } from './recovery.js';
 import type { SessionStateUseCases } from './session-state.js';
 import type { SessionUseCases } from './sessions.js';
 import type { TurnUseCases } from './turns.js';
+import type { CheckpointUseCases } from './checkpoints.js';
+import type { ForkRequest, RewindRequest } from '../contract/schemas.js';
 import type { KeyScope } from '../contract/tenant.js';
 import type { IdempotencyKeys, KeptWork } from '../store/idempotency.js';
 import type { Store } from '../store/store.js';
@@ -21,6 +23,7 @@ export interface Application {
   state: SessionStateUseCases;
   interactions: InteractionUseCases;
   recovery: RecoveryUseCases;
+  checkpoints: CheckpointUseCases;
 }
 
 export const OWNER_CALLS = {
@@ -33,6 +36,12 @@ export const OWNER_CALLS = {
   'state.todos': (app: Application, scope: Scope, sessionId: string) => app.state.todos(scope, sessionId),
   'state.mcp': (app: Application, scope: Scope, sessionId: string) => app.state.mcp(scope, sessionId),
   'state.skills': (app: Application, scope: Scope, sessionId: string) => app.state.skills(scope, sessionId),
+  'checkpoints.list': (app: Application, scope: Scope, sessionId: string, q: { limit?: number; cursor?: string }) => app.checkpoints.list(scope, sessionId, q),
+  'checkpoints.get': (app: Application, scope: Scope, sessionId: string, checkpointId: string) => app.checkpoints.get(scope, sessionId, checkpointId),
+  'checkpoints.changes': (app: Application, scope: Scope, sessionId: string, q: { from?: string; to?: string; diff: boolean }) => app.checkpoints.changes(scope, sessionId, q),
+  'checkpoints.turnChanges': (app: Application, scope: Scope, sessionId: string, turnId: string, diff: boolean) => app.checkpoints.turnChanges(scope, sessionId, turnId, diff),
+  'checkpoints.rewind': (app: Application, scope: Scope, sessionId: string, body: RewindRequest) => app.checkpoints.rewind(scope, sessionId, body),
+  'checkpoints.fork': (app: Application, scope: Scope, sessionId: string, body: ForkRequest) => app.checkpoints.fork(scope, sessionId, body),
   'interactions.answerPermission': (app: Application, scope: Scope, sessionId: string, permissionId: string, body: PermissionResponse) =>
     app.interactions.answerPermission(scope, sessionId, permissionId, body),
   'interactions.answerQuestion': (app: Application, scope: Scope, sessionId: string, questionId: string, body: QuestionResponse) =>
@@ -119,10 +128,12 @@ export function scopeFromWire(w: ScopeWire): Scope {
 /** What a command's owner answered: the call's value, or the DomainError it refused with. */
 export type Outcome =
   | { ok: true; value: unknown }
-  | { ok: false; error: { kind: DomainErrorKind; message: string; problems: string[]; location: DomainError['location'] } };
+  | { ok: false; error: { kind: DomainErrorKind; message: string; problems: string[]; location: DomainError['location']; conflicts?: DomainError['conflicts'] } };
 
 export function outcomeOf(err: unknown): Outcome {
-  if (err instanceof DomainError) return { ok: false, error: { kind: err.kind, message: err.message, problems: err.problems, location: err.location } };
+  if (err instanceof DomainError) {
+    return { ok: false, error: { kind: err.kind, message: err.message, problems: err.problems, location: err.location, ...(err.conflicts ? { conflicts: err.conflicts } : {}) } };
+  }
   // Anything else is the owner's own failure: the caller is told it failed there, not why.
   return { ok: false, error: { kind: 'unavailable', message: 'the node that runs this session failed to carry out the request; try again', problems: [], location: 'body' } };
 }
@@ -130,5 +141,7 @@ export function outcomeOf(err: unknown): Outcome {
 export function valueOf(outcome: Outcome): unknown {
   if (outcome.ok) return outcome.value;
   const e = outcome.error;
-  throw new DomainError(e.kind, e.message, e.problems, e.location);
+  const err = new DomainError(e.kind, e.message, e.problems, e.location);
+  if (e.conflicts) err.conflicts = e.conflicts;
+  throw err;
 }

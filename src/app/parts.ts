@@ -143,6 +143,7 @@ export function createParts(deps: AppDeps): Parts {
       // A new rule or mode may decide requests that wait for a person.
       onPermissionChange: (sessionId) => void broker.reevaluatePending(sessionId),
       tenants: deps.tenants,
+      logger,
     },
     runner: {
       config,

@@ -33,6 +33,7 @@ export class RetentionUseCases {
           if (!inUse && dir.startsWith(root + path.sep) && path.dirname(dir) === root) await fs.rm(dir, { recursive: true, force: true });
         }
         await fs.rm(path.join(config.dataDir, 'sandbox', session.id), { recursive: true, force: true });
+        await fs.rm(path.join(config.dataDir, 'checkpoints', session.id), { recursive: true, force: true });
         // A named memory store outlives its sessions; a session's private one goes with it.
         if (!session.memory_store) await fs.rm(memoryDir(config.dataDir, session), { recursive: true, force: true });
         store.deleteSession(session.id);

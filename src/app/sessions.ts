@@ -17,22 +17,33 @@ import { planSession } from './session-create.js';
 import { checkSessionLimit } from './limits.js';
 import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
 import type { KeptWork } from '../store/idempotency.js';
+import type { SessionRecord } from '../store/store.js';
 import { loadInstructions } from '../session/instructions.js';
 
 const MAX_LIST_LIMIT = 200;
+
+/** What makes a new session a fork (checkpoints.ts): its files, its settings beyond the body, its transcript. */
+export interface ForkPlan {
+  /** Fills the fresh workspace. */
+  fill(workspace: string): Promise<void>;
+  /** Sets what the create body does not carry (forked_from, the parent's session rules). */
+  adjust(record: SessionRecord): void;
+  /** Writes, in the transaction that stores the session, what comes with it (the transcript's turns). */
+  inCommit(record: SessionRecord): void;
+}
 
 export class SessionUseCases {
   constructor(private readonly parts: Parts) {}
 
   /** Creates a session; with `kept`, the session is settled under that Idempotency-Key in the transaction that stores it. */
-  async create(scope: Scope, body: SessionCreate, kept?: KeptWork): Promise<Session> {
+  async create(scope: Scope, body: SessionCreate, kept?: KeptWork, fork?: ForkPlan): Promise<Session> {
     const tenant = tenantOf(scope);
     requireModeWithin(this.parts, tenant, body.permission_mode, 'permission_mode');
     // Counted early with this process's creations under way (a refused one does no work), and
     // exactly in the transaction that stores the session (limits.ts).
     const release = this.reserveSession(tenant);
     try {
-      return await this.createNow(tenant, body, kept);
+      return await this.createNow(tenant, body, kept, fork);
     } finally {
       release();
     }
@@ -53,7 +64,7 @@ export class SessionUseCases {
     };
   }
 
-  private async createNow(tenant: string, body: SessionCreate, kept: KeptWork | undefined): Promise<Session> {
+  private async createNow(tenant: string, body: SessionCreate, kept: KeptWork | undefined, fork: ForkPlan | undefined): Promise<Session> {
     const { parts } = this;
     const { store, events } = parts.deps;
     const id = parts.deps.newId('ses');
@@ -74,6 +85,11 @@ export class SessionUseCases {
         await parts.deps.sandbox.handOver(made);
         record.session.workspace = made;
       } else record.session.workspace = plan.workspace;
+      if (fork && made) {
+        // A fork's workspace holds the parent's files as they were, before anything of it runs.
+        await fork.fill(made);
+        fork.adjust(record);
+      }
       if (plan.workspace !== null) {
         // A fresh workspace has no instruction files; a client's may (they join prompt turns).
         // From the real path the plan checked: never re-resolved, so a link put in its place since is not followed.
@@ -102,6 +118,7 @@ export class SessionUseCases {
           checkSessionLimit(parts, tenant, { held: true });
           store.putSession(record);
           events.emit(id, { type: 'session.created', session: record.session });
+          fork?.inCommit(record);
           if (kept) parts.keys.settle(kept, record.session);
         }),
       );

@@ -60,6 +60,11 @@ export const ProblemSchema = Type.Object(
         }),
       ),
     ),
+    conflicts: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), reason: Type.String() }), {
+        description: 'A rewind refused (409): the paths something other than the session changed since its last checkpoint',
+      }),
+    ),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' },
 );

@@ -1,6 +1,7 @@
 // SSE event payloads (API.md "Events"). Each type is a named OpenAPI component; `Event` is their union.
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { StringEnum } from './common.js';
+import { CallChangesSchema } from './checkpoint.js';
 import {
   DecisionSchema,
   MessageSchema,
@@ -89,6 +90,7 @@ export const EVENT_SCHEMAS = [
     tool_use_id: Type.String(),
     tool: Type.String(),
     result: ref(ToolResultSchema),
+    changes: Type.Optional(ref(CallChangesSchema, 'A call that may change the workspace, in a session with checkpoints: what it changed')),
   }),
   eventSchema('task.started', 'EventTaskStarted', 'A background task (Bash run_in_background) started', {
     task_id: Type.String(),
@@ -218,6 +220,18 @@ export const EVENT_SCHEMAS = [
     }),
     error: Type.Optional(Type.String()),
     duration_ms: Type.Integer({ minimum: 0 }),
+  }),
+  eventSchema('workspace.rewound', 'EventWorkspaceRewound', 'The workspace was rewound to a checkpoint (POST …/rewind, or a rewind a crash interrupted, finished at start-up); part of the audit trail', {
+    to: Type.String({ description: 'The checkpoint rewound to' }),
+    checkpoint_id: Type.String({ description: 'The checkpoint made just before (rewind to it to undo this one)' }),
+    after_checkpoint_id: Type.Union([Type.String(), Type.Null()], { description: 'The checkpoint of the workspace as the rewind left it' }),
+    restored: Type.Array(Type.String()),
+    deleted: Type.Array(Type.String()),
+    forced: Type.Array(Type.String(), { description: 'Conflicting paths rewound because the request said `force`' }),
+    paths: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'The globs the rewind was limited to; null: the whole workspace' }),
+    dropped_turns: Type.Array(Type.String()),
+    by: Type.Union([Type.String(), Type.Null()], { description: 'The key id that asked (null: the loopback caller of a server without keys, or the server finishing an interrupted rewind)' }),
+    recovered: Type.Boolean({ description: 'True: a rewind a crash interrupted, finished at start-up' }),
   }),
   eventSchema(
     'stream.end',

@@ -18,3 +18,4 @@ export * from './output.js';
 export * from './health.js';
 export * from './tenant.js';
 export * from './console.js';
+export * from './checkpoint.js';

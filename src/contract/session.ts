@@ -10,6 +10,7 @@ import { PermissionModeSchema } from './permission.js';
 import { InstructionFileSchema } from './memory.js';
 import { McpServerPublicSchema, McpServersSchema } from './mcp.js';
 import { PolicyPublicSchema } from './tenant.js';
+import { ForkedFromSchema } from './checkpoint.js';
 
 /** A tool name or `*` pattern in `deferred_tools`. */
 export const DEFERRED_PATTERN = '^[A-Za-z0-9_*-]{1,128}$';
@@ -71,6 +72,13 @@ export const SessionCreateSchema = Type.Object(
     ),
     model: Type.Optional(ref(ModelConfigInputSchema)),
     system_prompt: Type.Optional(Type.String({ maxLength: 200_000 })),
+    checkpoints: Type.Optional(
+      Type.Boolean({
+        description:
+          'Record the workspace at the start of every turn and around every call that may change it, so any change can be seen (GET …/changes) ' +
+          'and taken back (POST …/rewind); default: the operator\'s NORMA_CHECKPOINTS (on)',
+      }),
+    ),
     sandbox_network: Type.Optional(
       Type.Boolean({
         default: false,
@@ -176,6 +184,8 @@ export const SessionSchema = Type.Object(
     model: Type.Union([ref(ModelConfigSchema), Type.Null()]),
     system_prompt: Type.Union([Type.String(), Type.Null()]),
     sandbox_network: Type.Boolean({ description: 'Whether shell commands have HTTP(S) access through the session\'s egress proxy' }),
+    checkpoints: Type.Boolean({ description: 'Whether the session records checkpoints of its workspace (GET …/checkpoints)' }),
+    forked_from: Type.Union([ref(ForkedFromSchema), Type.Null()], { description: 'The session and checkpoint this one was forked from (POST …/fork); null: not a fork' }),
     limits: ref(SessionLimitsSchema),
     active_turn_id: Type.Union([Type.String(), Type.Null()]),
     warnings: Type.Array(Type.String()),

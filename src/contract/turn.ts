@@ -91,6 +91,7 @@ export const TurnSchema = Type.Object(
     model_calls: Type.Optional(Type.Integer({ description: 'Prompt turns: model calls made' })),
     created_at: Timestamp('Creation time'),
     ended_at: Type.Optional(Timestamp('When the turn reached a final status')),
+    rewound_at: Type.Optional(Timestamp('When a rewind with `conversation: true` dropped this turn from the transcript later prompt turns see')),
   },
   { $id: 'Turn' },
 );

@@ -88,9 +88,9 @@ export function problemBody(status: number, detail: string, instance?: string, e
   };
 }
 
-export function sendProblem(reply: FastifyReply, req: FastifyRequest, status: number, detail: string, errors?: Problem['errors']) {
+export function sendProblem(reply: FastifyReply, req: FastifyRequest, status: number, detail: string, errors?: Problem['errors'], extra?: Pick<Problem, 'conflicts'>) {
   const path = req.url.split('?')[0]!;
-  const body = problemBody(status, detail, path.length <= MAX_SHOWN_PATH ? path : undefined, errors);
+  const body = { ...problemBody(status, detail, path.length <= MAX_SHOWN_PATH ? path : undefined, errors), ...extra };
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 
@@ -168,6 +168,7 @@ export function installProblemHandling(app: FastifyInstance, { bodyLimitBytes, e
         status,
         err.message,
         problems.map((p) => ({ location: err.location, path: problemPointer(p), message: p })),
+        err.conflicts ? { conflicts: err.conflicts } : undefined,
       );
     }
     if (err.validation) {

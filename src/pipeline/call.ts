@@ -37,9 +37,25 @@ export async function callTool(call: ToolCall, tool: CoreTool, input: unknown, c
       return { ok: false, message: `${tool.name} was not run: the record of the call could not be stored (${err instanceof Error ? err.message : String(err)}).` };
     }
   }
+  // The workspace as it was before a call that may change it (a checkpoint to rewind to).
+  const checkpoint = env.checkpoint && !tool.isReadOnly(input) ? env.checkpoint : undefined;
+  if (checkpoint) {
+    try {
+      await raceAbort(checkpoint.before(call), env.signal);
+    } catch {
+      if (env.signal.aborted) throw cancelled(call, env.signal);
+    }
+  }
   try {
-    return { ok: true, output: await raceAbort(tool.call(input, ctx), env.signal) };
+    const output = await raceAbort(tool.call(input, ctx), env.signal);
+    if (checkpoint) await checkpoint.after(call).catch(() => undefined);
+    return { ok: true, output };
   } catch (err) {
+    // What it changed before it failed or was stopped is recorded too (the next checkpoint has it anyway).
+    if (checkpoint) {
+      const after = checkpoint.after(call).catch(() => undefined);
+      if (!env.signal.aborted) await after;
+    }
     if (env.signal.aborted) throw cancelled(call, env.signal);
     if (err instanceof PathRefusal && err.confinement) env.onRefusal?.(call, tool.name, { what: 'path', why: err.message });
     else if (err instanceof SandboxRefusal) env.onRefusal?.(call, tool.name, { what: 'process', why: err.message });

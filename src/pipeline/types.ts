@@ -74,6 +74,12 @@ export interface PipelineEnv {
   onRefusal?(call: ToolCall, tool: string, refusal: { what: 'path' | 'process'; why: string }): void;
   /** The turn's signal: cancellation stops waiting and running. */
   signal: AbortSignal;
+  /**
+   * A session with checkpoints: `before` records the workspace before a call that may change it
+   * runs, `after` once it ended (what it changed goes with its tool.completed). Neither fails a
+   * call: a checkpoint that cannot be made is said in the call's changes.
+   */
+  checkpoint?: { before(call: ToolCall): Promise<void>; after(call: ToolCall): Promise<void> };
 }
 
 export interface ExecOutcome {

@@ -3,6 +3,7 @@
 // the code that creates). What cannot be made again is returned as problems; creation refuses
 // them, recovery turns them into warnings on the session.
 import path from 'node:path';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { EventLog } from '../events/log.js';
 import { compileSessionHooks } from '../hooks/config.js';
@@ -32,6 +33,7 @@ import { sessionMcpHub, syncMcpTools, type McpHubDeps } from './mcp-tools.js';
 import { EventGate } from './event-gate.js';
 import { sessionRedactor } from './secrets.js';
 import type { TenantPolicies } from '../tenants/policy.js';
+import { openCheckpoints } from './checkpoints.js';
 
 export interface BuildDeps extends McpHubDeps {
   config: Config;
@@ -54,6 +56,7 @@ export interface BuildDeps extends McpHubDeps {
   onPermissionChange(sessionId: string): void;
   /** The tenants' policies as in force: deny rules, maximum mode, hooks every session of the tenant runs. */
   tenants: TenantPolicies;
+  logger?: Logger;
 }
 
 export interface BuiltRuntime {
@@ -192,8 +195,12 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     }
   }
 
+  // A rewind a crash interrupted is finished before anything else touches the workspace.
+  const checkpoints = s.checkpoints ? await openCheckpoints(record, workspace.root, deps, gate) : null;
+
   runtime = {
     id: s.id,
+    checkpoints,
     settings,
     registry: tools.registry,
     workspace,

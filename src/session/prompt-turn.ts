@@ -349,7 +349,7 @@ export class PromptTurnRunner extends TurnRunner {
           if (outcome.interrupt || outcome.stopTurn) {
             // The person (or a hook) stopped the work: the parent turn stops too.
             const why = outcome.interrupt ? `the user denied ${u.name} in the subagent and interrupted the turn` : `hook ${outcome.stopTurn!.hook} stopped the turn: ${outcome.stopTurn!.reason}`;
-            this.deps.events.emit(sid, { type: 'tool.completed', turn_id: this.turn.id, ...mark, tool_use_id: u.id, tool: u.name, result });
+            this.emitCompleted(sid, mark, u, result);
             this.stop(new TurnStop(why, 'interrupt'), 'cancelled', {
               code: outcome.interrupt ? 'interrupted' : 'stopped_by_hook',
               message: `In the subagent of ${parent.id}, ${why}.`,
@@ -358,10 +358,16 @@ export class PromptTurnRunner extends TurnRunner {
           }
         }
         results.set(u.id, result);
-        this.deps.events.emit(sid, { type: 'tool.completed', turn_id: this.turn.id, ...mark, tool_use_id: u.id, tool: u.name, result });
+        this.emitCompleted(sid, mark, u, result);
       }
       messages.push({ role: 'user', content: uses.map((u) => toModelResult(u.id, results.get(u.id))) });
     }
+  }
+
+  /** A subagent's call ended: its tool.completed, with what it changed in the workspace. */
+  private emitCompleted(sid: string, mark: { parent_tool_use_id: string }, u: { id: string; name: string }, result: ToolResult): void {
+    const changes = this.takeChanges(u.id);
+    this.deps.events.emit(sid, { type: 'tool.completed', turn_id: this.turn.id, ...mark, tool_use_id: u.id, tool: u.name, result, ...(changes ? { changes } : {}) });
   }
 
   private fail(code: string, message: string): void {

@@ -64,6 +64,7 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
     events: deps.events,
     clock: deps.clock,
     logger: deps.logger,
+    checkpoints: rt.checkpoints,
     env: {
       sessionId,
       registry: rt.registry,
@@ -179,7 +180,7 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
       if (!history) {
         const all = deps.store.listTurns(rt.id);
         const at = all.findIndex((t) => t.id === turn.id);
-        history = (at >= 0 ? all.slice(0, at) : all).filter((t) => t.kind === 'prompt').flatMap((t) => (t.messages ?? []) as Message[]);
+        history = (at >= 0 ? all.slice(0, at) : all).filter((t) => t.kind === 'prompt' && t.rewound_at === undefined).flatMap((t) => (t.messages ?? []) as Message[]);
       }
       return history;
     },

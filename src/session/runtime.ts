@@ -13,6 +13,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { DomainError } from '../errors.js';
 import type { SessionSettings } from './settings.js';
 import type { TurnRunner } from './turn.js';
+import type { SessionCheckpoints } from '../checkpoints/session.js';
 
 export interface SessionRuntime {
   readonly id: string;
@@ -44,6 +45,8 @@ export interface SessionRuntime {
   readonly mcp: McpHub | null;
   /** Whether a deferred tool was unlocked (its name matches an entry of `unlocked_tools`). */
   isUnlocked(name: string): boolean;
+  /** The session's checkpoints (null: the session takes none). */
+  readonly checkpoints: SessionCheckpoints | null;
   /** Made on the first prompt turn and kept (with their connections) until the session closes. */
   providers?: { main: ModelProvider; subagent: ModelProvider };
 }
@@ -112,6 +115,7 @@ export class RuntimeTable {
 /** Stops what a runtime keeps running (PTYs, tasks, model connections); the sandbox closes later. */
 export async function stopRuntimeParts(rt: SessionRuntime): Promise<void> {
   await rt.closeTools();
+  await rt.checkpoints?.close().catch(() => undefined);
   const p = rt.providers;
   rt.providers = undefined;
   if (p) await Promise.all([p.main.close?.(), p.subagent.close?.()]);

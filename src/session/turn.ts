@@ -13,6 +13,8 @@ import type { SubagentTask, ToolOutput } from '../tools/tool.js';
 import type { PauseHost } from '../interaction/broker.js';
 import type { PauseKind, PauseRecord, QuestionAnswer, QuestionAsk } from '../interaction/kinds.js';
 import { currentTrace, newTrace, runInTrace, type TraceContext } from '../trace/context.js';
+import type { SessionCheckpoints } from '../checkpoints/session.js';
+import type { CallChanges } from '../contract/checkpoint.js';
 
 type PauseKindName = PauseKind<PauseRecord, unknown, unknown>['name'];
 import { TurnStop } from '../interaction/stop.js';
@@ -41,6 +43,8 @@ export interface TurnRunnerDeps {
   onFinished: (runner: TurnRunner) => void;
   /** Asks a person the questions of one call of this turn (AskUser) and waits for the outcome. */
   askQuestions(host: TurnRunner, ask: QuestionAsk, signal: AbortSignal): Promise<QuestionAnswer>;
+  /** The session's checkpoints (absent or null: it takes none). */
+  checkpoints?: SessionCheckpoints | null;
 }
 
 export class TurnRunner implements PauseHost {
@@ -67,6 +71,8 @@ export class TurnRunner implements PauseHost {
   private finalStored = false;
   /** Abandoned: it writes nothing any more (see abandon). */
   private dropped = false;
+  /** What calls changed in the workspace, by tool_use_id, until their tool.completed carries it. */
+  private readonly callChanges = new Map<string, CallChanges>();
 
   constructor(
     readonly turn: Turn,
@@ -208,12 +214,54 @@ export class TurnRunner implements PauseHost {
           tool_use_id: call.id,
           chunk,
         }),
+      ...(this.deps.checkpoints ? { checkpoint: this.checkpointHooks(this.deps.checkpoints) } : {}),
       onRefusal: (call, tool, refusal) =>
         this.deps.logger.warn(
           { session_id: this.turn.session_id, turn_id: this.turn.id, tool_use_id: call.id, tool, refused: refusal.what, reason: refusal.why },
           'sandbox refused',
         ),
     };
+  }
+
+  /**
+   * The checkpoints around a call that may change the workspace. A checkpoint that cannot be made
+   * (a full disk) never fails the call: its changes say it cannot be undone, and why.
+   */
+  private checkpointHooks(cp: SessionCheckpoints): NonNullable<PipelineEnv['checkpoint']> {
+    const before = new Map<string, { id: string | null; complete: boolean; warnings: string[] }>();
+    const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
+    return {
+      before: async (call) => {
+        try {
+          const r = await cp.beforeCall(this.turn.id, call.id);
+          before.set(call.id, { id: r.id, complete: r.complete, warnings: r.warnings });
+        } catch (err) {
+          this.deps.logger.warn({ err, session_id: this.turn.session_id, turn_id: this.turn.id, tool_use_id: call.id }, 'no checkpoint before the call');
+          before.set(call.id, { id: null, complete: false, warnings: [`no checkpoint could be made before the call (${why(err)}): it cannot be undone`] });
+        }
+      },
+      after: async (call) => {
+        const b = before.get(call.id) ?? { id: null, complete: false, warnings: [] };
+        before.delete(call.id);
+        try {
+          const a = await cp.afterCall(this.turn.id, call.id);
+          this.callChanges.set(call.id, { checkpoint_id: b.id, undoable: b.id !== null && b.complete, files: a?.files ?? [], warnings: b.warnings });
+        } catch (err) {
+          this.callChanges.set(call.id, { checkpoint_id: b.id, undoable: b.id !== null && b.complete, files: [], warnings: [...b.warnings, `what the call changed could not be recorded (${why(err)})`] });
+        }
+      },
+    };
+  }
+
+  /** The turn's first checkpoint (not again for a turn resumed after a restart). */
+  private async checkpointStart(): Promise<void> {
+    const cp = this.deps.checkpoints;
+    if (!cp || cp.list().some((r) => r.turn_id === this.turn.id)) return;
+    try {
+      await cp.take({ reason: 'turn_start', turnId: this.turn.id });
+    } catch (err) {
+      this.deps.logger.warn({ err, session_id: this.turn.session_id, turn_id: this.turn.id }, 'no checkpoint at the start of the turn');
+    }
   }
 
   /** Validates the call once (execOne reuses it) and says whether it may run alongside others. */
@@ -276,6 +324,7 @@ export class TurnRunner implements PauseHost {
 
   private async run(): Promise<void> {
     try {
+      await this.checkpointStart();
       await this.body();
     } catch (err) {
       // Abandoned: its end is not this runner's to record.
@@ -308,6 +357,7 @@ export class TurnRunner implements PauseHost {
       const r = this.results.get(tu.id);
       return r ? [r] : [];
     });
+    const changes = this.takeChanges(call.id);
     // The result and its event commit together.
     this.write(() => {
       this.persist();
@@ -317,10 +367,18 @@ export class TurnRunner implements PauseHost {
         tool_use_id: call.id,
         tool: call.name,
         result,
+        ...(changes ? { changes } : {}),
       });
       then?.();
     });
     this.notifySettle();
+  }
+
+  /** What the call changed, once (for its tool.completed). */
+  protected takeChanges(toolUseId: string): CallChanges | undefined {
+    const c = this.callChanges.get(toolUseId);
+    this.callChanges.delete(toolUseId);
+    return c;
   }
 
   addPending(id: string, kind: PauseKindName): void {
@@ -389,6 +447,10 @@ export class TurnRunner implements PauseHost {
     this.write(() => {
       this.persist();
       this.deps.events.emit(this.turn.session_id, { type, turn: structuredClone(this.turn) });
+      // The workspace as the turn left it: queued now, before anything a next turn records.
+      this.deps.checkpoints?.take({ reason: 'turn_end', turnId: this.turn.id }).catch((err: unknown) => {
+        this.deps.logger.warn({ err, session_id: this.turn.session_id, turn_id: this.turn.id }, 'no checkpoint at the end of the turn');
+      });
       this.deps.onFinished(this);
       this.deps.store.afterCommit(() => {
         this.finalStored = true;

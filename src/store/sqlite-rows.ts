@@ -34,7 +34,8 @@ export function sessionRowOf(record: SessionRecord): unknown[] {
 export function sessionRecordOf(row: SessionRow | undefined): SessionRecord | undefined {
   if (!row) return undefined;
   return {
-    session: JSON.parse(row.data),
+    // Sessions stored before checkpoints existed read as sessions that take them.
+    session: { checkpoints: true, forked_from: null, ...JSON.parse(row.data) },
     hooks: row.hooks ? JSON.parse(row.hooks) : null,
     modelApiKey: row.model_api_key,
     model: row.model ? JSON.parse(row.model) : null,

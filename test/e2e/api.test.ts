@@ -52,6 +52,8 @@ describe('sessions', () => {
       workspace_owned: true,
       sandbox: 'bwrap',
       sandbox_network: false,
+      checkpoints: true,
+      forked_from: null,
       rules: [],
     });
     expect(res.body.id).toMatch(/^ses_[A-Za-z0-9_-]{22}$/);

@@ -612,6 +612,139 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the session's checkpoints, oldest first
+         * @description A checkpoint records the workspace at the start and end of every turn, before and after every call that may change it (any call that is not read-only), and around a rewind or fork. Content is stored once per distinct content (chunked), so an unchanged file costs nothing per checkpoint.
+         */
+        get: operations["listCheckpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List the session's checkpoints, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/checkpoints` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headCheckpoints"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/checkpoints/{checkpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One checkpoint, with what it did not capture and why */
+        get: operations["getCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * One checkpoint, with what it did not capture and why (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/checkpoints/{checkpoint_id}` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headCheckpoint"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed between two checkpoints (or turns), or up to now
+         * @description `from` and `to` each take a checkpoint id or a turn id (as `from`: the workspace before the turn started; as `to`: after it ended); `to` also takes `current` (the default; for a closed session its last checkpoint). `from` defaults to the session's first checkpoint.
+         */
+        get: operations["getChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * What changed between two checkpoints (or turns), or up to now (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/changes` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headChanges"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/turns/{turn_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a turn changed
+         * @description From the workspace before the turn started to the workspace after it ended, by any process of the session.
+         */
+        get: operations["getTurnChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * What a turn changed (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/turns/{turn_id}/changes` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headTurnChanges"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/rewind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the workspace (or some paths) back as it was at a checkpoint
+         * @description A checkpoint of the workspace is made first (`checkpoint_id`: rewind to it to undo this rewind). A path something other than the session changed since its last checkpoint is a conflict: 409 with `conflicts`, unless `force`. Refused (409) while a turn runs. Each file is replaced whole (written aside, then renamed); a rewind a crash interrupts is finished at the next start. `dry_run` says what would happen and changes nothing. Event `workspace.rewound`.
+         */
+        post: operations["rewindSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new session from this one at a checkpoint
+         * @description Same tenant, settings, rules and policy limits; a new workspace holding the files as they were at `at` (default: now); the prompt turns that had ended by then as its transcript. The parent is unchanged. Counts against the tenant's `max_sessions`.
+         */
+        post: operations["forkSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -687,6 +820,11 @@ export interface components {
                 /** @description JSON pointer to the offending value */
                 path: string;
                 message: string;
+            }[];
+            /** @description A rewind refused (409): the paths something other than the session changed since its last checkpoint */
+            conflicts?: {
+                path: string;
+                reason: string;
             }[];
         };
         /**
@@ -1149,6 +1287,8 @@ export interface components {
             skills?: string[];
             model?: components["schemas"]["ModelConfigInput"];
             system_prompt?: string;
+            /** @description Record the workspace at the start of every turn and around every call that may change it, so any change can be seen (GET …/changes) and taken back (POST …/rewind); default: the operator's NORMA_CHECKPOINTS (on) */
+            checkpoints?: boolean;
             /** @description Give shell commands HTTP and HTTPS access through the session's egress proxy (off by default): the egress guard applies (private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server's own addresses always), and every connection is an egress.request event. No other protocol leaves the sandbox. Needs socat on the server. With NORMA_SANDBOX=off commands always have the host's network. Default: `false`. */
             sandbox_network?: boolean;
             /** @description MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?, workspace?, workspace_code?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard) */
@@ -1261,6 +1401,10 @@ export interface components {
             system_prompt: string | null;
             /** @description Whether shell commands have HTTP(S) access through the session's egress proxy */
             sandbox_network: boolean;
+            /** @description Whether the session records checkpoints of its workspace (GET …/checkpoints) */
+            checkpoints: boolean;
+            /** @description The session and checkpoint this one was forked from (POST …/fork); null: not a fork */
+            forked_from: components["schemas"]["ForkedFrom"] | null;
             limits: components["schemas"]["SessionLimits"];
             active_turn_id: string | null;
             warnings: string[];
@@ -1427,6 +1571,11 @@ export interface components {
              * @description When the turn reached a final status
              */
             ended_at?: string;
+            /**
+             * Format: date-time
+             * @description When a rewind with `conversation: true` dropped this turn from the transcript later prompt turns see
+             */
+            rewound_at?: string;
         };
         TurnList: {
             items: components["schemas"]["Turn"][];
@@ -1693,6 +1842,115 @@ export interface components {
             expired_at?: string;
         };
         OutputList: components["schemas"]["Output"][];
+        /** @description A recorded state of the session's workspace */
+        Checkpoint: {
+            /** @description Server-made checkpoint id (`ckpt_…`) */
+            id: string;
+            /** @description The turn it was made in; null for those a rewind or fork made */
+            turn_id: string | null;
+            /** @description The call it was made before (`before_call`) or after (`after_call`) */
+            tool_use_id?: string;
+            /**
+             * @description When it was made: as a turn started or ended, before or after a call that may change the workspace, just before a rewind (the checkpoint that undoes it) and just after, or as a fork's workspace was filled
+             * @enum {string}
+             */
+            reason: "turn_start" | "before_call" | "after_call" | "turn_end" | "before_rewind" | "after_rewind" | "fork";
+            /**
+             * Format: date-time
+             * @description When it was made
+             */
+            created_at: string;
+            /** @description Files and links it holds */
+            files: number;
+            /** @description Bytes of those files, as the workspace had them */
+            bytes: number;
+            /** @description Bytes it added to the session's checkpoint store (content stored before costs nothing) */
+            added_bytes: number;
+            /** @description Entries it did not capture: special files, files over the size bound or the budget (GET …/checkpoints/{id} lists them) */
+            not_captured: number;
+            /** @description False: something other than special files was not captured (over the budget, written while it was read); a rewind to it leaves those paths alone */
+            complete: boolean;
+            warnings: string[];
+        };
+        CheckpointList: {
+            items: components["schemas"]["Checkpoint"][];
+            /** @description Pass as `cursor` for the next page */
+            next_cursor: string | null;
+        };
+        CheckpointDetail: {
+            checkpoint: components["schemas"]["Checkpoint"];
+            /** @description What it did not capture, and why */
+            not_captured: {
+                path: string;
+                reason: string;
+            }[];
+        };
+        /** @description One path that differs (a rename is a deletion and an addition; a link is compared by its target) */
+        FileChange: {
+            /** @description Relative to the workspace */
+            path: string;
+            /** @enum {string} */
+            status: "added" | "modified" | "deleted";
+            binary: boolean;
+            before_sha256?: string;
+            after_sha256?: string;
+            additions: number;
+            deletions: number;
+        };
+        ChangeList: {
+            /** @description The checkpoint compared from */
+            from: string;
+            /** @description The checkpoint compared to, or `current` */
+            to: string;
+            files: components["schemas"]["FileChange"][];
+        };
+        CallChanges: {
+            /** @description The checkpoint made before the call (rewind to it to undo the call); null when none could be made */
+            checkpoint_id: string | null;
+            /** @description False: the checkpoint before the call did not capture everything (over the budget, a full disk): the call cannot be undone whole */
+            undoable: boolean;
+            /** @description What the call changed, by any process of the session, while it ran */
+            files: components["schemas"]["FileChange"][];
+            warnings: string[];
+        };
+        RewindRequest: {
+            /** @description A checkpoint id, or a turn id: the workspace just before that turn started */
+            to: string;
+            /** @description Only these paths (globs relative to the workspace, gitignore-style; a directory takes what is below it); default: the whole workspace */
+            paths?: string[];
+            /** @description Prompt sessions: also drop the transcript of the turns from that point on, so the model does not remember undone work */
+            conversation?: boolean;
+            /** @description Say what would happen (conflicts included); change nothing */
+            dry_run?: boolean;
+            /** @description Rewind paths something other than the session changed, too */
+            force?: boolean;
+        };
+        RewindResult: {
+            /** @description Paths written (or directories made) to match the checkpoint */
+            restored: string[];
+            /** @description Paths removed (the checkpoint does not have them) */
+            deleted: string[];
+            conflicts: {
+                path: string;
+                reason: string;
+            }[];
+            /** @description Paths the checkpoint did not capture: left as they are */
+            skipped: string[];
+            /** @description The checkpoint made just before rewinding (rewind to it to undo this rewind); null in a dry run */
+            checkpoint_id: string | null;
+            /** @description With `conversation`: the turns whose transcript the model no longer sees */
+            dropped_turns: string[];
+            dry_run: boolean;
+        };
+        ForkRequest: {
+            /** @description A checkpoint id, or a turn id (the workspace just before that turn); default: the workspace now */
+            at?: string;
+        };
+        /** @description The session and checkpoint a fork was made from */
+        ForkedFrom: {
+            session_id: string;
+            checkpoint_id: string;
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -1908,6 +2166,7 @@ export interface components {
             tool_use_id: string;
             tool: string;
             result: components["schemas"]["ToolResult"];
+            changes?: components["schemas"]["CallChanges"];
         };
         /** @description A background task (Bash run_in_background) started */
         EventTaskStarted: {
@@ -2249,6 +2508,36 @@ export interface components {
             error?: string;
             duration_ms: number;
         };
+        /** @description The workspace was rewound to a checkpoint (POST …/rewind, or a rewind a crash interrupted, finished at start-up); part of the audit trail */
+        EventWorkspaceRewound: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "workspace.rewound";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @description The checkpoint rewound to */
+            to: string;
+            /** @description The checkpoint made just before (rewind to it to undo this one) */
+            checkpoint_id: string;
+            /** @description The checkpoint of the workspace as the rewind left it */
+            after_checkpoint_id: string | null;
+            restored: string[];
+            deleted: string[];
+            /** @description Conflicting paths rewound because the request said `force` */
+            forced: string[];
+            /** @description The globs the rewind was limited to; null: the whole workspace */
+            paths: string[] | null;
+            dropped_turns: string[];
+            /** @description The key id that asked (null: the loopback caller of a server without keys, or the server finishing an interrupted rewind) */
+            by: string | null;
+            /** @description True: a rewind a crash interrupted, finished at start-up */
+            recovered: boolean;
+        };
         /** @description Sent by the server just before it ends this SSE stream (shutdown, the client read too slowly, or the key it was opened with was removed or expired); not stored. Reconnect with Last-Event-ID (or ?after=) set to `resume_after` to continue without a gap (after `revoked`: with a valid key). */
         EventStreamEnd: {
             /**
@@ -2267,7 +2556,7 @@ export interface components {
             resume_after: number;
         };
         /** @description Any SSE event; `type` tells which */
-        Event: components["schemas"]["EventSessionCreated"] | components["schemas"]["EventSessionUpdated"] | components["schemas"]["EventSessionClosed"] | components["schemas"]["EventTurnStarted"] | components["schemas"]["EventToolStarted"] | components["schemas"]["EventToolProgress"] | components["schemas"]["EventPermissionRequested"] | components["schemas"]["EventPermissionResolved"] | components["schemas"]["EventQuestionAsked"] | components["schemas"]["EventQuestionAnswered"] | components["schemas"]["EventTodoUpdated"] | components["schemas"]["EventToolCompleted"] | components["schemas"]["EventTaskStarted"] | components["schemas"]["EventTaskCompleted"] | components["schemas"]["EventTurnCompleted"] | components["schemas"]["EventTurnFailed"] | components["schemas"]["EventTurnCancelled"] | components["schemas"]["EventTurnInterrupted"] | components["schemas"]["EventTurnResumed"] | components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"] | components["schemas"]["EventMessageDelta"] | components["schemas"]["EventMessageCompleted"] | components["schemas"]["EventEgressRequest"] | components["schemas"]["EventMcpServerStarted"] | components["schemas"]["EventMcpServerExited"] | components["schemas"]["EventToolsChanged"] | components["schemas"]["EventMcpRequest"] | components["schemas"]["EventStreamEnd"];
+        Event: components["schemas"]["EventSessionCreated"] | components["schemas"]["EventSessionUpdated"] | components["schemas"]["EventSessionClosed"] | components["schemas"]["EventTurnStarted"] | components["schemas"]["EventToolStarted"] | components["schemas"]["EventToolProgress"] | components["schemas"]["EventPermissionRequested"] | components["schemas"]["EventPermissionResolved"] | components["schemas"]["EventQuestionAsked"] | components["schemas"]["EventQuestionAnswered"] | components["schemas"]["EventTodoUpdated"] | components["schemas"]["EventToolCompleted"] | components["schemas"]["EventTaskStarted"] | components["schemas"]["EventTaskCompleted"] | components["schemas"]["EventTurnCompleted"] | components["schemas"]["EventTurnFailed"] | components["schemas"]["EventTurnCancelled"] | components["schemas"]["EventTurnInterrupted"] | components["schemas"]["EventTurnResumed"] | components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"] | components["schemas"]["EventMessageDelta"] | components["schemas"]["EventMessageCompleted"] | components["schemas"]["EventEgressRequest"] | components["schemas"]["EventMcpServerStarted"] | components["schemas"]["EventMcpServerExited"] | components["schemas"]["EventToolsChanged"] | components["schemas"]["EventMcpRequest"] | components["schemas"]["EventWorkspaceRewound"] | components["schemas"]["EventStreamEnd"];
         /** @description Everything the server knows about one session, for audit */
         SessionExport: {
             /** @enum {string} */
@@ -4973,6 +5262,447 @@ export interface operations {
             414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             416: components["responses"]["Problem416"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    listCheckpoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `next_cursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of checkpoints */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headCheckpoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `next_cursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of checkpoints */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    getCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Checkpoint id */
+                checkpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointDetail"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Checkpoint id */
+                checkpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckpointDetail"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    getChanges: {
+        parameters: {
+            query?: {
+                /** @description A checkpoint id or a turn id */
+                from?: string;
+                /** @description A checkpoint id, a turn id, or `current` */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changed paths (JSON), or with `Accept: text/x-diff` the unified diff (binary files named, not dumped) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeList"];
+                    "text/x-diff": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headChanges: {
+        parameters: {
+            query?: {
+                /** @description A checkpoint id or a turn id */
+                from?: string;
+                /** @description A checkpoint id, a turn id, or `current` */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changed paths (JSON), or with `Accept: text/x-diff` the unified diff (binary files named, not dumped) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeList"];
+                    "text/x-diff": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    getTurnChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Turn id */
+                turn_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changed paths (JSON), or with `Accept: text/x-diff` the unified diff (binary files named, not dumped) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeList"];
+                    "text/x-diff": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headTurnChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Turn id */
+                turn_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changed paths (JSON), or with `Accept: text/x-diff` the unified diff (binary files named, not dumped) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeList"];
+                    "text/x-diff": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    rewindSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewindRequest"];
+            };
+        };
+        responses: {
+            /** @description What the rewind did (or, with dry_run, would do) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RewindResult"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    forkSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkRequest"];
+            };
+        };
+        responses: {
+            /** @description The new session, with `forked_from` */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];

@@ -83,8 +83,11 @@ export function summarize(e: NormaEvent): string {
       return `${e.items.length} items, ${e.items.filter((i) => i.status === 'completed').length} done`;
     case 'tool.completed': {
       const text = firstText(e.result.content);
-      return `${e.tool}${e.result.is_error ? ' error' : ''}${text ? `: ${clip(text)}` : ''}`;
+      const files = e.changes?.files.length ? ` · ${e.changes.files.length} file${e.changes.files.length === 1 ? '' : 's'} changed` : '';
+      return `${e.tool}${e.result.is_error ? ' error' : ''}${text ? `: ${clip(text)}` : ''}${files}`;
     }
+    case 'workspace.rewound':
+      return `to ${e.to}: ${e.restored.length} restored, ${e.deleted.length} deleted${e.recovered ? ' (finished at start-up)' : ''}`;
     case 'task.started':
       return `${e.task_id}: ${clip(e.command)}`;
     case 'task.completed':
