@@ -277,6 +277,26 @@ describe('the document under Prism (proxy mode, validating every request and res
     await d.get(`${base}/turns/${secondId}?wait=5`);
     expectStatus(await d.post(`${base}/turns/${secondId}/cancel`), 200);
 
+    // Checkpoints: the list, one, what changed (JSON and the unified diff), a dry-run rewind, a fork.
+    const checkpoints = await d.get(`${base}/checkpoints`);
+    expect(checkpoints.status, checkpoints.text).toBe(200);
+    await d.head(`${base}/checkpoints`);
+    const checkpointId = (checkpoints.json as { items: { id: string }[] }).items[0]!.id;
+    expectStatus(await d.get(`${base}/checkpoints/${checkpointId}`), 200);
+    await d.head(`${base}/checkpoints/${checkpointId}`);
+    expectStatus(await d.get(`${base}/checkpoints/ckpt_nothing_here`), 404);
+    expectStatus(await d.get(`${base}/changes?from=${checkpointId}`), 200);
+    await d.head(`${base}/changes`);
+    const unified = await d.get(`${base}/changes`, { accept: 'text/x-diff' });
+    expect(unified.status).toBe(200);
+    expect(unified.text).toContain('diff --git a/a.txt b/a.txt');
+    expectStatus(await d.get(`${base}/turns/${writeId}/changes`), 200);
+    await d.head(`${base}/turns/${writeId}/changes`);
+    expectStatus(await d.post(`${base}/rewind`, { to: writeId, dry_run: true }), 200);
+    expectStatus(await d.post(`${base}/rewind`, { to: 'ckpt_nothing_here' }), 404);
+    expectStatus(await d.call('POST', `${base}/rewind`, { body: { to: writeId, paths: [42] }, invalid: true }), 400);
+    expectStatus(await d.post(`${base}/fork`, {}), 201);
+
     // A question and its answer.
     const ask = await d.post(`${base}/turns?wait=5`, {
       tool_uses: [{ id: 'toolu_q', name: 'AskUser', input: { questions: [{ question: 'Which colour?', options: [{ label: 'red' }, { label: 'blue' }] }] } }],

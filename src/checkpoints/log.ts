@@ -79,11 +79,18 @@ export async function readLog(dir: string): Promise<CheckpointRecord[]> {
 /** Appends one record and makes it durable. */
 export async function appendLog(dir: string, record: CheckpointRecord): Promise<void> {
   const file = path.join(dir, LOG);
-  const h = await fs.open(file, 'a', 0o600);
+  const h = await fs.open(file, 'a+', 0o600);
   try {
     const { size } = await h.stat();
+    // A line a crash cut short is ended first, so this record is a line of its own.
+    let torn = false;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await h.read(last, 0, 1, size - 1);
+      torn = last[0] !== 0x0a;
+    }
     try {
-      await h.write(`${JSON.stringify(record)}\n`);
+      await h.write(`${torn ? '\n' : ''}${JSON.stringify(record)}\n`);
       await h.datasync();
     } catch (err) {
       // A line cut short (a full disk) is taken back, so the next one starts a line of its own.

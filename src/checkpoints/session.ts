@@ -202,6 +202,7 @@ export class SessionCheckpoints extends CheckpointReader {
 
   /** Scans and records a checkpoint (not queued: the caller is inside `serial`). */
   private async record(p: { reason: CheckpointReason; turnId: string | null; toolUseId?: string }): Promise<CheckpointRecord> {
+    const usedBefore = this.used;
     const scan = await this.scanNow();
     if (!this.lastManifest) {
       const put = await this.objects.put(Buffer.from(JSON.stringify({ entries: scan.entries, notCaptured: scan.notCaptured } satisfies Manifest)));
@@ -221,7 +222,7 @@ export class SessionCheckpoints extends CheckpointReader {
       created_at: this.o.clock().toISOString(),
       files: scan.entries.filter((e) => e.kind !== 'dir').length,
       bytes: scan.bytes,
-      added_bytes: scan.added,
+      added_bytes: this.used - usedBefore,
       manifest: this.lastManifest,
       not_captured: scan.notCaptured.length,
       complete: scan.notCaptured.every((n) => n.reason.includes('never captured')),

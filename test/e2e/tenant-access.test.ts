@@ -31,6 +31,7 @@ interface Side {
   question: string;
   permSession: string;
   questionSession: string;
+  checkpoint: string;
 }
 const sides = {} as { own: Side; foreign: Side };
 
@@ -76,6 +77,7 @@ async function makeSide(c: ContractClient): Promise<Side> {
     questionSession,
     perm: await pendingPermission(c, permSession),
     question: await pendingQuestion(c, questionSession),
+    checkpoint: (await c.get(`/v1/sessions/${main.id}/checkpoints`)).body.items[0].id as string,
   };
 }
 
@@ -148,6 +150,12 @@ const ROWS: Row[] = [
   { method: 'GET', template: S('/todos'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/todos` }) },
   { method: 'GET', template: S('/memory'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/memory` }) },
   { method: 'GET', template: S('/skills'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/skills` }) },
+  { method: 'GET', template: S('/checkpoints'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/checkpoints` }) },
+  { method: 'GET', template: S('/checkpoints/{checkpoint_id}'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/checkpoints/${s.checkpoint}` }) },
+  { method: 'GET', template: S('/changes'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/changes?from=${s.checkpoint}` }) },
+  { method: 'GET', template: S('/turns/{turn_id}/changes'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/turns/${s.turn}/changes` }) },
+  { method: 'POST', template: S('/rewind'), access: 'write', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/rewind`, body: { to: s.checkpoint, dry_run: true } }) },
+  { method: 'POST', template: S('/fork'), access: 'write', ok: 201, request: async (s) => ({ path: `/v1/sessions/${s.main}/fork`, body: { at: s.checkpoint } }) },
   { method: 'GET', template: S('/outputs'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/outputs` }) },
   { method: 'GET', template: S('/outputs/{output_id}'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/outputs/${s.output}` }) },
   { method: 'GET', template: S('/events'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/events` }) },
