@@ -224,4 +224,53 @@ describe('checkpoints', () => {
     expect(now.status).toBe(201);
     expect(await fs.readFile(path.join(now.body.workspace, 'f.txt'), 'utf8')).toBe('two\n');
   });
+
+  it('in a prompt session, conversation: true drops the turns from that point on; a fork carries the turns that had ended', async () => {
+    t = await startServer();
+    // The scripted model answers by how many replies the conversation holds: what the model is
+    // sent shows in which reply comes back.
+    const script = [
+      { content: [{ type: 'tool_use', id: 'toolu_w', name: 'Write', input: { file_path: 'a.txt', content: 'one\n' } }] },
+      { content: [{ type: 'text', text: 'reply 1' }] },
+      { content: [{ type: 'text', text: 'reply 2' }] },
+      { content: [{ type: 'text', text: 'reply 3' }] },
+      { content: [{ type: 'text', text: 'reply 4' }] },
+    ];
+    const s = await session(t.api, { model: { provider: 'scripted', model: 'demo', script } });
+    const prompt = async (sid: string, text: string) => {
+      const r = await t!.api.post(`/v1/sessions/${sid}/turns?wait=10`, { prompt: text });
+      expect(r.body.status, JSON.stringify(r.body)).toBe('completed');
+      return r.body as { id: string; messages: { role: string; content: { text?: string }[] }[] };
+    };
+    const lastText = (turn: { messages: { role: string; content: { text?: string }[] }[] }) => turn.messages.at(-1)!.content[0]!.text;
+    const one = await prompt(s.id, 'write it');
+    expect(lastText(one)).toBe('reply 1');
+    const two = await prompt(s.id, 'and then?');
+    expect(lastText(two)).toBe('reply 2');
+
+    // A fork before turn two: the files as they were then, the first turn's conversation.
+    const fork = (await t.api.post(`/v1/sessions/${s.id}/fork`, { at: two.id })).body;
+    expect(await fs.readFile(path.join(fork.workspace, 'a.txt'), 'utf8')).toBe('one\n');
+    const forkTurns = (await t.api.get(`/v1/sessions/${fork.id}/turns`)).body.items as { id: string; session_id: string }[];
+    expect(forkTurns).toHaveLength(1);
+    expect(forkTurns[0]!.session_id).toBe(fork.id);
+    expect(forkTurns[0]!.id).not.toBe(one.id);
+    expect(lastText(await prompt(fork.id, 'go on'))).toBe('reply 2');
+
+    // Rewinding the parent to before turn two with its conversation: turn two is dropped.
+    const r = await t.api.post(`/v1/sessions/${s.id}/rewind`, { to: two.id, conversation: true });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.dropped_turns).toEqual([two.id]);
+    expect((await t.api.get(`/v1/sessions/${s.id}/turns/${two.id}`)).body.rewound_at).toEqual(expect.any(String));
+    expect(lastText(await prompt(s.id, 'again'))).toBe('reply 2');
+    // Without the conversation, the transcript stays.
+    const plain = await t.api.post(`/v1/sessions/${s.id}/rewind`, { to: one.id });
+    expect(plain.body.dropped_turns).toEqual([]);
+    expect(lastText(await prompt(s.id, 'and now?'))).toBe('reply 3');
+
+    // A session without a model has no transcript to rewind.
+    const direct = await session(t.api);
+    const d = await turn(t.api, direct.id, [{ name: 'Write', input: { file_path: 'x', content: 'x' } }]);
+    expect((await t.api.post(`/v1/sessions/${direct.id}/rewind`, { to: d.id, conversation: true })).status).toBe(400);
+  });
 });
