@@ -48,6 +48,7 @@ export class ObjectStore {
   private current = 0;
   private size = 0;
   private handle: fs.FileHandle | null = null;
+  private readonly readers = new Map<number, Promise<fs.FileHandle>>();
   private dirty = false;
   /** A record was left out as damaged: content known by name may lack a part, so puts store what is missing. */
   private damaged = false;
@@ -176,20 +177,26 @@ export class ObjectStore {
     await this.flush();
     await this.handle?.close();
     this.handle = null;
+    const readers = [...this.readers.values()];
+    this.readers.clear();
+    for (const r of readers) await (await r.catch(() => null))?.close().catch(() => undefined);
   }
 
   private async read(kind: Kind, name: string): Promise<Buffer> {
     const place = this.index.get(`${kind}${name}`);
     if (!place) throw new Error(`checkpoint object ${name} is missing`);
-    const h = await fs.open(this.packPath(place.pack), 'r');
-    try {
-      const out = Buffer.alloc(place.length);
-      const { bytesRead } = await h.read(out, 0, place.length, place.offset);
-      if (bytesRead !== place.length) throw new Error(`checkpoint object ${name} is cut short`);
-      return out;
-    } finally {
-      await h.close();
+    // One read descriptor per pack, kept until close (a diff reads hundreds of objects).
+    let opening = this.readers.get(place.pack);
+    if (!opening) {
+      opening = fs.open(this.packPath(place.pack), 'r');
+      this.readers.set(place.pack, opening);
+      opening.catch(() => this.readers.delete(place.pack));
     }
+    const h = await opening;
+    const out = Buffer.alloc(place.length);
+    const { bytesRead } = await h.read(out, 0, place.length, place.offset);
+    if (bytesRead !== place.length) throw new Error(`checkpoint object ${name} is cut short`);
+    return out;
   }
 
   /** Appends one record to the pack being written (a new pack past the size limit). The bytes added. */

@@ -182,6 +182,10 @@ async function walkKnown(w: Walk, dir: Anchor, rel: string): Promise<void> {
     const name = e.path.slice(rel ? rel.length + 1 : 0);
     const at = w.c.at(dir, name);
     const st = await fs.lstat(at, { bigint: true }).catch(() => null);
+    if (st?.isDirectory() && w.inc?.state(e.path, st.ino) === 'subtree') {
+      if (take(w, e)) copySubtree(w, e.path);
+      continue;
+    }
     const child = st?.isDirectory() ? await openChild(w.c, at, path.join(dir.real, name), st) : null;
     if (!child || !st) {
       // Changed after all (its event not heard yet): the next checkpoint reads it.
@@ -218,6 +222,13 @@ async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
       if (target === null) out.notCaptured.push({ path: p, reason: 'changed while the checkpoint was made' });
       else out.entries.push({ kind: 'link', path: p, target });
     } else if (st.isDirectory()) {
+      // Unchanged since the last scan (watched, same inode, no event in it or below): taken
+      // whole without opening it.
+      if (w.inc?.state(p, st.ino) === 'subtree') {
+        out.entries.push({ kind: 'dir', path: p, mode: Number(st.mode & 0o7777n) });
+        copySubtree(w, p);
+        continue;
+      }
       const child = await openChild(c, at, path.join(dir.real, name), st);
       if (!child) {
         out.notCaptured.push({ path: p, reason: 'replaced while the checkpoint was made' });
@@ -271,6 +282,8 @@ async function openChild(c: Confinement, at: string, expected: string, st: BigIn
 
 /** The file's content name: from the cache when nothing about it changed, else read (through the descriptor) and stored. */
 const OVER_BUDGET = Symbol('over budget');
+/** Newer than this (ns) is "racy": file timestamps come from a clock that ticks every few ms. */
+const RACY_NS = 50_000_000n;
 
 async function fileContent(
   c: Confinement,
@@ -310,7 +323,12 @@ async function fileContent(
     const put = await objects.put(bytes);
     out.added += put.added;
     if (budget) budget.remaining -= put.added;
-    cache.known.set(p, { dev: fst.dev, ino: fst.ino, size: fst.size, mtimeNs: fst.mtimeNs, ctimeNs: fst.ctimeNs, sha256: put.sha256 });
+    // A file changed within the clock's granularity of now could change again under the same
+    // timestamps (file systems stamp with a coarse clock): it is not trusted from the cache, and
+    // the next scan reads it again (git's "racy" entries).
+    if (BigInt(Date.now()) * 1_000_000n - (fst.ctimeNs > fst.mtimeNs ? fst.ctimeNs : fst.mtimeNs) > RACY_NS) {
+      cache.known.set(p, { dev: fst.dev, ino: fst.ino, size: fst.size, mtimeNs: fst.mtimeNs, ctimeNs: fst.ctimeNs, sha256: put.sha256 });
+    } else cache.known.delete(p);
     return put.sha256;
   } finally {
     await opened.handle.close().catch(() => undefined);
