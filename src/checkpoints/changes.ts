@@ -39,8 +39,11 @@ const same = (a: Leaf, b: Leaf): boolean =>
 
 /** The leaves that differ between `before` and `after`, by path. */
 function pairs(before: readonly Entry[], after: readonly Entry[]): { path: string; a?: Leaf; b?: Leaf }[] {
-  const a = new Map(before.filter(isLeaf).map((e) => [e.path, e]));
-  const b = new Map(after.filter(isLeaf).map((e) => [e.path, e]));
+  // What a walk took whole from the last one is the very same entry: only the others can differ.
+  const inBefore = new Set(before);
+  const inAfter = new Set(after);
+  const a = new Map(before.filter((e): e is Leaf => isLeaf(e) && !inAfter.has(e)).map((e) => [e.path, e]));
+  const b = new Map(after.filter((e): e is Leaf => isLeaf(e) && !inBefore.has(e)).map((e) => [e.path, e]));
   const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
   return paths.flatMap((p) => {
     const x = a.get(p);

@@ -92,6 +92,13 @@ export interface Incremental {
   previous: Scan;
   state(rel: string, ino: bigint): 'subtree' | 'self' | 'walk';
   watch(rel: string, ino: bigint, at: string): void;
+  /**
+   * For a directory walked again: the names of its entries events were about since the last
+   * scan (the others are as the last scan found them), or null when that is not known.
+   */
+  changedNames?(rel: string): ReadonlySet<string> | null;
+  /** The inode a directory was watched with, if it is. */
+  watchedIno?(rel: string): bigint | undefined;
 }
 
 type Known2 = Entry | NotCaptured;
@@ -203,11 +210,26 @@ async function walkKnown(w: Walk, dir: Anchor, rel: string): Promise<void> {
 async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
   const { c, out, limits } = w;
   const names = (await fs.readdir(c.anchored ? `/proc/self/fd/${dir.handle.fd}` : dir.real)).sort();
+  // Entries no event named since the last scan are as it found them: not stat'ed again.
+  const changed = w.inc?.changedNames?.(rel) ?? null;
+  const before = changed ? new Map((w.children.get(rel) ?? []).map((e) => [e.path, e])) : null;
   for (const name of names) {
     const p = rel ? `${rel}/${name}` : name;
     if (out.entries.length >= limits.maxEntries) {
       out.notCaptured.push({ path: p, reason: `past the ${limits.maxEntries} entries a checkpoint holds` });
       continue;
+    }
+    const known = before && !changed!.has(name) ? before.get(p) : undefined;
+    if (known && 'kind' in known) {
+      if (known.kind !== 'dir') {
+        take(w, known);
+        continue;
+      }
+      const ino = w.inc!.watchedIno?.(p);
+      if (ino !== undefined && w.inc!.state(p, ino) === 'subtree') {
+        if (take(w, known)) copySubtree(w, p);
+        continue;
+      }
     }
     const at = c.at(dir, name);
     let st: BigIntStats;

@@ -205,7 +205,7 @@ export class SessionCheckpoints extends CheckpointReader {
     const usedBefore = this.used;
     const scan = await this.scanNow();
     if (!this.lastManifest) {
-      const put = await this.objects.put(Buffer.from(JSON.stringify({ entries: scan.entries, notCaptured: scan.notCaptured } satisfies Manifest)));
+      const put = await this.objects.put(Buffer.from(manifestJson(scan)));
       this.used += put.added;
       this.lastManifest = put.sha256;
     }
@@ -343,6 +343,19 @@ export class SessionCheckpoints extends CheckpointReader {
     this.tracker.close();
     await super.close();
   }
+}
+
+/** Each entry's JSON, kept while the entry is (a walk reuses the entries of what did not change). */
+const entryJson = new WeakMap<Entry, string>();
+
+/** The manifest's JSON (the shape of Manifest), serialising only entries not serialised before. */
+function manifestJson(scan: Scan): string {
+  const parts = scan.entries.map((e) => {
+    let j = entryJson.get(e);
+    if (j === undefined) entryJson.set(e, (j = JSON.stringify(e)));
+    return j;
+  });
+  return `{"entries":[${parts.join(',')}],"notCaptured":${JSON.stringify(scan.notCaptured)}}`;
 }
 
 export class RewindConflict extends Error {

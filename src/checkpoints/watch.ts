@@ -20,6 +20,9 @@ interface Watched {
 export class DirtyTracker {
   private readonly watched = new Map<string, Watched>();
   private dirty = new Set<string>();
+  /** By dirty directory, the names its events were about; absent: an event named none (all may have changed). */
+  private names = new Map<string, Set<string>>();
+  private unnamed = new Set<string>();
   /** Everything is dirty: before the first scan, and for good once watching failed. */
   private all = true;
   /** Why scans are whole again (watching failed), if they are. */
@@ -40,7 +43,11 @@ export class DirtyTracker {
   begin(previous: Scan | undefined): { inc: Incremental; finish(): number } {
     const all = this.all || previous === undefined || this.failure !== null;
     const dirty = this.dirty;
+    const names = this.names;
+    const unnamed = this.unnamed;
     this.dirty = new Set();
+    this.names = new Map();
+    this.unnamed = new Set();
     this.all = this.failure !== null;
     const kept = new Set<string>();
     // Every directory above a dirty one: its own entries may be unchanged, its subtree is not.
@@ -61,6 +68,8 @@ export class DirtyTracker {
         for (const r of this.watched.keys()) if (rel === '' || r === rel || r.startsWith(`${rel}/`)) kept.add(r);
         return 'subtree';
       },
+      changedNames: (rel) => (all || unnamed.has(rel) ? null : (names.get(rel) ?? null)),
+      watchedIno: (rel) => (all ? undefined : this.watched.get(rel)?.ino),
       watch: (rel, ino, at) => {
         walked++;
         kept.add(rel);
@@ -89,10 +98,16 @@ export class DirtyTracker {
     try {
       const w = fs.watch(at, { persistent: false }, (_event, name) => {
         this.dirty.add(rel);
-        if (name) this.dirty.add(rel ? `${rel}/${name}` : String(name));
+        if (name) {
+          this.dirty.add(rel ? `${rel}/${name}` : String(name));
+          let set = this.names.get(rel);
+          if (!set) this.names.set(rel, (set = new Set()));
+          set.add(String(name));
+        } else this.unnamed.add(rel);
       });
       w.on('error', () => {
         this.dirty.add(rel);
+        this.unnamed.add(rel);
         w.close();
         if (this.watched.get(rel)?.w === w) this.watched.delete(rel);
       });
