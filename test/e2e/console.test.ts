@@ -344,6 +344,58 @@ describe('the web console', () => {
     }
   }, 60_000);
 
+  it('shows what a turn changed as a diff, and rewinds it after a preview; a conflict must be ticked to be overwritten', async () => {
+    const s = await api('POST', '/v1/sessions', { tools: ['Read', 'Write'], allowed_tools: ['Write'] });
+    await api('POST', `/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'keep.txt', content: 'kept\n' } }] });
+    const second = await api('POST', `/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'notes.md', content: 'first line\nsecond line\n' } }] });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const readContext = await browser.newContext();
+    try {
+      const page = await logIn(context, writer);
+      await page.goto(`${t.url}/console/#/sessions/${s.id}`);
+      const turn = page.getByRole('article', { name: `Turn ${second.id}` });
+      await turn.waitFor({ timeout: 10_000 });
+      await turn.getByRole('button', { name: 'Show changes' }).click();
+      const diff = turn.getByRole('region', { name: 'Changes of this turn' }).getByRole('figure', { name: 'Diff of notes.md' });
+      await diff.waitFor({ timeout: 10_000 });
+      expect(await diff.locator('ins').allTextContents()).toEqual(['+first line', '+second line']);
+      expect(await turn.getByRole('figure', { name: 'Diff of keep.txt' }).count()).toBe(0);
+
+      // Someone edits the file by hand: the preview names the conflict, and Rewind waits for the tick.
+      await fs.writeFile(path.join(s.workspace, 'notes.md'), 'edited by hand\n');
+      await turn.getByRole('button', { name: 'Rewind to before this turn…' }).click();
+      const preview = turn.getByRole('region', { name: 'Rewind preview' });
+      await preview.waitFor({ timeout: 10_000 });
+      expect(await preview.textContent()).toContain('deletes 1 (notes.md)');
+      expect(await preview.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('notes.md: changed since')]);
+      const rewind = preview.getByRole('button', { name: 'Rewind' });
+      expect(await rewind.isDisabled()).toBe(true);
+      await shot(page, 'rewind-preview');
+      await axe(page);
+      await preview.getByLabel('Overwrite them too').check();
+      await rewind.click();
+      const status = turn.getByRole('status');
+      await status.waitFor({ timeout: 10_000 });
+      expect(await status.textContent()).toMatch(/Rewound: 0 restored, 1 deleted\. To undo, rewind to ckpt_/);
+      await expect(fs.stat(path.join(s.workspace, 'notes.md'))).rejects.toThrow();
+      expect(await fs.readFile(path.join(s.workspace, 'keep.txt'), 'utf8')).toBe('kept\n');
+      const rewound = (await exported(s.id)).events.filter((e) => e.type === 'workspace.rewound') as unknown as { by: string; forced: string[] }[];
+      expect(rewound).toMatchObject([{ forced: ['notes.md'] }]);
+      expect(pageErrors.get(page)).toEqual([]);
+
+      // A read key sees the changes, and no rewind.
+      const watching = await logIn(readContext, reader);
+      await watching.goto(`${t.url}/console/#/sessions/${s.id}`);
+      const seen = watching.getByRole('article', { name: `Turn ${second.id}` });
+      await seen.waitFor({ timeout: 10_000 });
+      expect(await seen.getByRole('button', { name: 'Show changes' }).count()).toBe(1);
+      expect(await seen.getByRole('button', { name: 'Rewind to before this turn…' }).count()).toBe(0);
+    } finally {
+      await context.close();
+      await readContext.close();
+    }
+  }, 60_000);
+
   it('shows a desktop notification when a permission is asked while the tab is hidden', async () => {
     const s = await newSession(['Write']);
     const context = await browser.newContext();

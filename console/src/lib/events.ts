@@ -34,6 +34,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'mcp.server.exited',
   'tools.changed',
   'mcp.request',
+  'workspace.rewound',
   'stream.end',
 ];
 

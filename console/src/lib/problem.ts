@@ -7,6 +7,8 @@ export interface Problem {
   status?: number;
   detail?: string;
   errors?: { path?: string; location?: string; message: string }[];
+  /** A rewind refused for conflicts: the paths, and why. */
+  conflicts?: { path: string; reason: string }[];
 }
 
 export class ApiError extends Error {

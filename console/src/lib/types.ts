@@ -33,6 +33,7 @@ export type MemoryListing = Schemas['MemoryListing'];
 export type McpServerState = Schemas['McpServerState'];
 export type Decision = Schemas['Decision'];
 export type EventTicket = Schemas['EventTicket'];
+export type RewindResult = Schemas['RewindResult'];
 
 /** A page of an audit listing (`?after=` / `next_after`). */
 export interface AuditPage<T> {

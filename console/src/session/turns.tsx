@@ -11,6 +11,7 @@ import { isFinal, turnStatus, type CallView, type TurnView } from '../lib/turns.
 import type { Turn } from '../lib/types.js';
 import { Collapsible, ToolResultView } from './tool-result';
 import { memoized } from '../components/memo';
+import { TurnChanges } from './turn-changes';
 
 const STATE_TEXT: Record<CallView['state'], string> = { waiting: 'waiting', running: 'running', done: 'done' };
 
@@ -95,6 +96,7 @@ function TurnItem({ sessionId, turn, pending, live, canWrite, dispatch }: TurnIt
           </button>
         )}
         <ErrorAlert message={error} />
+        {isFinal(turn.status) && <TurnChanges sessionId={sessionId} turnId={turn.id} canWrite={canWrite} />}
         {turn.calls.length === 0 ? (
           <p class="muted">No tool calls.</p>
         ) : (
