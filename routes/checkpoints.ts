@@ -81,6 +81,7 @@ export const checkpointRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
         operationId: 'getCheckpoint',
         tags: ['checkpoints'],
         summary: 'One checkpoint, with what it did not capture and why',
+        description: 'The checkpoint as listed, and each entry it did not capture (special files, files over the size bound or the budget, files written while read) with the reason.',
         params: CheckpointParams,
         response: { 200: ref(CheckpointDetailSchema, 'The checkpoint'), ...commonProblems, 404: problems[404] },
       },

@@ -9,6 +9,7 @@ import { applyRestore, planRestore } from '../checkpoints/restore.js';
 import { DomainError } from '../errors.js';
 import { checkpointDir } from '../session/checkpoints.js';
 import type { SessionRecord } from '../store/store.js';
+import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 import type { SessionUseCases } from './sessions.js';
@@ -175,7 +176,9 @@ export class CheckpointUseCases {
     const { view, before, after } = done;
     const now = parts.deps.clock().toISOString();
     const { store, events } = parts.deps;
-    store.transaction(() => {
+    // The rewind's record is stored before it is answered (a store that commits later is waited for).
+    const watch = new CommitWatch();
+    runInCommitWatch(watch, () => store.transaction(() => {
       for (const t of dropped) store.putTurn({ ...t, rewound_at: now });
       events.emit(sessionId, {
         type: 'workspace.rewound',
@@ -190,7 +193,13 @@ export class CheckpointUseCases {
         by: scope.keyId,
         recovered: false,
       });
-    });
+    }));
+    const failure = await watch.settled();
+    if (failure !== undefined) {
+      // The workspace is rewound (and its checkpoints say so); the event could not be stored.
+      parts.deps.logger.error({ err: failure, session_id: sessionId, checkpoint_id: before.id }, 'the record of a rewind could not be stored');
+      throw new DomainError('unavailable', `the workspace was rewound, but its record could not be stored; checkpoint ${before.id} undoes it`);
+    }
     return { restored: view.restored, deleted: view.deleted, conflicts: view.conflicts, skipped: view.skipped, checkpoint_id: before.id, dropped_turns: dropped.map((t) => t.id), dry_run: false };
   }
 

@@ -51,7 +51,8 @@ describe('GET /v1/sessions/{id}/export', () => {
     expect((await t.api.get('/v1/sessions/ses_missing/export')).status).toBe(404);
   });
 
-  it('streams a long event log page by page, whole and in order', async () => {
+  // 1,280 Write calls, each with its checkpoints before and after.
+  it('streams a long event log page by page, whole and in order', { timeout: 60_000 }, async () => {
     t = await startServer();
     const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions' })).body;
     const calls = Array.from({ length: 256 }, (_, i) => ({ name: 'Write', input: { file_path: `f${i}.txt`, content: 'x' } }));

@@ -362,11 +362,13 @@ describe('servers that fail', () => {
     const started = await t.api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'mcp__t__hang', input: {} }] });
     const sse = await events(t, s.id);
     await sse.waitFor((e) => e.event === 'tool.started');
+    // The request has reached the server (after the checkpoint made before the call).
+    const logFile = path.join(s.workspace, 'server.log');
+    await waitUntil(async () => ((await fs.readFile(logFile, 'utf8').catch(() => '')).includes('hang ') ? 1 : 0), (n) => n === 1);
     await t.api.post(`/v1/sessions/${s.id}/turns/${started.body.id}/cancel`, {});
     const done = await sse.waitFor((e) => e.event === 'turn.cancelled');
     expect(done.data.turn.id).toBe(started.body.id);
     expect(done.data.turn.results[0]).toMatchObject({ is_error: true });
-    const logFile = path.join(s.workspace, 'server.log');
     await waitUntil(async () => ((await fs.readFile(logFile, 'utf8').catch(() => '')).includes('cancelled') ? 1 : 0), (n) => n === 1);
     expect(await fs.readFile(logFile, 'utf8')).toMatch(/^cancelled \d+$/m);
   });

@@ -107,6 +107,27 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     expect(await names(c)).toContain('Write');
   });
 
+  it('checkpoints through a replica that does not run the session: listed, diffed, rewound and forked by the owner', async () => {
+    const [a, b] = await Promise.all([replica('a'), replica('b')]);
+    const s = (await a.api.post('/v1/sessions', { allowed_tools: ['Write'] })).body;
+    const turn = (await a.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'a.txt', content: 'one\n' } }] })).body;
+    expect(turn.status).toBe('completed');
+    const list = await b.api.get(`/v1/sessions/${s.id}/checkpoints`);
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((c: { reason: string }) => c.reason)).toEqual(['turn_start', 'before_call', 'after_call', 'turn_end']);
+    const changes = await b.api.get(`/v1/sessions/${s.id}/turns/${turn.id}/changes`);
+    expect(changes.body.files).toMatchObject([{ path: 'a.txt', status: 'added' }]);
+    const rewound = await b.api.post(`/v1/sessions/${s.id}/rewind`, { to: turn.id });
+    expect(rewound.status).toBe(200);
+    expect(rewound.body.deleted).toEqual(['a.txt']);
+    await expect(fs.stat(path.join(s.workspace, 'a.txt'))).rejects.toThrow();
+    const fork = await b.api.post(`/v1/sessions/${s.id}/fork`, { at: rewound.body.checkpoint_id });
+    expect(fork.status).toBe(201);
+    expect(await fs.readFile(path.join(fork.body.workspace, 'a.txt'), 'utf8')).toBe('one\n');
+    // The rewind is one event of the session, stored once.
+    expect((await stored(s.id)).filter((e) => e.type === 'workspace.rewound')).toHaveLength(1);
+  });
+
   it('the owner killed during a paused permission: answered through another replica, the call runs once and every tool_use gets one result', async () => {
     const [a, b] = await Promise.all([replica('a'), replica('b')]);
     const s = (await a.api.post('/v1/sessions', {})).body;

@@ -643,7 +643,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One checkpoint, with what it did not capture and why */
+        /**
+         * One checkpoint, with what it did not capture and why
+         * @description The checkpoint as listed, and each entry it did not capture (special files, files over the size bound or the budget, files written while read) with the reason.
+         */
         get: operations["getCheckpoint"];
         put?: never;
         post?: never;
