@@ -78,10 +78,10 @@ function changeOf(pathName: string, a: Leaf | undefined, b: Leaf | undefined, x:
   };
 }
 
-/** The changes between two recorded states, sorted by path. */
-export async function changesBetween(before: readonly Entry[], after: readonly Entry[], contentOf: ContentOf): Promise<FileChange[]> {
+/** The changes between two recorded states, sorted by path (the first `limit` of them). */
+export async function changesBetween(before: readonly Entry[], after: readonly Entry[], contentOf: ContentOf, limit = Infinity): Promise<FileChange[]> {
   const out: FileChange[] = [];
-  for (const { path: p, a, b } of pairs(before, after)) {
+  for (const { path: p, a, b } of pairs(before, after).slice(0, limit)) {
     const [x, y] = await Promise.all([side(a, contentOf), side(b, contentOf)]);
     const ops = x.text !== null && y.text !== null ? diffLines(tokens(x.text), tokens(y.text)) : null;
     out.push(changeOf(p, a, b, x, y, ops));
@@ -89,24 +89,59 @@ export async function changesBetween(before: readonly Entry[], after: readonly E
   return out;
 }
 
+/** How many paths differ between two recorded states. */
+export function changedCount(before: readonly Entry[], after: readonly Entry[]): number {
+  return pairs(before, after).length;
+}
+
 const modeOf = (e: Leaf): string => (e.kind === 'link' ? '120000' : (e.mode & 0o111) !== 0 ? '100755' : '100644');
 
+/**
+ * A path as git writes it in a diff's headers: with a control character, a quote, a backslash or
+ * a byte past ASCII, the whole name in double quotes with C escapes (octal for the bytes), so a
+ * file name can never end a header line or forge another.
+ */
+export function diffName(prefix: string, p: string): string {
+  const name = `${prefix}${p}`;
+  if (!/[\x00-\x1f\x7f"\\\u0080-\uffff]/.test(name)) return name;
+  const escapes: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\t': '\\t', '\r': '\\r', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\x07': '\\a' };
+  let out = '';
+  for (const byte of Buffer.from(name, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    if (escapes[ch]) out += escapes[ch];
+    else if (byte < 0x20 || byte >= 0x7f) out += `\\${byte.toString(8).padStart(3, '0')}`;
+    else out += ch;
+  }
+  return `"${out}"`;
+}
+
+/** Past this much text a unified diff stops, and says how many files it left out. */
+export const MAX_DIFF_CHARS = 16 * 1024 * 1024;
+
 /** The same changes as a unified diff, git's style. */
-export async function unifiedDiff(before: readonly Entry[], after: readonly Entry[], contentOf: ContentOf): Promise<string> {
+export async function unifiedDiff(before: readonly Entry[], after: readonly Entry[], contentOf: ContentOf, maxChars = MAX_DIFF_CHARS): Promise<string> {
   const out: string[] = [];
-  for (const { path: p, a, b } of pairs(before, after)) {
+  let size = 0;
+  const all = pairs(before, after);
+  for (const [i, { path: p, a, b }] of all.entries()) {
+    if (size > maxChars) {
+      out.push(`# the diff stops here at ${maxChars} characters: ${all.length - i} more changed file(s) not shown (GET …/changes lists them all)\n`);
+      break;
+    }
     const [x, y] = await Promise.all([side(a, contentOf), side(b, contentOf)]);
-    out.push(`diff --git a/${p} b/${p}\n`);
+    const from = a ? diffName('a/', p) : '/dev/null';
+    const to = b ? diffName('b/', p) : '/dev/null';
+    const start = out.length;
+    out.push(`diff --git ${diffName('a/', p)} ${diffName('b/', p)}\n`);
     if (!a) out.push(`new file mode ${modeOf(b!)}\n`);
     else if (!b) out.push(`deleted file mode ${modeOf(a)}\n`);
     else if (modeOf(a) !== modeOf(b)) out.push(`old mode ${modeOf(a)}\nnew mode ${modeOf(b)}\n`);
-    if (x.binary || y.binary) {
-      out.push(`Binary files ${a ? `a/${p}` : '/dev/null'} and ${b ? `b/${p}` : '/dev/null'} differ\n`);
-      continue;
+    if (x.binary || y.binary) out.push(`Binary files ${from} and ${to} differ\n`);
+    else {
+      const body = hunks(diffLines(tokens(x.text!), tokens(y.text!)));
+      if (body !== '') out.push(`--- ${from}\n+++ ${to}\n`, marked(body));
     }
-    const body = hunks(diffLines(tokens(x.text!), tokens(y.text!)));
-    if (body === '') continue;
-    out.push(`--- ${a ? `a/${p}` : '/dev/null'}\n+++ ${b ? `b/${p}` : '/dev/null'}\n`, marked(body));
+    for (let k = start; k < out.length; k++) size += out[k]!.length;
   }
   return out.join('');
 }

@@ -219,6 +219,12 @@ async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
       out.notCaptured.push({ path: p, reason: `past the ${limits.maxEntries} entries a checkpoint holds` });
       continue;
     }
+    // A name that is not UTF-8 reads back as another name (U+FFFD for its bad bytes): it could
+    // not be put back as it is, so it is said, not recorded as something else.
+    if (name.includes('\uFFFD')) {
+      out.notCaptured.push({ path: p, reason: 'its name is not UTF-8 (never captured)' });
+      continue;
+    }
     const known = before && !changed!.has(name) ? before.get(p) : undefined;
     if (known && 'kind' in known) {
       if (known.kind !== 'dir') {

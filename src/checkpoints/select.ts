@@ -4,16 +4,19 @@
 // the directories above it, so `src` takes everything below src. What could name something
 // outside the workspace is refused, not interpreted: absolute paths, `..`, NUL, negation.
 import { compileIgnoreGlob, type IgnoreGlob } from '../glob/match.js';
-import { GlobSyntaxError } from '../glob/pattern.js';
+import { GlobSyntaxError, expandBraces } from '../glob/pattern.js';
 
 export const MAX_PATHS = 256;
 const MAX_GLOB = 1_024;
+/** Brace alternatives over all the globs: each is tested against every path. */
+const MAX_ALTERNATIVES = 1_024;
 
 /** A test of paths, or the problems (one per bad glob, each naming its index). */
 export function compileSelection(globs: readonly string[]): { ok: true; test: (p: string) => boolean } | { ok: false; problems: string[] } {
   const problems: string[] = [];
   if (globs.length > MAX_PATHS) return { ok: false, problems: [`paths: at most ${MAX_PATHS} globs`] };
   const compiled: IgnoreGlob[] = [];
+  let alternatives = 0;
   globs.forEach((g, i) => {
     const field = `paths[${i}]`;
     if (g.length === 0 || g.length > MAX_GLOB) return problems.push(`${field}: between 1 and ${MAX_GLOB} characters`);
@@ -22,6 +25,8 @@ export function compileSelection(globs: readonly string[]): { ok: true; test: (p
     if (g.startsWith('!')) return problems.push(`${field}: negation is not supported; name what to rewind`);
     if (g.split('/').some((s) => s === '..')) return problems.push(`${field}: ".." would leave the workspace`);
     try {
+      alternatives += expandBraces(g).length;
+      if (alternatives > MAX_ALTERNATIVES) return problems.push(`${field}: the globs expand to more than ${MAX_ALTERNATIVES} alternatives ({a,b} braces); name fewer`);
       compiled.push(compileIgnoreGlob(g.replace(/^\.\//, '')));
     } catch (err) {
       problems.push(`${field}: ${err instanceof GlobSyntaxError ? err.message : String(err)}`);

@@ -95,4 +95,40 @@ describe('changes between two states', () => {
     expect((await fs.stat(path.join(copy, 'tool.sh'))).mode & 0o111).not.toBe(0);
     await objects.close();
   });
+
+  it('a file name cannot forge a diff header: names with control characters, quotes or non-ASCII bytes are quoted as git quotes them', async () => {
+    const a = await tmp();
+    const b = await tmp();
+    const objects = await ObjectStore.open(await tmp());
+    const forged = 'x\n+++ b/etc/passwd\n@@ -0,0 +1 @@';
+    await tree(b, { [forged]: 'evil\n', 'caf\u00e9 "q".txt': 'ok\n', 'plain.txt': 'p\n' });
+    const cache = new ScanCache();
+    const diff = await unifiedDiff((await scanTree(a, objects, cache, LIMITS)).entries, (await scanTree(b, objects, cache, LIMITS)).entries, (h) => objects.get(h));
+    const headers = diff.split('\n').filter((l) => l.startsWith('diff --git') || l.startsWith('+++') || l.startsWith('---'));
+    expect(headers).toContain('diff --git "a/x\\n+++ b/etc/passwd\\n@@ -0,0 +1 @@" "b/x\\n+++ b/etc/passwd\\n@@ -0,0 +1 @@"');
+    expect(headers).toContain('diff --git "a/caf\\303\\251 \\"q\\".txt" "b/caf\\303\\251 \\"q\\".txt"');
+    expect(headers).toContain('+++ b/plain.txt');
+    // No line of the diff is a header naming a file that is not in the workspace.
+    expect(headers.filter((l) => l.includes('etc/passwd') && !l.startsWith('diff --git') && !l.startsWith('+++ "b/x'))).toEqual([]);
+    // git reads the quoted names back: the diff applies to an empty tree.
+    const check = await tmp();
+    await fs.writeFile(path.join(check, 'p.diff'), diff);
+    execFileSync('git', ['init', '-q'], { cwd: check });
+    execFileSync('git', ['apply', 'p.diff'], { cwd: check });
+    expect(await fs.readFile(path.join(check, forged), 'utf8')).toBe('evil\n');
+    await objects.close();
+  });
+
+  it('a unified diff stops past its size bound and says how many files it left out', async () => {
+    const a = await tmp();
+    const b = await tmp();
+    const objects = await ObjectStore.open(await tmp());
+    await tree(b, Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, 'line\n'.repeat(50)])));
+    const cache = new ScanCache();
+    const diff = await unifiedDiff((await scanTree(a, objects, cache, LIMITS)).entries, (await scanTree(b, objects, cache, LIMITS)).entries, (h) => objects.get(h), 1_000);
+    expect(diff.match(/^diff --git/gm)).toHaveLength(3);
+    expect(diff.trimEnd().split('\n').at(-1)).toBe('# the diff stops here at 1000 characters: 17 more changed file(s) not shown (GET …/changes lists them all)');
+    await objects.close();
+  });
 });
+

@@ -116,4 +116,16 @@ describe('scanning a workspace', () => {
       await objects.close();
     }
   });
+
+  it('says a name that is not UTF-8 is not captured, rather than record it under another name', async () => {
+    const ws = await tmp();
+    const objects = await ObjectStore.open(await tmp());
+    await fs.writeFile(Buffer.concat([Buffer.from(ws + '/bad-'), Buffer.from([0xff, 0xfe]), Buffer.from('.txt')]), 'x');
+    await fs.writeFile(path.join(ws, 'good.txt'), 'y');
+    const scan = await scanTree(ws, objects, new ScanCache(), LIMITS);
+    expect(scan.entries.map((e) => e.path)).toEqual(['good.txt']);
+    expect(scan.notCaptured).toEqual([{ path: 'bad-\uFFFD\uFFFD.txt', reason: 'its name is not UTF-8 (never captured)' }]);
+    await objects.close();
+  });
 });
+
