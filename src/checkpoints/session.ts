@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, IdFactory } from '../ids.js';
-import { changesBetween, unifiedDiff, type FileChange } from './changes.js';
+import { changedCount, changesBetween, unifiedDiff, type FileChange } from './changes.js';
 import {
   appendLog,
   readJournal,
@@ -25,6 +25,9 @@ import { ScanCache, scanTree, type Entry, type Scan } from './scan.js';
 import { DirtyTracker } from './watch.js';
 
 export type { CheckpointRecord, CheckpointReason } from './log.js';
+
+/** A call's tool.completed lists at most this many changed paths (all of them: GET …/changes). */
+export const CALL_CHANGES_SHOWN = 1_000;
 
 export interface CheckpointLimits {
   /** A larger file is not captured (said in the checkpoint). */
@@ -248,14 +251,18 @@ export class SessionCheckpoints extends CheckpointReader {
     });
   }
 
-  /** The checkpoint after that call, and what the call changed (null: its checkpoint before was not made). */
-  afterCall(turnId: string, toolUseId: string): Promise<{ record: CheckpointRecord; files: FileChange[] } | null> {
+  /**
+   * The checkpoint after that call, and what the call changed: the first CALL_CHANGES_SHOWN
+   * paths, and how many there are (null: its checkpoint before was not made).
+   */
+  afterCall(turnId: string, toolUseId: string): Promise<{ record: CheckpointRecord; files: FileChange[]; total: number } | null> {
     return this.serial(async () => {
       const before = this.seenBefore.get(toolUseId);
       this.seenBefore.delete(toolUseId);
       const record = await this.record({ reason: 'after_call', turnId, toolUseId });
       if (!before) return null;
-      return { record, files: await this.changes(before, this.last!.entries) };
+      const after = this.last!.entries;
+      return { record, files: await changesBetween(before, after, this.content, CALL_CHANGES_SHOWN), total: changedCount(before, after) };
     });
   }
 

@@ -71,7 +71,8 @@ export const CallChangesSchema = Type.Object(
   {
     checkpoint_id: Type.Union([Type.String(), Type.Null()], { description: 'The checkpoint made before the call (rewind to it to undo the call); null when none could be made' }),
     undoable: Type.Boolean({ description: 'False: the checkpoint before the call did not capture everything (over the budget, a full disk): the call cannot be undone whole' }),
-    files: Type.Array(ref(FileChangeSchema), { description: 'What the call changed, by any process of the session, while it ran' }),
+    files: Type.Array(ref(FileChangeSchema), { description: 'What the call changed, by any process of the session, while it ran: the first 1,000 paths' }),
+    files_total: Type.Integer({ minimum: 0, description: 'How many paths it changed (more than `files` holds past 1,000: GET …/changes lists them all)' }),
     warnings: Type.Array(Type.String()),
   },
   { $id: 'CallChanges' },

@@ -245,9 +245,15 @@ export class TurnRunner implements PauseHost {
         before.delete(call.id);
         try {
           const a = await cp.afterCall(this.turn.id, call.id);
-          this.callChanges.set(call.id, { checkpoint_id: b.id, undoable: b.id !== null && b.complete, files: a?.files ?? [], warnings: b.warnings });
+          this.callChanges.set(call.id, { checkpoint_id: b.id, undoable: b.id !== null && b.complete, files: a?.files ?? [], files_total: a?.total ?? 0, warnings: b.warnings });
         } catch (err) {
-          this.callChanges.set(call.id, { checkpoint_id: b.id, undoable: b.id !== null && b.complete, files: [], warnings: [...b.warnings, `what the call changed could not be recorded (${why(err)})`] });
+          this.callChanges.set(call.id, {
+            checkpoint_id: b.id,
+            undoable: b.id !== null && b.complete,
+            files: [],
+            files_total: 0,
+            warnings: [...b.warnings, `what the call changed could not be recorded (${why(err)})`],
+          });
         }
       },
     };

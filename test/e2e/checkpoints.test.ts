@@ -273,4 +273,15 @@ describe('checkpoints', () => {
     const d = await turn(t.api, direct.id, [{ name: 'Write', input: { file_path: 'x', content: 'x' } }]);
     expect((await t.api.post(`/v1/sessions/${direct.id}/rewind`, { to: d.id, conversation: true })).status).toBe(400);
   });
+
+  it('a call that changes more than 1,000 paths lists the first 1,000 and counts them all; GET …/changes lists them all', async () => {
+    t = await startServer();
+    const s = await session(t.api);
+    const tr = await turn(t.api, s.id, [{ id: 'many', name: 'Bash', input: { command: 'mkdir many && for i in $(seq 1001); do echo $i > many/f$i; done' } }]);
+    const [completed] = (await events(t.api, s.id, 'tool.completed')).filter((e) => e.tool_use_id === 'many');
+    expect(completed!.changes.files).toHaveLength(1000);
+    expect(completed!.changes.files_total).toBe(1001);
+    expect((await t.api.get(`/v1/sessions/${s.id}/turns/${tr.id}/changes`)).body.files).toHaveLength(1001);
+  });
 });
+

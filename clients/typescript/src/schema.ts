@@ -1912,8 +1912,10 @@ export interface components {
             checkpoint_id: string | null;
             /** @description False: the checkpoint before the call did not capture everything (over the budget, a full disk): the call cannot be undone whole */
             undoable: boolean;
-            /** @description What the call changed, by any process of the session, while it ran */
+            /** @description What the call changed, by any process of the session, while it ran: the first 1,000 paths */
             files: components["schemas"]["FileChange"][];
+            /** @description How many paths it changed (more than `files` holds past 1,000: GET …/changes lists them all) */
+            files_total: number;
             warnings: string[];
         };
         RewindRequest: {
