@@ -15,6 +15,7 @@ import type { InputValidator } from '../pipeline/validate.js';
 import type { EgressPolicy, Resolver } from '../sandbox/egress.js';
 import type { SandboxHost, SandboxStatus } from '../sandbox/process.js';
 import type { BuildDeps } from '../session/build.js';
+import { TenantCheckpointBudgets } from '../session/checkpoint-budget.js';
 import { HookAudit } from '../session/lifecycle.js';
 import { SessionRecords } from '../session/records.js';
 import { makeTenantWorkspaceRoot } from '../session/data-dirs.js';
@@ -143,6 +144,7 @@ export function createParts(deps: AppDeps): Parts {
       // A new rule or mode may decide requests that wait for a person.
       onPermissionChange: (sessionId) => void broker.reevaluatePending(sessionId),
       tenants: deps.tenants,
+      checkpointBudgets: new TenantCheckpointBudgets({ dataDir: config.dataDir, store, tenants: deps.tenants, now: () => clock().getTime() }),
       logger,
     },
     runner: {

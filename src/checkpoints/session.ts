@@ -38,6 +38,13 @@ export interface CheckpointLimits {
   maxSessionBytes: number;
 }
 
+/** A budget the session shares with others (its tenant's); null from `remaining`: no limit. */
+export interface SharedBudget {
+  remaining(): Promise<{ bytes: number; limit: number } | null>;
+  /** The session's store grew by this many bytes. */
+  grew(bytes: number): void;
+}
+
 export interface Conflict {
   path: string;
   reason: string;
@@ -118,6 +125,8 @@ export interface OpenOptions {
   /** The workspace's real path. */
   root: string;
   limits: CheckpointLimits;
+  /** The tenant's budget, shared by its sessions (absent: only the session's own). */
+  shared?: SharedBudget;
   newId: IdFactory;
   clock: Clock;
 }
@@ -136,6 +145,8 @@ export class SessionCheckpoints extends CheckpointReader {
   private lastManifest: string | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private used = 0;
+  /** The budget that bound the last scan, as its warning names it. */
+  private binding = '';
   /** What the checkpoint before a call saw, by tool_use_id, until the one after it. */
   private readonly seenBefore = new Map<string, Entry[]>();
   private closed = false;
@@ -193,11 +204,19 @@ export class SessionCheckpoints extends CheckpointReader {
   private async scanNow(): Promise<Scan> {
     await this.tracker.settle();
     if (this.last && this.tracker.quiet) return this.last;
-    const budget = { remaining: Math.max(0, this.o.limits.maxSessionBytes - this.used) };
+    const own = Math.max(0, this.o.limits.maxSessionBytes - this.used);
+    const shared = await this.o.shared?.remaining();
+    const budget = { remaining: shared ? Math.min(own, shared.bytes) : own };
+    const binding =
+      shared && shared.bytes < own
+        ? `the tenant's checkpoint budget of ${shared.limit} bytes (max_checkpoint_bytes)`
+        : `the session's checkpoint budget of ${this.o.limits.maxSessionBytes} bytes`;
     const { inc, finish } = this.tracker.begin(this.last);
     const scan = await scanTree(this.o.root, this.objects, this.cache, { maxFileBytes: this.o.limits.maxFileBytes, maxEntries: this.o.limits.maxEntries, budget }, inc);
     finish();
     this.used += scan.added;
+    this.o.shared?.grew(scan.added);
+    if (scan !== this.last) this.binding = binding;
     if (scan !== this.last) this.lastManifest = undefined;
     this.last = scan;
     return scan;
@@ -210,12 +229,13 @@ export class SessionCheckpoints extends CheckpointReader {
     if (!this.lastManifest) {
       const put = await this.objects.put(Buffer.from(manifestJson(scan)));
       this.used += put.added;
+      this.o.shared?.grew(put.added);
       this.lastManifest = put.sha256;
     }
     await this.objects.flush();
     const overBudget = scan.notCaptured.filter((n) => n.reason.startsWith('over the checkpoint disk budget')).length;
     const warnings: string[] = [];
-    if (overBudget > 0) warnings.push(`${overBudget} file(s) over the session's checkpoint budget of ${this.o.limits.maxSessionBytes} bytes were not captured: changes to them cannot be undone`);
+    if (overBudget > 0) warnings.push(`${overBudget} file(s) over ${this.binding} were not captured: changes to them cannot be undone`);
     const record: CheckpointRecord = {
       id: this.o.newId('ckpt'),
       seq: (this.records.at(-1)?.seq ?? 0) + 1,

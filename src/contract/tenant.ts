@@ -55,6 +55,9 @@ export const TenantPolicySchema = Type.Object(
     max_sessions: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Active sessions the tenant may have at once' })),
     max_running_turns: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Unfinished turns (running or waiting for a person) the tenant may have at once' })),
     requests_per_minute: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests of all the tenant\'s keys per minute; beyond: 429 with Retry-After' })),
+    max_checkpoint_bytes: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Bytes all the tenant\'s sessions\' checkpoints may hold together on disk; past it, new content is not captured (said in the checkpoint) and calls run without undo' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -82,6 +85,7 @@ export const PolicyPublicSchema = Type.Object(
     max_sessions: Type.Union([Type.Integer(), Type.Null()]),
     max_running_turns: Type.Union([Type.Integer(), Type.Null()]),
     requests_per_minute: Type.Union([Type.Integer(), Type.Null()]),
+    max_checkpoint_bytes: Type.Union([Type.Integer(), Type.Null()]),
   },
   { $id: 'TenantPolicyPublic', description: 'The limits the session\'s tenant sets, which the session cannot loosen' },
 );

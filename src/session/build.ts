@@ -34,6 +34,7 @@ import { EventGate } from './event-gate.js';
 import { sessionRedactor } from './secrets.js';
 import type { TenantPolicies } from '../tenants/policy.js';
 import { openCheckpoints } from './checkpoints.js';
+import type { TenantCheckpointBudgets } from './checkpoint-budget.js';
 
 export interface BuildDeps extends McpHubDeps {
   config: Config;
@@ -56,6 +57,8 @@ export interface BuildDeps extends McpHubDeps {
   onPermissionChange(sessionId: string): void;
   /** The tenants' policies as in force: deny rules, maximum mode, hooks every session of the tenant runs. */
   tenants: TenantPolicies;
+  /** The tenants' checkpoint disk budgets, shared by each tenant's sessions. */
+  checkpointBudgets?: TenantCheckpointBudgets;
   logger?: Logger;
 }
 

@@ -7,6 +7,7 @@ import type { Clock, IdFactory } from '../ids.js';
 import { SessionCheckpoints } from '../checkpoints/session.js';
 import type { SessionRecord } from '../store/store.js';
 import type { EventGate } from './event-gate.js';
+import type { TenantCheckpointBudgets } from './checkpoint-budget.js';
 import type { Logger } from 'pino';
 
 export function checkpointDir(dataDir: string, sessionId: string): string {
@@ -16,7 +17,7 @@ export function checkpointDir(dataDir: string, sessionId: string): string {
 export async function openCheckpoints(
   record: SessionRecord,
   root: string,
-  deps: { config: Config; newId: IdFactory; clock: Clock; logger?: Logger },
+  deps: { config: Config; newId: IdFactory; clock: Clock; logger?: Logger; checkpointBudgets?: TenantCheckpointBudgets },
   gate: EventGate,
 ): Promise<SessionCheckpoints | null> {
   const s = record.session;
@@ -26,6 +27,7 @@ export async function openCheckpoints(
       dir: checkpointDir(config.dataDir, s.id),
       root,
       limits: { maxFileBytes: config.checkpoints.maxFileBytes, maxEntries: config.checkpoints.maxEntries, maxSessionBytes: config.checkpoints.maxSessionBytes },
+      ...(deps.checkpointBudgets ? { shared: deps.checkpointBudgets.for(s.tenant) } : {}),
       newId: deps.newId,
       clock: deps.clock,
     });

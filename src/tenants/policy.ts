@@ -43,6 +43,7 @@ export function compilePolicy(tenant: string, policy: TenantPolicy, where: strin
         max_sessions: policy.max_sessions ?? null,
         max_running_turns: policy.max_running_turns ?? null,
         requests_per_minute: policy.requests_per_minute ?? null,
+        max_checkpoint_bytes: policy.max_checkpoint_bytes ?? null,
       },
     },
   };

@@ -2,8 +2,10 @@
 // rewind a crash cut off, finished at the next start; a directory swapped for a link into another
 // session's workspace before a rewind; a checkpoint store no sandboxed command can read; a store
 // that cannot be written (the call still runs, and says it cannot be undone); a fork past the
-// tenant's max_sessions; another tenant's checkpoint ids.
+// tenant's max_sessions; another tenant's checkpoint ids; a tenant's disk budget shared by its
+// sessions, measured again from disk after a restart.
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionCheckpoints } from '../../src/checkpoints/session.js';
@@ -166,5 +168,67 @@ describe('checkpoints under attack and failure', () => {
     expect((await o.post(`/v1/sessions/${mine.id}/rewind`, { to: ckpt })).status).toBe(404);
     expect((await o.post(`/v1/sessions/${mine.id}/fork`, { at: ckpt })).status).toBe(404);
     expect((await o.get(`/v1/sessions/${mine.id}/changes?from=${ckpt}`)).status).toBe(404);
+  });
+
+  it('a tenant\'s max_checkpoint_bytes is shared by its sessions, counted from disk after a restart, and binds no other tenant', async () => {
+    const key = newKey('b');
+    const other = newKey('u');
+    const specs = [
+      { key, tenant: 'metered', scopes: ['write' as const], policy: { max_checkpoint_bytes: 300_000 } },
+      { key: other, tenant: 'free', scopes: ['write' as const] },
+    ];
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-ckpt-budget-'));
+    try {
+      const t = await startWithKeys(specs, {}, { dataDir });
+      servers.push(t);
+      const c = clientFor(t.url, key);
+      const o = clientFor(t.url, other);
+      // Random bytes do not compress: each such file costs its size in the store.
+      const write = async (cl: typeof c, sid: string, file: string, bytes: number, id: string) => {
+        const r = await cl.post(`/v1/sessions/${sid}/turns?wait=10`, { tool_uses: [{ id, name: 'Bash', input: { command: `head -c ${bytes} /dev/urandom > ${file}` } }] });
+        expect(r.body.status).toBe('completed');
+      };
+      const changesOf = async (cl: typeof c, sid: string, id: string) =>
+        ((await cl.get(`/v1/sessions/${sid}/export`)).body.events as Record<string, any>[]).find((e) => e.type === 'tool.completed' && e.tool_use_id === id)!.changes;
+      const a = (await c.post('/v1/sessions', { allowed_tools: ['Bash'] })).body;
+      expect(a.policy.max_checkpoint_bytes).toBe(300_000);
+      await write(c, a.id, 'a.bin', 200_000, 'a1');
+      await write(c, a.id, 'a2.txt', 10, 'a2');
+      expect(await changesOf(c, a.id, 'a2')).toMatchObject({ undoable: true, warnings: [] });
+
+      // A second session of the tenant: 200 KB more would take the two past 300 KB.
+      const b = (await c.post('/v1/sessions', { allowed_tools: ['Bash'] })).body;
+      await write(c, b.id, 'b.bin', 200_000, 'b1');
+      await write(c, b.id, 'b2.txt', 10, 'b2');
+      const overB = await changesOf(c, b.id, 'b2');
+      expect(overB.undoable).toBe(false);
+      expect(overB.warnings[0]).toMatch(/^1 file\(s\) over the tenant's checkpoint budget of 300000 bytes \(max_checkpoint_bytes\) were not captured/);
+      const items = (await c.get(`/v1/sessions/${b.id}/checkpoints`)).body.items as { complete: boolean }[];
+      expect(items.at(-1)!.complete).toBe(false);
+
+      // Another tenant is not bound by it.
+      const f = (await o.post('/v1/sessions', { allowed_tools: ['Bash'] })).body;
+      await write(o, f.id, 'f.bin', 400_000, 'f1');
+      await write(o, f.id, 'f2.txt', 10, 'f2');
+      expect(await changesOf(o, f.id, 'f2')).toMatchObject({ undoable: true, warnings: [] });
+
+      // After a restart nothing is counted in memory: the stores on disk are measured.
+      await t.close();
+      servers = servers.filter((x) => x !== t);
+      const t2 = await startWithKeys(specs, {}, { dataDir });
+      servers.push(t2);
+      const c2 = clientFor(t2.url, key);
+      const d = (await c2.post('/v1/sessions', { allowed_tools: ['Bash'] })).body;
+      await write(c2, d.id, 'd.bin', 120_000, 'd1');
+      await write(c2, d.id, 'd2.txt', 10, 'd2');
+      expect((await changesOf(c2, d.id, 'd2')).warnings[0]).toMatch(/over the tenant's checkpoint budget of 300000 bytes/);
+      // What fits still does.
+      await write(c2, d.id, 'small.txt', 10, 'd3');
+      expect((await c2.get(`/v1/sessions/${d.id}/turns/${(await c2.get(`/v1/sessions/${d.id}/turns`)).body.items.at(-1).id}/changes`)).body.files).toMatchObject([{ path: 'small.txt', status: 'added' }]);
+    } finally {
+      await closeAll(servers);
+      servers = [];
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

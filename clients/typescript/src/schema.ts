@@ -1258,6 +1258,7 @@ export interface components {
             max_sessions: number | null;
             max_running_turns: number | null;
             requests_per_minute: number | null;
+            max_checkpoint_bytes: number | null;
         };
         EventTicket: {
             /** @description Pass as `?ticket=` to GET …/events once, within 60 s (EventSource cannot send headers) */
