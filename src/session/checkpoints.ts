@@ -4,10 +4,9 @@
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Clock, IdFactory } from '../ids.js';
-import { SessionCheckpoints } from '../checkpoints/session.js';
+import { SessionCheckpoints, type SharedBudget } from '../checkpoints/session.js';
 import type { SessionRecord } from '../store/store.js';
 import type { EventGate } from './event-gate.js';
-import type { TenantCheckpointBudgets } from './checkpoint-budget.js';
 import type { Logger } from 'pino';
 
 export function checkpointDir(dataDir: string, sessionId: string): string {
@@ -17,7 +16,7 @@ export function checkpointDir(dataDir: string, sessionId: string): string {
 export async function openCheckpoints(
   record: SessionRecord,
   root: string,
-  deps: { config: Config; newId: IdFactory; clock: Clock; logger?: Logger; checkpointBudgets?: TenantCheckpointBudgets },
+  deps: { config: Config; newId: IdFactory; clock: Clock; logger?: Logger; checkpointBudgets?: { for(tenant: string): SharedBudget } },
   gate: EventGate,
 ): Promise<SessionCheckpoints | null> {
   const s = record.session;
