@@ -37,13 +37,68 @@ export function isBinary(bytes: Buffer): boolean {
 const same = (a: Leaf, b: Leaf): boolean =>
   a.kind === b.kind && (a.kind === 'link' ? a.target === (b as LinkEntry).target : a.sha256 === (b as FileEntry).sha256 && a.mode === (b as FileEntry).mode);
 
-/** The leaves that differ between `before` and `after`, by path. */
-function pairs(before: readonly Entry[], after: readonly Entry[]): { path: string; a?: Leaf; b?: Leaf }[] {
-  // What a walk took whole from the last one is the very same entry: only the others can differ.
-  const inBefore = new Set(before);
-  const inAfter = new Set(after);
-  const a = new Map(before.filter((e): e is Leaf => isLeaf(e) && !inAfter.has(e)).map((e) => [e.path, e]));
-  const b = new Map(after.filter((e): e is Leaf => isLeaf(e) && !inBefore.has(e)).map((e) => [e.path, e]));
+/**
+ * The order a walk lists entries in: by name within a directory, depth first — so at the first
+ * character two paths differ, a `/` (the end of a shorter name) sorts before anything else.
+ */
+export function walkOrder(x: string, y: string): number {
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    const a = x.charCodeAt(i);
+    const b = y.charCodeAt(i);
+    if (a !== b) return (a === 0x2f ? -1 : a) - (b === 0x2f ? -1 : b);
+  }
+  return x.length - y.length;
+}
+
+type Pair = { path: string; a?: Leaf; b?: Leaf };
+
+/**
+ * The leaves that differ between `before` and `after`, sorted by path. Both lists are in walk
+ * order, so one merge finds them; what a walk took whole from the last one is the very same
+ * entry object, passed over without a look. Lists out of order (never made by a walk) are
+ * compared by a map of paths instead.
+ */
+function pairs(before: readonly Entry[], after: readonly Entry[]): Pair[] {
+  const out: Pair[] = [];
+  let i = 0;
+  let j = 0;
+  let last = '';
+  const ordered = (p: string): boolean => {
+    const ok = last === '' || walkOrder(last, p) <= 0;
+    last = p;
+    return ok;
+  };
+  while (i < before.length || j < after.length) {
+    const x = before[i];
+    const y = after[j];
+    if (x !== undefined && x === y) {
+      i++;
+      j++;
+      continue;
+    }
+    const order = x === undefined ? 1 : y === undefined ? -1 : walkOrder(x.path, y.path);
+    if (!ordered(order <= 0 ? x!.path : y!.path)) return pairsByPath(before, after);
+    if (order < 0) {
+      if (isLeaf(x!)) out.push({ path: x!.path, a: x! });
+      i++;
+    } else if (order > 0) {
+      if (isLeaf(y!)) out.push({ path: y!.path, b: y! });
+      j++;
+    } else {
+      const a = isLeaf(x!) ? x! : undefined;
+      const b = isLeaf(y!) ? y! : undefined;
+      if ((a || b) && !(a && b && same(a, b))) out.push({ path: x!.path, ...(a ? { a } : {}), ...(b ? { b } : {}) });
+      i++;
+      j++;
+    }
+  }
+  return out.sort((p, q) => (p.path < q.path ? -1 : p.path > q.path ? 1 : 0));
+}
+
+function pairsByPath(before: readonly Entry[], after: readonly Entry[]): Pair[] {
+  const a = new Map(before.filter(isLeaf).map((e) => [e.path, e]));
+  const b = new Map(after.filter(isLeaf).map((e) => [e.path, e]));
   const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
   return paths.flatMap((p) => {
     const x = a.get(p);
@@ -78,20 +133,21 @@ function changeOf(pathName: string, a: Leaf | undefined, b: Leaf | undefined, x:
   };
 }
 
-/** The changes between two recorded states, sorted by path (the first `limit` of them). */
-export async function changesBetween(before: readonly Entry[], after: readonly Entry[], contentOf: ContentOf, limit = Infinity): Promise<FileChange[]> {
-  const out: FileChange[] = [];
-  for (const { path: p, a, b } of pairs(before, after).slice(0, limit)) {
+/** The changes between two recorded states, sorted by path (the first `limit` of them), and how many there are. */
+export async function changesCounted(before: readonly Entry[], after: readonly Entry[], contentOf: ContentOf, limit = Infinity): Promise<{ files: FileChange[]; total: number }> {
+  const all = pairs(before, after);
+  const files: FileChange[] = [];
+  for (const { path: p, a, b } of all.slice(0, limit)) {
     const [x, y] = await Promise.all([side(a, contentOf), side(b, contentOf)]);
     const ops = x.text !== null && y.text !== null ? diffLines(tokens(x.text), tokens(y.text)) : null;
-    out.push(changeOf(p, a, b, x, y, ops));
+    files.push(changeOf(p, a, b, x, y, ops));
   }
-  return out;
+  return { files, total: all.length };
 }
 
-/** How many paths differ between two recorded states. */
-export function changedCount(before: readonly Entry[], after: readonly Entry[]): number {
-  return pairs(before, after).length;
+/** The changes between two recorded states, sorted by path (the first `limit` of them). */
+export async function changesBetween(before: readonly Entry[], after: readonly Entry[], contentOf: ContentOf, limit = Infinity): Promise<FileChange[]> {
+  return (await changesCounted(before, after, contentOf, limit)).files;
 }
 
 const modeOf = (e: Leaf): string => (e.kind === 'link' ? '120000' : (e.mode & 0o111) !== 0 ? '100755' : '100644');

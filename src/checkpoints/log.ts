@@ -76,22 +76,39 @@ export async function readLog(dir: string): Promise<CheckpointRecord[]> {
   return out;
 }
 
-/** Appends one record and makes it durable. */
-export async function appendLog(dir: string, record: CheckpointRecord): Promise<void> {
+/** Logs whose last line this process wrote whole, with their size then: the next append needs no look at the end. */
+const whole = new Map<string, number>();
+
+/** This process is done writing the log in `dir` (its session's checkpoints closed). */
+export function forgetLog(dir: string): void {
+  whole.delete(path.join(dir, LOG));
+}
+
+/** Appends a record; `sync`: and makes the log durable, this record and every one before it. */
+export async function appendLog(dir: string, record: CheckpointRecord, sync = false): Promise<void> {
   const file = path.join(dir, LOG);
   const h = await fs.open(file, 'a+', 0o600);
+  let size = whole.get(file) ?? -1;
   try {
-    const { size } = await h.stat();
     // A line a crash cut short is ended first, so this record is a line of its own.
     let torn = false;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      await h.read(last, 0, 1, size - 1);
-      torn = last[0] !== 0x0a;
+    if (size < 0) {
+      size = (await h.stat()).size;
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await h.read(last, 0, 1, size - 1);
+        torn = last[0] !== 0x0a;
+      }
     }
+    whole.delete(file);
     try {
-      await h.write(`${torn ? '\n' : ''}${JSON.stringify(record)}\n`);
-      await h.datasync();
+      // Synced only when asked: before an event names a record (session.ts). Unsynced records
+      // survive the process's crash; an operating-system crash may lose the last ones, never
+      // leave one without its content (the packs it names were synced before it was written).
+      const line = Buffer.from(`${torn ? '\n' : ''}${JSON.stringify(record)}\n`);
+      await h.write(line);
+      if (sync) await h.datasync();
+      whole.set(file, size + line.length);
     } catch (err) {
       // A line cut short (a full disk) is taken back, so the next one starts a line of its own.
       await h.truncate(size).catch(() => undefined);

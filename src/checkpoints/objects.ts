@@ -40,6 +40,43 @@ export interface PutResult {
   added: number;
 }
 
+/**
+ * Contents read or stored lately, by name, shared by every store of the process: what a call's
+ * changes compare is what the checkpoints just before and after it stored, so it is read from
+ * here rather than from the packs. A content is its name's (SHA-256) by construction, so sharing
+ * reveals nothing: a store answers only for names its own index holds. Bounded in bytes; a
+ * content over ENTRY_MAX is not kept. Buffers handed out are never to be changed.
+ */
+class RecentContents {
+  private readonly map = new Map<string, Buffer>();
+  private bytes = 0;
+  constructor(
+    private readonly max: number,
+    private readonly entryMax: number,
+  ) {}
+
+  get(name: string): Buffer | undefined {
+    const b = this.map.get(name);
+    if (b) {
+      this.map.delete(name);
+      this.map.set(name, b);
+    }
+    return b;
+  }
+
+  set(name: string, content: Buffer): void {
+    if (content.length > this.entryMax || this.map.has(name)) return;
+    this.map.set(name, content);
+    this.bytes += content.length;
+    for (const [k, v] of this.map) {
+      if (this.bytes <= this.max) break;
+      this.map.delete(k);
+      this.bytes -= v.length;
+    }
+  }
+}
+const recent = new RecentContents(8 * 1024 * 1024, 256 * 1024);
+
 const digest8 = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest().subarray(0, 8);
 const sha = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest();
 
@@ -128,7 +165,10 @@ export class ObjectStore {
     const name = sha(content);
     const sha256 = name.toString('hex');
     const known = this.index.has(`f${sha256}`);
-    if (known && !this.damaged) return { sha256, size: content.length, added: 0 };
+    if (known && !this.damaged) {
+      if (content.length <= 1024 * 1024) recent.set(sha256, Buffer.from(content));
+      return { sha256, size: content.length, added: 0 };
+    }
     let added = 0;
     const names: Buffer[] = [];
     for (const c of chunks(content)) {
@@ -144,6 +184,7 @@ export class ObjectStore {
       if (!this.index.has(`g${groupName.toString('hex')}`)) added += await this.append('g', groupName, group);
     }
     if (!known) added += await this.append('f', name, Buffer.from(JSON.stringify({ size: content.length, groups })));
+    if (content.length <= 1024 * 1024) recent.set(sha256, Buffer.from(content));
     return { sha256, size: content.length, added };
   }
 
@@ -156,6 +197,9 @@ export class ObjectStore {
   /** The content named `sha256`, checked against its name; an error when it is missing or damaged. */
   async get(sha256: string): Promise<Buffer> {
     if (!HEX64.test(sha256)) throw new Error(`not an object name: ${sha256.slice(0, 80)}`);
+    // A store that left a record out reads its packs: what the damage took must show.
+    const kept = this.index.has(`f${sha256}`) && !this.damaged ? recent.get(sha256) : undefined;
+    if (kept) return kept;
     const recipe = JSON.parse((await this.read('f', sha256)).toString('utf8')) as { size: number; groups: string[] };
     const parts: Buffer[] = [];
     for (const g of recipe.groups) {
@@ -170,6 +214,7 @@ export class ObjectStore {
     }
     const content = Buffer.concat(parts);
     if (content.length !== recipe.size || sha(content).toString('hex') !== sha256) throw new Error(`checkpoint content ${sha256} is damaged`);
+    recent.set(sha256, content);
     return content;
   }
 

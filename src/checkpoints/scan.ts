@@ -71,6 +71,8 @@ interface Known {
 /** What earlier scans learned of files, by path: a file unchanged since is not read again. */
 export class ScanCache {
   readonly known = new Map<string, Known>();
+  /** `slack`: stale paths (gone since) it may hold before a scan prunes them. */
+  constructor(readonly slack = 4_096) {}
 }
 
 function kindOf(st: BigIntStats): string {
@@ -109,7 +111,6 @@ interface Walk {
   objects: ObjectStore;
   cache: ScanCache;
   limits: ScanLimits;
-  seen: Set<string>;
   inc: Incremental | undefined;
   /** The last scan's entries and what it did not capture, by parent directory, in path order. */
   children: Map<string, Known2[]>;
@@ -124,26 +125,35 @@ export async function scanTree(root: string, objects: ObjectStore, cache: ScanCa
   const real = await fs.realpath(root);
   const c = new Confinement([real], await procFd());
   const out: Scan = { entries: [], notCaptured: [], bytes: 0, added: 0 };
-  const seen = new Set<string>();
   const children = new Map<string, Known2[]>();
   if (inc) {
-    for (const e of [...inc.previous.entries, ...inc.previous.notCaptured]) {
+    // A walk's entries are in name order within each directory already; only a directory that
+    // also has entries not captured needs its list sorted.
+    const unsorted = new Set<Known2[]>();
+    const add = (e: Known2, sorted: boolean) => {
       const parent = parentOf(e.path);
       let list = children.get(parent);
       if (!list) children.set(parent, (list = []));
       list.push(e);
-    }
-    for (const list of children.values()) list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      if (!sorted) unsorted.add(list);
+    };
+    for (const e of inc.previous.entries) add(e, true);
+    for (const e of inc.previous.notCaptured) add(e, false);
+    for (const list of unsorted) list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
   const rootHandle = await fs.open(real, DIR_FLAGS);
   try {
     const st = await rootHandle.stat({ bigint: true });
-    await visit({ c, out, objects, cache, limits, seen, inc, children }, { handle: rootHandle, real }, '', st.ino);
+    await visit({ c, out, objects, cache, limits, inc, children }, { handle: rootHandle, real }, '', st.ino);
   } finally {
     await rootHandle.close().catch(() => undefined);
   }
-  // Paths gone since the last scan leave the cache.
-  for (const p of cache.known.keys()) if (!seen.has(p)) cache.known.delete(p);
+  // Paths gone since leave the cache once it holds many more than the tree: a stale one is never
+  // taken for a new file (a file made since has a newer ctime), it only costs memory.
+  if (cache.known.size > out.entries.length + cache.slack) {
+    const files = new Set(out.entries.map((e) => e.path));
+    for (const p of cache.known.keys()) if (!files.has(p)) cache.known.delete(p);
+  }
   return out;
 }
 
@@ -167,10 +177,7 @@ function take(w: Walk, e: Known2): boolean {
     return false;
   }
   w.out.entries.push(e);
-  if (e.kind === 'file') {
-    w.seen.add(e.path);
-    w.out.bytes += e.size;
-  }
+  if (e.kind === 'file') w.out.bytes += e.size;
   return true;
 }
 
@@ -213,6 +220,16 @@ async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
   // Entries no event named since the last scan are as it found them: not stat'ed again.
   const changed = w.inc?.changedNames?.(rel) ?? null;
   const before = changed ? new Map((w.children.get(rel) ?? []).map((e) => [e.path, e])) : null;
+  // The entries that will be looked at (lstat'ed, and read when a file the cache does not
+  // vouch for) are looked at up to READ_AHEAD at once; what is found is taken in name order.
+  const ahead = new ReadAhead(
+    names.filter((name) => {
+      if (name.includes('\uFFFD')) return false;
+      const known = before && !changed!.has(name) ? before.get(rel ? `${rel}/${name}` : name) : undefined;
+      return !(known && 'kind' in known && known.kind !== 'dir');
+    }),
+    (name) => look(w, dir, rel ? `${rel}/${name}` : name, name),
+  );
   for (const name of names) {
     const p = rel ? `${rel}/${name}` : name;
     if (out.entries.length >= limits.maxEntries) {
@@ -238,13 +255,12 @@ async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
       }
     }
     const at = c.at(dir, name);
-    let st: BigIntStats;
-    try {
-      st = await fs.lstat(at, { bigint: true });
-    } catch {
+    const seen = await ahead.get(name);
+    if (!seen) {
       out.notCaptured.push({ path: p, reason: 'removed while the checkpoint was made' });
       continue;
     }
+    const { st } = seen;
     if (st.isSymbolicLink()) {
       const target = await fs.readlink(at).catch(() => null);
       if (target === null) out.notCaptured.push({ path: p, reason: 'changed while the checkpoint was made' });
@@ -273,7 +289,7 @@ async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
         out.notCaptured.push({ path: p, reason: `larger than ${limits.maxFileBytes} bytes` });
         continue;
       }
-      const sha256 = await fileContent(c, at, p, st, w.objects, w.cache, out, limits.budget);
+      const sha256 = await fileContent(w, at, p, st, seen.read);
       if (sha256 === OVER_BUDGET) {
         out.notCaptured.push({ path: p, reason: 'over the checkpoint disk budget' });
         continue;
@@ -282,7 +298,6 @@ async function walk(w: Walk, dir: Anchor, rel: string): Promise<void> {
         out.notCaptured.push({ path: p, reason: 'replaced or written while the checkpoint was made' });
         continue;
       }
-      w.seen.add(p);
       out.entries.push({ kind: 'file', path: p, mode: Number(st.mode & 0o7777n), size: Number(st.size), sha256 });
       out.bytes += Number(st.size);
     } else out.notCaptured.push({ path: p, reason: `is ${kindOf(st)} (never captured)` });
@@ -313,18 +328,63 @@ const OVER_BUDGET = Symbol('over budget');
 /** Newer than this (ns) is "racy": file timestamps come from a clock that ticks every few ms. */
 const RACY_NS = 50_000_000n;
 
-async function fileContent(
-  c: Confinement,
-  at: string,
-  p: string,
-  st: BigIntStats,
-  objects: ObjectStore,
-  cache: ScanCache,
-  out: Scan,
-  budget: { remaining: number } | undefined,
-): Promise<string | null | typeof OVER_BUDGET> {
-  const k = cache.known.get(p);
-  if (k && k.dev === st.dev && k.ino === st.ino && k.size === st.size && k.mtimeNs === st.mtimeNs && k.ctimeNs === st.ctimeNs && objects.has(k.sha256)) return k.sha256;
+/** Files up to this size are read ahead (READ_AHEAD at once); larger ones when their turn comes. */
+const READ_AHEAD_MAX_BYTES = 1024 * 1024;
+const READ_AHEAD = 8;
+
+/** `at`: when it was read (ms): what is racy is judged against it. */
+type Read = { bytes: Buffer; fst: BigIntStats; at: number } | null;
+
+interface Look {
+  st: BigIntStats;
+  /** A file's bytes read ahead (null: it changed while read); absent: not read ahead. */
+  read?: Read;
+}
+
+/** An entry's lstat, and a small file's bytes when the cache does not vouch for it; null when it is gone. */
+async function look(w: Walk, dir: Anchor, p: string, name: string): Promise<Look | null> {
+  const at = w.c.at(dir, name);
+  const st = await fs.lstat(at, { bigint: true }).catch(() => null);
+  if (!st) return null;
+  if (!st.isFile() || st.size > BigInt(Math.min(w.limits.maxFileBytes, READ_AHEAD_MAX_BYTES)) || vouched(w, p, st)) return { st };
+  return { st, read: await readFile(w.c, at, p, st) };
+}
+
+/** Starts `look`s in name order, up to READ_AHEAD from the one asked for. */
+class ReadAhead<T> {
+  private readonly started = new Map<string, Promise<T>>();
+  private pos = 0;
+  private next = 0;
+  constructor(
+    private readonly names: readonly string[],
+    private readonly fn: (name: string) => Promise<T>,
+  ) {}
+
+  get(name: string): Promise<T> {
+    const i = this.names.indexOf(name, this.pos);
+    if (i < 0) return this.fn(name);
+    this.pos = i;
+    for (let k = Math.max(this.next, i); k < Math.min(this.names.length, i + READ_AHEAD); k++) {
+      const started = this.fn(this.names[k]!);
+      // One that is never asked for (the entry bound reached) must not fail unheard.
+      started.catch(() => undefined);
+      this.started.set(this.names[k]!, started);
+      this.next = k + 1;
+    }
+    const p = this.started.get(name) ?? this.fn(name);
+    this.started.delete(name);
+    return p;
+  }
+}
+
+/** The cache vouches for a file: nothing about it changed, and its content is stored. */
+function vouched(w: Walk, p: string, st: BigIntStats): boolean {
+  const k = w.cache.known.get(p);
+  return !!k && k.dev === st.dev && k.ino === st.ino && k.size === st.size && k.mtimeNs === st.mtimeNs && k.ctimeNs === st.ctimeNs && w.objects.has(k.sha256);
+}
+
+/** A file's bytes through the descriptor, or null when it is not the file lstat saw or changed while read. */
+async function readFile(c: Confinement, at: string, p: string, st: BigIntStats): Promise<Read> {
   let opened;
   try {
     opened = await c.openRegular(p, at);
@@ -334,8 +394,9 @@ async function fileContent(
   try {
     const fst = await opened.handle.stat({ bigint: true });
     if (fst.ino !== st.ino || fst.dev !== st.dev) return null;
-    // Read up to one byte past the size it had: a file that grows meanwhile is not read on and on.
-    const buf = Buffer.alloc(Number(fst.size) + 1);
+    // Read the size it had, not on: a file that grows meanwhile is not read on and on (the
+    // stat after the read says it changed).
+    const buf = Buffer.alloc(Number(fst.size));
     let filled = 0;
     while (filled < buf.length) {
       const { bytesRead } = await opened.handle.read(buf, filled, buf.length - filled, filled);
@@ -344,21 +405,30 @@ async function fileContent(
     }
     const after = await opened.handle.stat({ bigint: true });
     // Written while it was read: the next checkpoint takes it.
-    if (after.mtimeNs !== fst.mtimeNs || after.size !== fst.size || BigInt(filled) !== fst.size) return null;
-    const bytes = buf.subarray(0, filled);
-    // Within the budget, or stored before (a content known costs nothing again).
-    if (budget && bytes.length > budget.remaining && !objects.has(createHash('sha256').update(bytes).digest('hex'))) return OVER_BUDGET;
-    const put = await objects.put(bytes);
-    out.added += put.added;
-    if (budget) budget.remaining -= put.added;
-    // A file changed within the clock's granularity of now could change again under the same
-    // timestamps (file systems stamp with a coarse clock): it is not trusted from the cache, and
-    // the next scan reads it again (git's "racy" entries).
-    if (BigInt(Date.now()) * 1_000_000n - (fst.ctimeNs > fst.mtimeNs ? fst.ctimeNs : fst.mtimeNs) > RACY_NS) {
-      cache.known.set(p, { dev: fst.dev, ino: fst.ino, size: fst.size, mtimeNs: fst.mtimeNs, ctimeNs: fst.ctimeNs, sha256: put.sha256 });
-    } else cache.known.delete(p);
-    return put.sha256;
+    if (after.mtimeNs !== fst.mtimeNs || after.ctimeNs !== fst.ctimeNs || after.size !== fst.size || BigInt(filled) !== fst.size) return null;
+    return { bytes: buf, fst, at: Date.now() };
   } finally {
     await opened.handle.close().catch(() => undefined);
   }
+}
+
+async function fileContent(w: Walk, at: string, p: string, st: BigIntStats, ahead: Read | undefined): Promise<string | null | typeof OVER_BUDGET> {
+  const { objects, cache, out } = w;
+  const budget = w.limits.budget;
+  if (ahead === undefined && vouched(w, p, st)) return cache.known.get(p)!.sha256;
+  const read = ahead === undefined ? await readFile(w.c, at, p, st) : ahead;
+  if (!read) return null;
+  const { bytes, fst, at: readAt } = read;
+  // Within the budget, or stored before (a content known costs nothing again).
+  if (budget && bytes.length > budget.remaining && !objects.has(createHash('sha256').update(bytes).digest('hex'))) return OVER_BUDGET;
+  const put = await objects.put(bytes);
+  out.added += put.added;
+  if (budget) budget.remaining -= put.added;
+  // A file changed within the clock's granularity of now could change again under the same
+  // timestamps (file systems stamp with a coarse clock): it is not trusted from the cache, and
+  // the next scan reads it again (git's "racy" entries).
+  if (BigInt(readAt) * 1_000_000n - (fst.ctimeNs > fst.mtimeNs ? fst.ctimeNs : fst.mtimeNs) > RACY_NS) {
+    cache.known.set(p, { dev: fst.dev, ino: fst.ino, size: fst.size, mtimeNs: fst.mtimeNs, ctimeNs: fst.ctimeNs, sha256: put.sha256 });
+  } else cache.known.delete(p);
+  return put.sha256;
 }

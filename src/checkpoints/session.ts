@@ -7,9 +7,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, IdFactory } from '../ids.js';
-import { changedCount, changesBetween, unifiedDiff, type FileChange } from './changes.js';
+import { changesBetween, changesCounted, unifiedDiff, type FileChange } from './changes.js';
 import {
   appendLog,
+  forgetLog,
   readJournal,
   readLog,
   removeJournal,
@@ -19,6 +20,7 @@ import {
   type Manifest,
   type RewindJournal,
 } from './log.js';
+import { applyDelta, deltaJson, fullJson, isDelta, parseManifest } from './manifest.js';
 import { ObjectStore } from './objects.js';
 import { applyRestore, planRestore, type RestorePlan } from './restore.js';
 import { ScanCache, scanTree, type Entry, type Scan } from './scan.js';
@@ -96,11 +98,18 @@ export class CheckpointReader {
   }
 
   async manifest(record: CheckpointRecord): Promise<Manifest> {
-    let m = this.manifests.get(record.manifest);
+    return this.manifestNamed(record.manifest, false);
+  }
+
+  /** A manifest by name, a delta applied to its base; `fullOnly`: a delta is refused (a base must be full). */
+  private async manifestNamed(name: string, fullOnly: boolean): Promise<Manifest> {
+    let m = this.manifests.get(name);
     if (!m) {
-      m = JSON.parse((await this.objects.get(record.manifest)).toString('utf8')) as Manifest;
+      const stored = parseManifest(await this.objects.get(name));
+      if (isDelta(stored) && fullOnly) throw new Error(`checkpoint manifest ${name} is a delta where a full manifest is wanted`);
+      m = isDelta(stored) ? applyDelta(await this.manifestNamed(stored.base, true), stored) : stored;
       if (this.manifests.size >= 8) this.manifests.delete(this.manifests.keys().next().value!);
-      this.manifests.set(record.manifest, m);
+      this.manifests.set(name, m);
     }
     return m;
   }
@@ -143,6 +152,8 @@ export class SessionCheckpoints extends CheckpointReader {
   private last: Scan | undefined;
   /** The manifest name of `last`, when it was recorded. */
   private lastManifest: string | undefined;
+  /** The last full manifest written, which the next ones may be deltas of. */
+  private base: { name: string; entries: readonly Entry[] } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private used = 0;
   /** The budget that bound the last scan, as its warning names it. */
@@ -178,7 +189,7 @@ export class SessionCheckpoints extends CheckpointReader {
       // Every step of a plan is "make this path be that": applying it again converges.
       try {
         await applyRestore(o.root, journal.plan, cp.content);
-        const after = await cp.record({ reason: 'after_rewind', turnId: null });
+        const after = await cp.record({ reason: 'after_rewind', turnId: null, sync: true });
         await removeJournal(o.dir);
         recovered = { journal, after };
       } catch (err) {
@@ -223,14 +234,16 @@ export class SessionCheckpoints extends CheckpointReader {
   }
 
   /** Scans and records a checkpoint (not queued: the caller is inside `serial`). */
-  private async record(p: { reason: CheckpointReason; turnId: string | null; toolUseId?: string }): Promise<CheckpointRecord> {
+  private async record(p: { reason: CheckpointReason; turnId: string | null; toolUseId?: string; sync?: boolean }): Promise<CheckpointRecord> {
     const usedBefore = this.used;
     const scan = await this.scanNow();
     if (!this.lastManifest) {
-      const put = await this.objects.put(Buffer.from(manifestJson(scan)));
+      const delta = this.base ? deltaJson(this.base.name, this.base.entries, scan) : null;
+      const put = await this.objects.put(Buffer.from(delta ?? fullJson(scan)));
       this.used += put.added;
       this.o.shared?.grew(put.added);
       this.lastManifest = put.sha256;
+      if (delta === null) this.base = { name: put.sha256, entries: scan.entries };
     }
     await this.objects.flush();
     const overBudget = scan.notCaptured.filter((n) => n.reason.startsWith('over the checkpoint disk budget')).length;
@@ -251,7 +264,7 @@ export class SessionCheckpoints extends CheckpointReader {
       complete: scan.notCaptured.every((n) => n.reason.includes('never captured')),
       warnings,
     };
-    await appendLog(this.o.dir, record);
+    await appendLog(this.o.dir, record, p.sync ?? false);
     this.records.push(record);
     return record;
   }
@@ -260,6 +273,20 @@ export class SessionCheckpoints extends CheckpointReader {
   take(p: { reason: CheckpointReason; turnId: string | null; toolUseId?: string }): Promise<CheckpointRecord> {
     if (this.closed) return Promise.reject(new Error('the session\'s checkpoints are closed'));
     return this.serial(() => this.record(p));
+  }
+
+  /**
+   * As `take`, but when the workspace is as the last checkpoint recorded it, none is made (null):
+   * the end of a turn that left nothing behind its last call adds no state, and costs no record.
+   */
+  takeIfChanged(p: { reason: CheckpointReason; turnId: string | null }): Promise<CheckpointRecord | null> {
+    if (this.closed) return Promise.reject(new Error('the session\'s checkpoints are closed'));
+    return this.serial(async () => {
+      const last = this.last;
+      const recorded = last !== undefined && this.lastManifest !== undefined && this.records.at(-1)?.manifest === this.lastManifest;
+      if (recorded && (await this.scanNow()) === last) return null;
+      return this.record(p);
+    });
   }
 
   /** The checkpoint before a call that may change the workspace. */
@@ -279,10 +306,11 @@ export class SessionCheckpoints extends CheckpointReader {
     return this.serial(async () => {
       const before = this.seenBefore.get(toolUseId);
       this.seenBefore.delete(toolUseId);
-      const record = await this.record({ reason: 'after_call', turnId, toolUseId });
+      // Synced: the call's tool.completed names this record and the one before the call.
+      const record = await this.record({ reason: 'after_call', turnId, toolUseId, sync: true });
       if (!before) return null;
       const after = this.last!.entries;
-      return { record, files: await changesBetween(before, after, this.content, CALL_CHANGES_SHOWN), total: changedCount(before, after) };
+      return { record, ...(await changesCounted(before, after, this.content, CALL_CHANGES_SHOWN)) };
     });
   }
 
@@ -348,11 +376,11 @@ export class SessionCheckpoints extends CheckpointReader {
       const current = await this.scanNow();
       const { view, plan } = await this.plan(target, selected, current);
       if (view.conflicts.length > 0 && !o.force) throw new RewindConflict(view);
-      const before = await this.record({ reason: 'before_rewind', turnId: null });
+      const before = await this.record({ reason: 'before_rewind', turnId: null, sync: true });
       o.check();
       await writeJournal(this.o.dir, { to: target.id, before: before.id, plan, by: o.by });
       await applyRestore(this.o.root, plan, this.content);
-      const after = await this.record({ reason: 'after_rewind', turnId: null });
+      const after = await this.record({ reason: 'after_rewind', turnId: null, sync: true });
       await removeJournal(this.o.dir);
       return { view, before, after };
     });
@@ -368,23 +396,12 @@ export class SessionCheckpoints extends CheckpointReader {
     this.closed = true;
     await this.queue;
     this.tracker.close();
+    forgetLog(this.o.dir);
     await super.close();
   }
 }
 
 /** Each entry's JSON, kept while the entry is (a walk reuses the entries of what did not change). */
-const entryJson = new WeakMap<Entry, string>();
-
-/** The manifest's JSON (the shape of Manifest), serialising only entries not serialised before. */
-function manifestJson(scan: Scan): string {
-  const parts = scan.entries.map((e) => {
-    let j = entryJson.get(e);
-    if (j === undefined) entryJson.set(e, (j = JSON.stringify(e)));
-    return j;
-  });
-  return `{"entries":[${parts.join(',')}],"notCaptured":${JSON.stringify(scan.notCaptured)}}`;
-}
-
 export class RewindConflict extends Error {
   constructor(readonly view: RewindPlan) {
     super(`${view.conflicts.length} path(s) changed since the session's last checkpoint by something other than the session`);

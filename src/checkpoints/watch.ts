@@ -28,6 +28,8 @@ export class DirtyTracker {
   /** Why scans are whole again (watching failed), if they are. */
   failure: string | null = null;
   private barrier: fs.FSWatcher | null = null;
+  /** The name of the file `settle` renames (null: not made yet). */
+  private barrierFile: string | null = null;
   private readonly waiting = new Map<string, () => void>();
   private closed = false;
 
@@ -133,8 +135,9 @@ export class DirtyTracker {
     this.barrier ??= fs.watch(this.barrierDir, { persistent: false }, (_e, name) => {
       if (name) this.waiting.get(String(name))?.();
     });
+    // One file of our own, renamed to a new name each time: one metadata operation, and an
+    // event by a name no earlier settle used, so nothing heard before can answer this one.
     const name = `.settle-${randomBytes(6).toString('hex')}`;
-    const file = path.join(this.barrierDir, name);
     const heard = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), ms);
       this.waiting.set(name, () => {
@@ -142,10 +145,17 @@ export class DirtyTracker {
         resolve(true);
       });
     });
-    fs.writeFileSync(file, '');
+    try {
+      if (this.barrierFile) fs.renameSync(path.join(this.barrierDir, this.barrierFile), path.join(this.barrierDir, name));
+      else fs.writeFileSync(path.join(this.barrierDir, name), '', { flag: 'wx', mode: 0o600 });
+      this.barrierFile = name;
+    } catch {
+      this.waiting.get(name)?.();
+      this.barrierFile = null;
+      this.all = true;
+    }
     const ok = await heard;
     this.waiting.delete(name);
-    fs.rmSync(file, { force: true });
     if (!ok) this.all = true;
   }
 
@@ -168,5 +178,7 @@ export class DirtyTracker {
     this.watched.clear();
     this.barrier?.close();
     this.barrier = null;
+    if (this.barrierFile) fs.rmSync(path.join(this.barrierDir, this.barrierFile), { force: true });
+    this.barrierFile = null;
   }
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changesBetween, unifiedDiff } from '../../src/checkpoints/changes.js';
+import { changesBetween, unifiedDiff, walkOrder } from '../../src/checkpoints/changes.js';
 import { ObjectStore } from '../../src/checkpoints/objects.js';
 import { ScanCache, scanTree } from '../../src/checkpoints/scan.js';
 
@@ -130,5 +130,39 @@ describe('changes between two states', () => {
     expect(diff.trimEnd().split('\n').at(-1)).toBe('# the diff stops here at 1000 characters: 17 more changed file(s) not shown (GET …/changes lists them all)');
     await objects.close();
   });
-});
 
+  it('a walk lists entries in walk order, and changes found by merging two walks equal those found by path, over drawn trees', async () => {
+    // Names around the `/` that decides the order: `a`, `a.txt`, `a-b`, `a/b`, `a0`, `A`, `é`.
+    const names = ['a', 'a.txt', 'a-b', 'a0', 'A', '\u00e9', 'b', 'b~'];
+    let seed = 7;
+    const draw = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const ws = await tmp();
+    const objects = await ObjectStore.open(await tmp());
+    const cache = new ScanCache();
+    const byPath = <T,>(e: T[]): T[] => [...e].reverse(); // out of walk order: compared by path
+    let before = (await scanTree(ws, objects, cache, LIMITS)).entries;
+    for (let round = 0; round < 25; round++) {
+      for (let k = 0; k < 6; k++) {
+        const parts = Array.from({ length: 1 + draw(3) }, () => names[draw(names.length)]!);
+        const full = path.join(ws, ...parts);
+        const op = draw(3);
+        await fs.rm(full, { recursive: true, force: true }).catch(() => undefined);
+        if (op === 0) continue;
+        try {
+          await fs.mkdir(path.dirname(full), { recursive: true });
+          if (op === 1) await fs.writeFile(full, `${round}-${k}\n`);
+          else await fs.mkdir(full, { recursive: true });
+        } catch {
+          // A file where a directory is needed: the draw is skipped.
+        }
+      }
+      const after = (await scanTree(ws, objects, cache, LIMITS)).entries;
+      for (let i = 1; i < after.length; i++) expect(walkOrder(after[i - 1]!.path, after[i]!.path)).toBeLessThan(0);
+      const content = (sha256: string) => objects.get(sha256);
+      const merged = await changesBetween(before, after, content);
+      expect(merged).toEqual(await changesBetween(byPath(before), byPath(after), content));
+      expect(merged.map((f) => f.path)).toEqual(merged.map((f) => f.path).sort());
+      before = after;
+    }
+  });
+});

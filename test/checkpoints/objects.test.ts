@@ -174,4 +174,22 @@ describe('the object store', () => {
     expect((await third.get(lost.sha256)).equals(noise(40 * 1024, 12))).toBe(true);
     await third.close();
   });
+
+  it('serves what it stored lately from memory, and only names its own index holds', async () => {
+    const s = await store();
+    const small = await s.put(noise(200 * 1024, 31));
+    const large = await s.put(noise(300 * 1024, 32));
+    await s.flush();
+    // The packs moved away: a small content just stored is still read; a large one is not kept.
+    await fs.rename(path.join(s.dir, 'packs'), path.join(s.dir, 'moved'));
+    expect((await s.get(small.sha256)).equals(noise(200 * 1024, 31))).toBe(true);
+    await expect(s.get(large.sha256)).rejects.toThrow();
+    // Another store never answers for a content it does not hold, though the process has it.
+    const other = await store();
+    await expect(other.get(small.sha256)).rejects.toThrow(/missing/);
+    await fs.rename(path.join(s.dir, 'moved'), path.join(s.dir, 'packs'));
+    await s.close();
+    await other.close();
+  });
 });
+

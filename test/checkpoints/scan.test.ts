@@ -58,8 +58,10 @@ describe('scanning a workspace', () => {
   it('does not read an unchanged file again; a changed one (same size, new content) is read', async () => {
     const ws = await tmp();
     const objects = await ObjectStore.open(await tmp());
-    const cache = new ScanCache();
+    const cache = new ScanCache(3);
     for (let i = 0; i < 50; i++) await fs.writeFile(path.join(ws, `f${i}.txt`), `file ${i}\n`.repeat(100));
+    // Older than the racy window, so the cache takes them.
+    await new Promise((r) => setTimeout(r, 80));
     const first = await scanTree(ws, objects, cache, LIMITS);
     expect(first.added).toBeGreaterThan(0);
     const second = await scanTree(ws, objects, cache, LIMITS);
@@ -68,10 +70,18 @@ describe('scanning a workspace', () => {
     await fs.writeFile(path.join(ws, 'f7.txt'), `FILE 7\n`.repeat(100));
     const third = await scanTree(ws, objects, cache, LIMITS);
     expect(third.entries.find((e) => e.path === 'f7.txt')).toMatchObject({ sha256: sha('FILE 7\n'.repeat(100)) });
+    // A path gone stays in the cache (it is never taken for a new file) until more than
+    // the cache holds more than `slack` paths beyond the tree: then they all leave.
     await fs.rm(path.join(ws, 'f8.txt'));
+    await fs.rm(path.join(ws, 'f9.txt'));
     const fourth = await scanTree(ws, objects, cache, LIMITS);
     expect(fourth.entries.some((e) => e.path === 'f8.txt')).toBe(false);
-    expect(cache.known.has('f8.txt')).toBe(false);
+    expect(cache.known.has('f8.txt')).toBe(true);
+    for (let i = 10; i < 20; i++) await fs.rm(path.join(ws, `f${i}.txt`));
+    await fs.writeFile(path.join(ws, 'f8.txt'), `file 8\n`.repeat(100));
+    const fifth = await scanTree(ws, objects, cache, LIMITS);
+    expect(fifth.entries.find((e) => e.path === 'f8.txt')).toMatchObject({ sha256: sha('file 8\n'.repeat(100)) });
+    expect([...cache.known.keys()].filter((p) => !fifth.entries.some((e) => e.path === p))).toEqual([]);
     await objects.close();
   });
 
