@@ -253,7 +253,12 @@ export class CheckpointUseCases {
     }
   }
 
-  /** Prompt turns that had ended at `target` (their last checkpoint is not after it), oldest first. */
+  /**
+   * Prompt turns that had ended at `target`, oldest first: their last checkpoint is not after it,
+   * and it is their end, or a checkpoint of a later turn (turns of a session run one after the
+   * other), or one made between turns after they ended. A checkpoint inside a turn, not its end,
+   * does not take the turn: the model's last words came after it.
+   */
   private turnsEndedBy(sessionId: string, cp: CheckpointReader, target: CheckpointRecord): Turn[] {
     const lastOf = new Map<string, CheckpointRecord>();
     for (const r of cp.list()) if (r.turn_id) lastOf.set(r.turn_id, r);
@@ -262,7 +267,11 @@ export class CheckpointUseCases {
       .filter((t) => t.kind === 'prompt' && t.rewound_at === undefined && t.ended_at !== undefined)
       .filter((t) => {
         const end = lastOf.get(t.id);
-        return end ? end.seq <= target.seq && end.reason === 'turn_end' : t.ended_at! <= target.created_at;
+        if (!end) return t.ended_at! <= target.created_at;
+        if (end.seq > target.seq) return false;
+        if (end.reason === 'turn_end') return true;
+        if (target.turn_id === t.id) return false;
+        return target.turn_id !== null || t.ended_at! <= target.created_at;
       });
   }
 }

@@ -12,7 +12,7 @@ export const CheckpointSchema = Type.Object(
     tool_use_id: Type.Optional(Type.String({ description: 'The call it was made before (`before_call`) or after (`after_call`)' })),
     reason: StringEnum(['turn_start', 'before_call', 'after_call', 'turn_end', 'before_rewind', 'after_rewind', 'fork'], {
       description:
-        'When it was made: as a turn started or ended, before or after a call that may change the workspace, just before a rewind ' +
+        'When it was made: as a turn started or ended (its end only when the workspace changed after the turn\'s last checkpoint), before or after a call that may change the workspace, just before a rewind ' +
         '(the checkpoint that undoes it) and just after, or as a fork\'s workspace was filled',
     }),
     created_at: Timestamp('When it was made'),

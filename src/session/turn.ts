@@ -453,8 +453,9 @@ export class TurnRunner implements PauseHost {
     this.write(() => {
       this.persist();
       this.deps.events.emit(this.turn.session_id, { type, turn: structuredClone(this.turn) });
-      // The workspace as the turn left it: queued now, before anything a next turn records.
-      this.deps.checkpoints?.take({ reason: 'turn_end', turnId: this.turn.id }).catch((err: unknown) => {
+      // The workspace as the turn left it, when it differs from the last checkpoint: queued now,
+      // before anything a next turn records.
+      this.deps.checkpoints?.takeIfChanged({ reason: 'turn_end', turnId: this.turn.id }).catch((err: unknown) => {
         this.deps.logger.warn({ err, session_id: this.turn.session_id, turn_id: this.turn.id }, 'no checkpoint at the end of the turn');
       });
       this.deps.onFinished(this);

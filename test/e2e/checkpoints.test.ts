@@ -50,7 +50,7 @@ describe('checkpoints', () => {
       'after_call:w1',
       'before_call:b1',
       'after_call:b1',
-      'turn_end:',
+      // Nothing changed after the last call: the end of the turn adds no checkpoint.
     ]);
     expect(list.items.every((c: { id: string; turn_id: string }) => /^ckpt_/.test(c.id) && c.turn_id === tr.id)).toBe(true);
     expect(list.next_cursor).toBeNull();
@@ -90,6 +90,34 @@ describe('checkpoints', () => {
     const previousEnd = list[list.indexOf(start) - 1]!;
     const between = (await t.api.get(`/v1/sessions/${s.id}/changes?from=${previousEnd.id}&to=${start.id}`)).body;
     expect(between.files).toMatchObject([{ path: 'late.txt', status: 'added' }]);
+  });
+
+  it('the end of a turn records what changed after its last call: a person\'s write while the turn waited', async () => {
+    t = await startServer();
+    const res = await t.api.post('/v1/sessions', { allowed_tools: ['Write'] });
+    const s = res.body as { id: string; workspace: string };
+    const paused = await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, {
+      tool_uses: [
+        { id: 'w1', name: 'Write', input: { file_path: 'a.txt', content: 'a\n' } },
+        { id: 'b1', name: 'Bash', input: { command: 'echo b > b.txt' } },
+      ],
+    });
+    expect(paused.body.status).toBe('awaiting_permission');
+    await fs.writeFile(path.join(s.workspace, 'person.txt'), 'written by a person\n');
+    expect((await t.api.post(`/v1/sessions/${s.id}/permissions/${paused.body.pending[0]}`, { behavior: 'deny' })).status).toBe(200);
+    let ended: { status: string } = paused.body;
+    for (let i = 0; i < 200 && ended.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      ended = (await t.api.get(`/v1/sessions/${s.id}/turns/${paused.body.id}`)).body;
+    }
+    expect(ended.status).toBe('completed');
+    const list = (await t.api.get(`/v1/sessions/${s.id}/checkpoints`)).body.items as { id: string; reason: string; tool_use_id?: string }[];
+    expect(list.map((c) => `${c.reason}:${c.tool_use_id ?? ''}`)).toEqual(['turn_start:', 'before_call:w1', 'after_call:w1', 'turn_end:']);
+    const after = (await t.api.get(`/v1/sessions/${s.id}/changes?from=${list[2]!.id}&to=${list[3]!.id}`)).body;
+    expect(after.files).toMatchObject([{ path: 'person.txt', status: 'added' }]);
+    // The turn's changes run to its end: the person's file is in them.
+    const turnChanges = (await t.api.get(`/v1/sessions/${s.id}/turns/${paused.body.id}/changes`)).body;
+    expect(turnChanges.files.map((f: { path: string }) => f.path)).toEqual(['a.txt', 'person.txt']);
   });
 
   it('rewind a turn: dry run first, then the files, and the rewind of that rewind', async () => {

@@ -114,7 +114,7 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     expect(turn.status).toBe('completed');
     const list = await b.api.get(`/v1/sessions/${s.id}/checkpoints`);
     expect(list.status).toBe(200);
-    expect(list.body.items.map((c: { reason: string }) => c.reason)).toEqual(['turn_start', 'before_call', 'after_call', 'turn_end']);
+    expect(list.body.items.map((c: { reason: string }) => c.reason)).toEqual(['turn_start', 'before_call', 'after_call']);
     const changes = await b.api.get(`/v1/sessions/${s.id}/turns/${turn.id}/changes`);
     expect(changes.body.files).toMatchObject([{ path: 'a.txt', status: 'added' }]);
     const rewound = await b.api.post(`/v1/sessions/${s.id}/rewind`, { to: turn.id });

@@ -1855,7 +1855,7 @@ export interface components {
             /** @description The call it was made before (`before_call`) or after (`after_call`) */
             tool_use_id?: string;
             /**
-             * @description When it was made: as a turn started or ended, before or after a call that may change the workspace, just before a rewind (the checkpoint that undoes it) and just after, or as a fork's workspace was filled
+             * @description When it was made: as a turn started or ended (its end only when the workspace changed after the turn's last checkpoint), before or after a call that may change the workspace, just before a rewind (the checkpoint that undoes it) and just after, or as a fork's workspace was filled
              * @enum {string}
              */
             reason: "turn_start" | "before_call" | "after_call" | "turn_end" | "before_rewind" | "after_rewind" | "fork";
