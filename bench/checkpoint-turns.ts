@@ -1,6 +1,7 @@
 // Checkpoints through the API, against the same session without them, in one run and on one
 // server: two sessions whose workspaces hold BENCH_FILES (5,000) files, 50 MB, one created with
-// `checkpoints: false`. Measured with ?wait, BENCH_TURNS (30) turns each, medians compared:
+// `checkpoints: false`. Measured with ?wait, BENCH_TURNS (30) rounds, each running every kind of
+// turn on both sessions one after the other, medians compared:
 //   - an Edit turn (one line of one file), a Bash `true` turn, a Bash turn changing 100 files;
 //   - GET …/turns/{id}/changes of that last kind of turn;
 //   - a rewind of 100 files;
@@ -50,24 +51,32 @@ async function populate(ws: string): Promise<void> {
 
 const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
 
-async function kinds(pool: Pool, sid: string): Promise<{ edit: number; bashTrue: number; bash100: number; lastBash100: string }> {
-  await turn(pool, sid, [{ name: 'Read', input: { file_path: 'edit.txt' } }]);
-  await turn(pool, sid, [{ name: 'Bash', input: { command: 'mkdir -p b && for i in $(seq 100); do echo 0 > b/f$i; done' } }]);
-  const edit: number[] = [];
-  const bashTrue: number[] = [];
-  const bash100: number[] = [];
-  let lastBash100 = '';
-  for (let i = 0; i < TURNS + 3; i++) {
-    const e = await turn(pool, sid, [{ name: 'Edit', input: { file_path: 'edit.txt', old_string: `value ${i}`, new_string: `value ${i + 1}` } }]);
-    const b = await turn(pool, sid, [{ name: 'Bash', input: { command: 'true' } }]);
-    const m = await turn(pool, sid, [{ name: 'Bash', input: { command: `for i in $(seq 100); do echo ${i} >> b/f$i; done` } }]);
-    lastBash100 = m.id;
-    if (i < 3) continue; // warm-up
-    edit.push(e.ms);
-    bashTrue.push(b.ms);
-    bash100.push(m.ms);
+type Kinds = { edit: number[]; bashTrue: number[]; bash100: number[]; lastBash100: string };
+
+/**
+ * Each kind of turn on both sessions, one after the other in every round, so both are measured
+ * with the server in the same state (the first checkpoint reads 50 MB; what that leaves in the
+ * process — its heap, its page tables, which every spawn copies — weighs on both alike).
+ */
+async function kinds(pool: Pool, sids: string[]): Promise<Kinds[]> {
+  const out: Kinds[] = sids.map(() => ({ edit: [], bashTrue: [], bash100: [], lastBash100: '' }));
+  for (const sid of sids) {
+    await turn(pool, sid, [{ name: 'Read', input: { file_path: 'edit.txt' } }]);
+    await turn(pool, sid, [{ name: 'Bash', input: { command: 'mkdir -p b && for i in $(seq 100); do echo 0 > b/f$i; done' } }]);
   }
-  return { edit: median(edit), bashTrue: median(bashTrue), bash100: median(bash100), lastBash100 };
+  for (let i = 0; i < TURNS + 3; i++) {
+    for (const [k, sid] of sids.entries()) {
+      const e = await turn(pool, sid, [{ name: 'Edit', input: { file_path: 'edit.txt', old_string: `value ${i}`, new_string: `value ${i + 1}` } }]);
+      const b = await turn(pool, sid, [{ name: 'Bash', input: { command: 'true' } }]);
+      const m = await turn(pool, sid, [{ name: 'Bash', input: { command: `for i in $(seq 100); do echo ${i} >> b/f$i; done` } }]);
+      out[k]!.lastBash100 = m.id;
+      if (i < 3) continue; // warm-up
+      out[k]!.edit.push(e.ms);
+      out[k]!.bashTrue.push(b.ms);
+      out[k]!.bash100.push(m.ms);
+    }
+  }
+  return out;
 }
 
 async function main(): Promise<void> {
@@ -86,8 +95,10 @@ async function main(): Promise<void> {
     const off = await make(false);
     const on = await make(true);
     console.log(`checkpoints through the API: ${FILES} files, ${((FILES * SIZE) / 1024 / 1024).toFixed(0)} MB per workspace, ${TURNS} turns of each kind, ${os.cpus().length} CPUs, node ${process.version}`);
-    const base = await kinds(pool, off.id);
-    const withCk = await kinds(pool, on.id);
+    const [base, withCk] = (await kinds(pool, [off.id, on.id])).map((k) => ({ ...k, edit: median(k.edit), bashTrue: median(k.bashTrue), bash100: median(k.bash100) })) as [
+      { edit: number; bashTrue: number; bash100: number; lastBash100: string },
+      { edit: number; bashTrue: number; bash100: number; lastBash100: string },
+    ];
     const row = (name: string, a: number, b: number, target: number) =>
       console.log(`  ${name.padEnd(34)} without ${a.toFixed(1).padStart(7)} ms   with ${b.toFixed(1).padStart(7)} ms   ${(b / a).toFixed(2)}x (target ≤ ${target}x)`);
     row('Edit turn, median', base.edit, withCk.edit, 1.3);
