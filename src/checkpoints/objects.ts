@@ -20,6 +20,8 @@ const MAGIC = 0x4e43; // "NC"
 const HEADER = 2 + 1 + 32 + 4 + 8;
 const GROUP = 64;
 const PACK_LIMIT = 64 * 1024 * 1024;
+/** Appended records are written together once they reach this many bytes (or at a flush). */
+const PENDING_MAX = 4 * 1024 * 1024;
 const HEX64 = /^[0-9a-f]{64}$/;
 
 type Kind = 'c' | 'g' | 'f';
@@ -87,6 +89,14 @@ export class ObjectStore {
   private handle: fs.FileHandle | null = null;
   private readonly readers = new Map<number, Promise<fs.FileHandle>>();
   private dirty = false;
+  /**
+   * Records appended but not yet written: one write at the next flush (or past PENDING_MAX)
+   * instead of one per record. `written`: the size of the current pack on disk.
+   */
+  private pending: { key: string; bytes: Buffer }[] = [];
+  private readonly pendingByKey = new Map<string, Buffer>();
+  private pendingBytes = 0;
+  private written = 0;
   /** A record was left out as damaged: content known by name may lack a part, so puts store what is missing. */
   private damaged = false;
 
@@ -144,6 +154,7 @@ export class ObjectStore {
     if (n >= this.current) {
       this.current = sound ? n : n + 1;
       this.size = sound ? at : 0;
+      this.written = this.size;
     }
   }
 
@@ -190,8 +201,33 @@ export class ObjectStore {
 
   /** Makes what was put so far durable (one flush of the pack being written). */
   async flush(): Promise<void> {
+    await this.writePending();
     if (this.handle && this.dirty) await this.handle.sync();
     this.dirty = false;
+  }
+
+  /**
+   * Writes what was appended since the last write, in one call. A write that fails (a full disk)
+   * is taken back whole — the pack is cut to what it held and the records leave the index — so
+   * what follows lands where the index says it does, and nothing half-written is ever read.
+   */
+  private async writePending(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.pendingByKey.clear();
+    try {
+      this.handle ??= await fs.open(this.packPath(this.current), 'a', 0o600);
+      await this.handle.writev(batch.map((r) => r.bytes));
+    } catch (err) {
+      await this.handle?.truncate(this.written).catch(() => undefined);
+      for (const r of batch) this.index.delete(r.key);
+      this.size = this.written;
+      throw err;
+    }
+    this.written = this.size;
+    this.dirty = true;
   }
 
   /** The content named `sha256`, checked against its name; an error when it is missing or damaged. */
@@ -230,6 +266,11 @@ export class ObjectStore {
   private async read(kind: Kind, name: string): Promise<Buffer> {
     const place = this.index.get(`${kind}${name}`);
     if (!place) throw new Error(`checkpoint object ${name} is missing`);
+    // Appended but not written yet: from memory.
+    if (place.pack === this.current && place.offset >= this.written) {
+      const r = this.pendingByKey.get(`${kind}${name}`);
+      if (r) return Buffer.from(r.subarray(HEADER));
+    }
     // One read descriptor per pack, kept until close (a diff reads hundreds of objects).
     let opening = this.readers.get(place.pack);
     if (!opening) {
@@ -252,25 +293,23 @@ export class ObjectStore {
       this.handle = null;
       this.current++;
       this.size = 0;
+      this.written = 0;
     }
-    this.handle ??= await fs.open(this.packPath(this.current), 'a', 0o600);
     const header = Buffer.alloc(HEADER);
     header.writeUInt16BE(MAGIC, 0);
     header[2] = KIND_BYTE[kind];
     name.copy(header, 3);
     header.writeUInt32BE(body.length, 35);
     digest8(body).copy(header, 39);
-    try {
-      await this.handle.write(Buffer.concat([header, body]));
-    } catch (err) {
-      // A write cut short (a full disk) leaves the pack as it was: what follows lands where the
-      // index says it does.
-      await this.handle.truncate(this.size).catch(() => undefined);
-      throw err;
-    }
-    this.index.set(`${kind}${name.toString('hex')}`, { pack: this.current, offset: this.size + HEADER, length: body.length });
+    const key = `${kind}${name.toString('hex')}`;
+    const bytes = Buffer.concat([header, body]);
+    this.pending.push({ key, bytes });
+    this.pendingByKey.set(key, bytes);
+    this.pendingBytes += HEADER + body.length;
+    this.index.set(key, { pack: this.current, offset: this.size + HEADER, length: body.length });
     this.size += HEADER + body.length;
-    this.dirty = true;
+    if (this.pendingBytes >= PENDING_MAX) await this.writePending();
     return HEADER + body.length;
   }
+
 }

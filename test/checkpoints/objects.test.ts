@@ -191,5 +191,35 @@ describe('the object store', () => {
     await s.close();
     await other.close();
   });
+
+  it('a write the disk refuses is taken back whole: the pack as it was, the records out of the index, later puts land right', async () => {
+    const s = await store();
+    const a = await s.put(noise(300 * 1024, 41));
+    await s.flush();
+    const pack = path.join(s.dir, 'packs', '000001.pack');
+    const sizeA = (await fs.stat(pack)).size;
+    const b = await s.put(noise(300 * 1024, 42));
+    expect(s.has(b.sha256)).toBe(true); // appended, not written yet
+    const handle = (s as unknown as { handle: { writev: (...a: unknown[]) => Promise<unknown> } }).handle;
+    const writev = handle.writev.bind(handle);
+    handle.writev = async (buffers: unknown) => {
+      // Half of it lands, then the disk is full.
+      await writev([(buffers as Buffer[])[0]!.subarray(0, 100)]);
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    };
+    await expect(s.flush()).rejects.toThrow('no space left');
+    handle.writev = writev;
+    expect((await fs.stat(pack)).size).toBe(sizeA);
+    expect(s.has(b.sha256)).toBe(false);
+    expect((await s.get(a.sha256)).equals(noise(300 * 1024, 41))).toBe(true);
+    // Put again, it is stored whole; a store opened afresh reads both from its pack (each is
+    // larger than what the process keeps in memory).
+    expect((await s.put(noise(300 * 1024, 42))).added).toBeGreaterThan(300 * 1024);
+    await s.close();
+    const again = await ObjectStore.open(s.dir);
+    expect((await again.get(a.sha256)).equals(noise(300 * 1024, 41))).toBe(true);
+    expect((await again.get(b.sha256)).equals(noise(300 * 1024, 42))).toBe(true);
+    await again.close();
+  });
 });
 
