@@ -401,7 +401,6 @@ export class SessionCheckpoints extends CheckpointReader {
   }
 }
 
-/** Each entry's JSON, kept while the entry is (a walk reuses the entries of what did not change). */
 export class RewindConflict extends Error {
   constructor(readonly view: RewindPlan) {
     super(`${view.conflicts.length} path(s) changed since the session's last checkpoint by something other than the session`);
