@@ -48,6 +48,7 @@ export function deltaJson(baseName: string, base: readonly Entry[], scan: Pick<S
   const gone: string[] = [];
   let i = 0;
   let j = 0;
+  let last: string | undefined;
   while (i < base.length || j < after.length) {
     const x = base[i];
     const y = after[j];
@@ -57,6 +58,10 @@ export function deltaJson(baseName: string, base: readonly Entry[], scan: Pick<S
       continue;
     }
     const order = x === undefined ? 1 : y === undefined ? -1 : walkOrder(x.path, y.path);
+    // Both lists must be in walk order for one merge to be right: a step back means they are not.
+    const at = order <= 0 ? x!.path : y!.path;
+    if (last !== undefined && walkOrder(last, at) > 0) return null;
+    last = at;
     if (order < 0) {
       gone.push(x!.path);
       i++;
@@ -70,7 +75,6 @@ export function deltaJson(baseName: string, base: readonly Entry[], scan: Pick<S
     }
     if (set.length + gone.length > bound) return null;
   }
-  for (let k = 1; k < set.length; k++) if (walkOrder(set[k - 1]!.path, set[k]!.path) >= 0) return null;
   return `{"base":"${baseName}","set":[${set.map(json).join(',')}],"gone":${JSON.stringify(gone)},"notCaptured":${JSON.stringify(scan.notCaptured)}}`;
 }
 

@@ -70,6 +70,10 @@ describe('manifest deltas', () => {
     expect(deltaJson('0'.repeat(64), big, { entries: changed, notCaptured: [] })).toBeNull(); // 501 > 4000/8
     expect(deltaJson('0'.repeat(64), big, { entries: changed.slice(0, 3_990).concat(changed.slice(0, 10)), notCaptured: [] })).toBeNull();
     expect(deltaJson('0'.repeat(64), big, { entries: big.slice(1), notCaptured: [] })).toContain('"gone":["f0"]');
+    // Two entries swapped (no walk lists them so): no delta, however small it would be.
+    const swapped = [...big];
+    [swapped[10], swapped[11]] = [file(big[11]!.path, 1), file(big[10]!.path, 2)];
+    expect(deltaJson('0'.repeat(64), big, { entries: swapped, notCaptured: [] })).toBeNull();
   });
 
   it('through a session: a reader from disk sees each checkpoint as a whole walk saw it, and a delta is small', async () => {
