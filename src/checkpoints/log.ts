@@ -4,6 +4,7 @@
 // JSON) is not a record. The rewind journal lives here too (`rewind.json`): written and synced
 // before a rewind touches the workspace, removed once the rewind is recorded; one left behind is a
 // rewind a crash interrupted, finished at the next start (session.ts).
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Entry, NotCaptured } from './scan.js';
@@ -84,19 +85,23 @@ export function forgetLog(dir: string): void {
   whole.delete(path.join(dir, LOG));
 }
 
-/** Appends a record; `sync`: and makes the log durable, this record and every one before it. */
+/**
+ * Appends a record; `sync`: and makes the log durable, this record and every one before it. The
+ * open, the look at the end and the write are synchronous calls (a few microseconds on a local
+ * file, against a trip through the thread pool each); the sync, which waits for the disk, is not.
+ */
 export async function appendLog(dir: string, record: CheckpointRecord, sync = false): Promise<void> {
   const file = path.join(dir, LOG);
-  const h = await fs.open(file, 'a+', 0o600);
+  const fd = fsSync.openSync(file, 'a+', 0o600);
   let size = whole.get(file) ?? -1;
   try {
     // A line a crash cut short is ended first, so this record is a line of its own.
     let torn = false;
     if (size < 0) {
-      size = (await h.stat()).size;
+      size = fsSync.fstatSync(fd).size;
       if (size > 0) {
         const last = Buffer.alloc(1);
-        await h.read(last, 0, 1, size - 1);
+        fsSync.readSync(fd, last, 0, 1, size - 1);
         torn = last[0] !== 0x0a;
       }
     }
@@ -106,16 +111,21 @@ export async function appendLog(dir: string, record: CheckpointRecord, sync = fa
       // survive the process's crash; an operating-system crash may lose the last ones, never
       // leave one without its content (the packs it names were synced before it was written).
       const line = Buffer.from(`${torn ? '\n' : ''}${JSON.stringify(record)}\n`);
-      await h.write(line);
-      if (sync) await h.datasync();
+      let written = 0;
+      while (written < line.length) written += fsSync.writeSync(fd, line, written, line.length - written);
+      if (sync) await new Promise<void>((resolve, reject) => fsSync.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
       whole.set(file, size + line.length);
     } catch (err) {
       // A line cut short (a full disk) is taken back, so the next one starts a line of its own.
-      await h.truncate(size).catch(() => undefined);
+      try {
+        fsSync.ftruncateSync(fd, size);
+      } catch {
+        // Nothing more to take back.
+      }
       throw err;
     }
   } finally {
-    await h.close();
+    fsSync.closeSync(fd);
   }
 }
 

@@ -25,7 +25,7 @@ export interface Anchor {
 // terminal never becomes the controlling tty. O_DIRECTORY: only directories are opened, so
 // a device or FIFO planted where a directory is expected is never opened at all.
 export const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
-const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK | C.O_NOCTTY;
+export const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK | C.O_NOCTTY;
 export const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 
 /** A workspace root's kept descriptor, and how many walks use it now. */

@@ -137,5 +137,26 @@ describe('scanning a workspace', () => {
     expect(scan.notCaptured).toEqual([{ path: 'bad-\uFFFD\uFFFD.txt', reason: 'its name is not UTF-8 (never captured)' }]);
     await objects.close();
   });
-});
 
+  it('a walk reading thousands of small files lets the event loop run meanwhile', async () => {
+    const ws = await tmp();
+    const objects = await ObjectStore.open(await tmp());
+    await Promise.all(Array.from({ length: 3_000 }, (_, i) => fs.writeFile(path.join(ws, `f${i}`), `file ${i}\n`)));
+    // Read synchronously, the files would all be stored within one turn of the loop: count the
+    // turns that saw some stored and not all.
+    const stored = () => (objects as unknown as { index: Map<string, unknown> }).index.size;
+    let midway = 0;
+    let on = true;
+    const spin = () => {
+      const n = stored();
+      if (n > 0 && n < 3_000) midway++;
+      if (on) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const scan = await scanTree(ws, objects, new ScanCache(), LIMITS);
+    on = false;
+    expect(scan.entries).toHaveLength(3_000);
+    expect(midway).toBeGreaterThan(2);
+    await objects.close();
+  });
+});
