@@ -12,12 +12,17 @@ export interface SandboxSettings {
   sandboxUser: string | undefined;
   sandboxLimits: ResourceLimits;
   cgroup: string;
+  /** NORMA_SECRETS_FILE: secrets every session's processes may use (`{NAME: {value, hosts, header?, format?}}`). */
+  secretsFile: string | undefined;
+  /** NORMA_EGRESS_CA_FILE: certificates trusted for servers the proxy terminates TLS for, besides the system's store. */
+  egressCaFile: string | undefined;
 }
 
 export function readSandboxSettings(
   get: (name: string) => string | undefined,
   positiveInt: (name: string, fallback: number) => number,
   problems: string[],
+  cwd: string = process.cwd(),
 ): SandboxSettings {
   const sandbox = (get('NORMA_SANDBOX') ?? 'bwrap') as SandboxMode;
   if (sandbox !== 'bwrap' && sandbox !== 'off') {
@@ -47,5 +52,6 @@ export function readSandboxSettings(
   if (cgroup !== 'auto' && cgroup !== 'off' && !path.isAbsolute(cgroup)) {
     problems.push(`NORMA_CGROUP must be "auto", "off" or the absolute path of a delegated cgroup v2 directory, got ${JSON.stringify(cgroup)}`);
   }
-  return { sandbox, sandboxUser, sandboxLimits, cgroup };
+  const file = (name: string) => (get(name) !== undefined ? path.resolve(cwd, get(name)!) : undefined);
+  return { sandbox, sandboxUser, sandboxLimits, cgroup, secretsFile: file('NORMA_SECRETS_FILE'), egressCaFile: file('NORMA_EGRESS_CA_FILE') };
 }

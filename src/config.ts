@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import { ScriptReplySchema, type ModelConfigInput } from './contract/schemas.js';
 import type { ResourceLimits } from './contract/limits.js';
 import { readStoreSettings } from './config-store.js';
-import { readSandboxSettings, type SandboxMode } from './config-sandbox.js';
+import { readSandboxSettings, type SandboxMode, type SandboxSettings } from './config-sandbox.js';
 
 export type { SandboxMode } from './config-sandbox.js';
 
@@ -32,7 +32,7 @@ export interface SearchConfig {
 }
 export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
 
-export interface Config {
+export interface Config extends Pick<SandboxSettings, 'secretsFile' | 'egressCaFile'> {
   port: number;
   host: string;
   dataDir: string;
@@ -302,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   const { store, databaseUrl, nodeId } = readStoreSettings(get, problems);
   const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
-  const { sandbox, sandboxUser, sandboxLimits, cgroup } = readSandboxSettings(get, positiveInt, problems);
+  const { sandbox, sandboxUser, sandboxLimits, cgroup, secretsFile, egressCaFile } = readSandboxSettings(get, positiveInt, problems, cwd);
   const admission = readAdmissionSettings(positiveInt, problems);
   let allowedHosts: string[] | null = null;
   const rawHosts = get('NORMA_ALLOWED_HOSTS');
@@ -389,6 +389,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shutdownGraceMs: shutdownGraceS * 1000,
     sandboxLimits,
     cgroup,
+    secretsFile,
+    egressCaFile,
     allowedHosts,
     lifecycleTimeoutMs: lifecycleTimeoutS * 1000,
     trustProxy,

@@ -28,6 +28,7 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { searchStatus, type SearchStatus } from '../web/state.js';
 import type { TenantPolicies } from '../tenants/policy.js';
 import type { TicketBook } from '../tenants/tickets.js';
+import type { Secrets } from '../contract/secrets.js';
 
 export interface AppDeps {
   config: Config;
@@ -55,6 +56,10 @@ export interface AppDeps {
   ownAddresses?: () => { address: string; port: number }[];
   /** The operator's MCP servers from NORMA_MCP_FILE (checked at start-up), which every session gets. */
   operatorMcp?: McpServers;
+  /** The operator's secrets from NORMA_SECRETS_FILE (checked at start-up), which every session's processes may use. */
+  operatorSecrets?: Secrets;
+  /** The certificates real servers are verified against when a session's proxy terminates TLS. */
+  upstreamCa?: string[];
   /** MCP tools' input schemas, compiled once per distinct schema. */
   mcpSchemas: McpSchemas;
   /** Pauses before an exited MCP server is started again (tests shorten them). */
@@ -134,6 +139,9 @@ export function createParts(deps: AppDeps): Parts {
       hooks: deps.hooks,
       ...(deps.operatorHooks ? { operatorHooks: deps.operatorHooks } : {}),
       ...(deps.operatorMcp ? { operatorMcp: deps.operatorMcp } : {}),
+      ...(deps.operatorSecrets ? { operatorSecrets: deps.operatorSecrets } : {}),
+      ...(deps.upstreamCa ? { upstreamCa: deps.upstreamCa } : {}),
+      broker,
       ...(deps.mcpRestartDelaysMs ? { mcpRestartDelaysMs: deps.mcpRestartDelaysMs } : {}),
       mcpSchemas: deps.mcpSchemas,
       egress,

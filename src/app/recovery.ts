@@ -4,6 +4,7 @@
 // permission requests or questions, the turn stays paused and goes on when they are answered
 // (`turn.resumed`); otherwise the turn ends `interrupted` and every call without a result gets one.
 import { isOpenStatus, type Session, type Turn } from '../contract/schemas.js';
+import { NETWORK_TOOL } from '../permission/network.js';
 import { permissionKind, questionKind } from '../interaction/kinds.js';
 import type { Message } from '../model/provider.js';
 import { closeTranscript } from '../model/transcript.js';
@@ -135,7 +136,11 @@ export class RecoveryUseCases {
     const done = new Set(turn.results.map((r) => r.tool_use_id));
     const started = new Set(store.turnEvents(sessionId, turn.id, 'tool.started').map((e) => (e as { tool_use_id: string }).tool_use_id));
     const ofTurn = <R extends { turn_id: string; tool_use_id: string }>(rs: R[]) => rs.filter((r) => r.turn_id === turn.id && !done.has(r.tool_use_id));
-    const permissions = new Map(ofTurn(store.listPermissions(sessionId, 'pending')).map((p) => [p.tool_use_id, p]));
+    // A connection that waited for a person died with the process that held it: its request is
+    // answered as refused (the process, if anything of it were left, would see a refused connection).
+    const left = store.listPermissions(sessionId, 'pending');
+    for (const p of left.filter((x) => x.tool === NETWORK_TOOL)) this.parts.broker.refuseLeft(p, 'the server restarted while the connection waited; it was refused');
+    const permissions = new Map(ofTurn(left.filter((x) => x.tool !== NETWORK_TOOL)).map((p) => [p.tool_use_id, p]));
     const questions = new Map(ofTurn(store.listQuestions(sessionId, 'pending')).map((q) => [q.tool_use_id, q]));
     if (turn.kind === 'prompt' && !rt.model) {
       // Its model loop cannot go on: the calls it waits for are not asked about any more.

@@ -16,6 +16,7 @@ import { publicConfig } from '../mcp/hub.js';
 import { namePattern } from '../tools/name-pattern.js';
 import { DEFAULT_TENANT, clampMode } from '../contract/tenant.js';
 import { TENANTS_DIR } from '../session/data-dirs.js';
+import { bindSecrets, checkSecrets } from '../sandbox/net/secrets.js';
 
 /** Tools a session gets with `deferred_tools`, and (unless it names its tools) with MCP servers. */
 const DEFERRED_TOOLS = ['SearchExtraTools', 'ExecuteExtraTool'];
@@ -72,9 +73,22 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
     }
   }
   const limits = limitsFor(parts, body.limits, problems);
-  if (body.sandbox_network && host.mode === 'bwrap' && !host.socatPath) {
+  const network = body.sandbox_network ?? false;
+  if (network !== false && host.mode === 'bwrap' && !host.socatPath) {
     problems.push('sandbox_network: the sandbox\'s network goes through an egress proxy bridged by socat, which is not installed on the server (Debian package socat)');
   }
+  if ((network === 'rules' || network === 'ask') && host.mode === 'off') {
+    problems.push(`sandbox_network: "${network}" is enforced by the process sandbox's proxy; with NORMA_SANDBOX=off commands have the host's network and no scope can hold`);
+  }
+  problems.push(...checkSecrets('secrets', body.secrets));
+  const hasOwnSecrets = Object.keys(body.secrets ?? {}).length > 0;
+  if (hasOwnSecrets && host.mode === 'off') problems.push('secrets: with NORMA_SANDBOX=off commands run as the server and could read any value; secrets need the process sandbox');
+  const bound = bindSecrets(id, [
+    { source: 'operator', secrets: parts.deps.operatorSecrets },
+    { source: 'tenant', secrets: policy?.source.secrets },
+    { source: 'session', secrets: body.secrets },
+  ]);
+  problems.push(...bound.problems);
   const resolved = resolveModel(body.model, null, config.model);
   if (!resolved.ok) problems.push(...resolved.problems);
   else if (!resolved.model && body.tools?.includes('Agent')) {
@@ -104,6 +118,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
   if (config.sandbox === 'off') {
     warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
   }
+  if (hasOwnSecrets && network === false) warnings.push('secrets: the session has no network (sandbox_network: false); only MCP servers and hooks with `network` can use them');
   // A rule naming a tool the session does not have is legal (MCP tools come and go) but is
   // most often a typo: say so instead of letting it match nothing silently.
   const installed = new Set(tools);
@@ -146,7 +161,8 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
     hook_events: compiledEvents,
     model: resolved.model ? publicModel(resolved.model) : null,
     system_prompt: body.system_prompt ?? null,
-    sandbox_network: body.sandbox_network ?? false,
+    sandbox_network: network,
+    secret_names: bound.bindings.map((b) => b.name),
     checkpoints: body.checkpoints ?? config.checkpoints.enabled,
     forked_from: null,
     limits: { enforcement: host.mode === 'off' ? 'none' : host.limits.enforcement, ...limits },
@@ -169,6 +185,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
       modelApiKey: body.model?.api_key ?? null,
       model,
       mcpServers: Object.keys(ownMcp).length > 0 ? ownMcp : null,
+      secrets: hasOwnSecrets ? body.secrets! : null,
     },
   };
 }

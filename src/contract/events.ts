@@ -173,7 +173,8 @@ export const EVENT_SCHEMAS = [
     hook: Type.Optional(Type.String({ description: 'Set when an http hook made the request: the hook (e.g. `hooks.PreToolUse[0].hooks[0]`)' })),
     via: Type.Optional(
       Type.Literal('sandbox_proxy', {
-        description: 'Set when a sandboxed process made the request through the session\'s egress proxy (`sandbox_network`): a CONNECT tunnel (https) or a plain http request',
+        description:
+          'Set when a sandboxed process made the request through the session\'s egress proxy (`sandbox_network`): one per tunnel, or one per request the proxy read (plain HTTP, and HTTPS in a session with secrets, whose TLS the proxy terminates)',
       }),
     ),
     method: Type.String(),
@@ -184,6 +185,12 @@ export const EVENT_SCHEMAS = [
     sha256: Type.Union([Type.String(), Type.Null()], { description: 'SHA-256 (hex) of the body bytes received' }),
     duration_ms: Type.Integer({ minimum: 0 }),
     error: Type.Optional(Type.String({ description: 'Why the request was refused or failed (e.g. the egress rule)' })),
+    host: Type.Optional(Type.String({ description: 'Sandboxed processes: the host the connection or request names (its Host, CONNECT host and TLS name agree)' })),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+    scheme: Type.Optional(StringEnum(['http', 'https', 'tcp'], { description: 'Sandboxed processes: what the connection carried' })),
+    rules: Type.Optional(Type.Array(Type.String(), { description: 'The Network rule(s) that allowed it (absent: the mode, or refused)' })),
+    secrets: Type.Optional(Type.Array(Type.String(), { description: 'Secrets the proxy put into the request, by name (never their values)' })),
+    request_bytes: Type.Optional(Type.Integer({ minimum: 0, description: 'Request body bytes sent (a tunnel: bytes the process sent)' })),
   }),
   eventSchema('mcp.server.started', 'EventMcpServerStarted', 'An MCP server of the session started, initialized and listed its tools (at creation, after a restart of the service, or after it exited)', {
     server: Type.String(),

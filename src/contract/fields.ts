@@ -10,5 +10,5 @@ export const RuleString = Type.String({
   maxLength: 1024,
   description:
     'A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` ' +
-    '(or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules',
+    '(or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules',
 });

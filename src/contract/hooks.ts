@@ -9,6 +9,12 @@ const HookCommand = Type.Object(
     type: Type.Literal('command'),
     command: Type.String({ minLength: 1, maxLength: 8192 }),
     timeout_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600 })),
+    network: Type.Optional(
+      Type.Boolean({
+        description:
+          'The hook may connect out through the session\'s egress proxy, under the session\'s network scope (in a session without a network: any public host; deny rules and the tenant\'s policy still apply). Default false: no network',
+      }),
+    ),
     on_failure: Type.Optional(
       StringEnum(['block', 'continue'], {
         description: 'PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on',

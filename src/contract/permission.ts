@@ -25,8 +25,12 @@ export const PermissionRequestSchema = Type.Object(
     status: StringEnum(PERMISSION_STATUSES),
     resolved_by: Type.Optional(
       StringEnum(
-        ['client', 'timeout', 'cancel', 'session_closed', 'rule'],
-        { description: 'Who or what resolved the request; `rule`: a rule added later (remember, PATCH), a mode change or a reloaded tenant policy decided it' },
+        ['client', 'timeout', 'cancel', 'session_closed', 'rule', 'restart'],
+        {
+          description:
+            'Who or what resolved the request; `rule`: a rule added later (remember, PATCH), a mode change or a reloaded tenant policy decided it; ' +
+            '`restart`: a connection\'s request (`tool: "Network"`) outstanding when the server stopped, refused',
+        },
       ),
     ),
     rules: Type.Optional(Type.Array(Type.String(), { description: 'With resolved_by `rule`: the rule(s) that decided' })),

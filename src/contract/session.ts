@@ -11,6 +11,7 @@ import { InstructionFileSchema } from './memory.js';
 import { McpServerPublicSchema, McpServersSchema } from './mcp.js';
 import { PolicyPublicSchema } from './tenant.js';
 import { ForkedFromSchema } from './checkpoint.js';
+import { SecretsSchema } from './secrets.js';
 
 /** A tool name or `*` pattern in `deferred_tools`. */
 export const DEFERRED_PATTERN = '^[A-Za-z0-9_*-]{1,128}$';
@@ -80,15 +81,16 @@ export const SessionCreateSchema = Type.Object(
       }),
     ),
     sandbox_network: Type.Optional(
-      Type.Boolean({
-        default: false,
+      Type.Union([Type.Boolean(), StringEnum(['rules', 'ask'])], {
         description:
-          'Give shell commands HTTP and HTTPS access through the session\'s egress proxy (off by default): the egress guard applies ' +
-          '(private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server\'s own addresses always), ' +
-          'and every connection is an egress.request event. No other protocol leaves the sandbox. Needs socat on the server. ' +
-          'With NORMA_SANDBOX=off commands always have the host\'s network.',
+          'The network of the session\'s processes (Bash, background tasks, PTY shells), through its egress proxy: `false` (default) none; ' +
+          '`true` any public host over HTTP and HTTPS; `"rules"` only hosts a `Network(domain:…)` allow rule names; `"ask"` hosts no rule decides are asked about ' +
+          '(a permission request with `tool: "Network"` while the connection waits). Deny rules and the tenant\'s policy apply in every mode; other TCP needs a rule that names host and port. ' +
+          'The egress guard applies (private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server\'s own addresses always); ' +
+          'every connection is an egress.request event. Needs the process sandbox and socat on the server.',
       }),
     ),
+    secrets: Type.Optional(SecretsSchema),
     mcp_servers: Type.Optional(McpServersSchema),
     deferred_tools: Type.Optional(
       Type.Array(Type.String({ pattern: DEFERRED_PATTERN }), {
@@ -183,7 +185,8 @@ export const SessionSchema = Type.Object(
     }),
     model: Type.Union([ref(ModelConfigSchema), Type.Null()]),
     system_prompt: Type.Union([Type.String(), Type.Null()]),
-    sandbox_network: Type.Boolean({ description: 'Whether shell commands have HTTP(S) access through the session\'s egress proxy' }),
+    sandbox_network: Type.Union([Type.Boolean(), StringEnum(['rules', 'ask'])], { description: 'The network of the session\'s processes: false, true (any public host), "rules" or "ask"' }),
+    secret_names: Type.Array(Type.String(), { description: 'The secrets the session\'s processes may use (the operator\'s, the tenant\'s and its own), by name; values are never shown' }),
     checkpoints: Type.Boolean({ description: 'Whether the session records checkpoints of its workspace (GET …/checkpoints)' }),
     forked_from: Type.Union([ref(ForkedFromSchema), Type.Null()], { description: 'The session and checkpoint this one was forked from (POST …/fork); null: not a fork' }),
     limits: ref(SessionLimitsSchema),

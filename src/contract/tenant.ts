@@ -1,6 +1,7 @@
 // Tenants and API keys (API.md "Tenants, keys and browsers"): the entries of NORMA_API_KEYS_FILE,
 // the policy a tenant's sessions cannot loosen, the policy as a session shows it, and event
 // tickets.
+import { SecretsSchema } from './secrets.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { ID_PATTERN, ref, StringEnum } from './common.js';
 import { RuleString, Timestamp } from './fields.js';
@@ -58,6 +59,7 @@ export const TenantPolicySchema = Type.Object(
     max_checkpoint_bytes: Type.Optional(
       Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Bytes all the tenant\'s sessions\' checkpoints may hold together on disk; past it, new content is not captured (said in the checkpoint) and calls run without undo' }),
     ),
+    secrets: Type.Optional(SecretsSchema),
   },
   { additionalProperties: false },
 );
@@ -86,6 +88,7 @@ export const PolicyPublicSchema = Type.Object(
     max_running_turns: Type.Union([Type.Integer(), Type.Null()]),
     requests_per_minute: Type.Union([Type.Integer(), Type.Null()]),
     max_checkpoint_bytes: Type.Union([Type.Integer(), Type.Null()]),
+    secret_names: Type.Array(Type.String(), { description: 'Secrets every session of the tenant\'s processes may use, by name' }),
   },
   { $id: 'TenantPolicyPublic', description: 'The limits the session\'s tenant sets, which the session cannot loosen' },
 );

@@ -1,4 +1,5 @@
 // Command hooks: `/bin/bash -c <command>` inside the process sandbox, in the session workspace,
+// without network unless the hook says `network: true`,
 // with the event's JSON on stdin. Exit 0: stdout, if any, is a JSON object whose fields are
 // honoured; exit 2: the call is blocked with stderr as the reason; any other exit code or
 // invalid JSON: a reported, non-blocking error. Killed by its timeout: a failure (fail-closed
@@ -10,10 +11,19 @@ import { parsePeerJson } from '../json-depth.js';
 /** Most of stdout / stderr kept from one hook run. */
 export const HOOK_OUTPUT_LIMIT = 256 * 1024;
 
-export function commandHook(command: string, sandbox: SessionSandbox | undefined): HookCallback {
+export function commandHook(command: string, sandbox: SessionSandbox | undefined, network = false): HookCallback {
   return async (input, signal) => {
     if (!sandbox) throw new Error('command hooks run only inside a session');
-    const child = await sandbox.spawn({ argv: ['/bin/bash', '-c', command], stdin: true });
+    // No network unless the hook asked for it; then under the session's scope, in the name of the call it runs for.
+    const call = input as { tool_use_id?: unknown; turn_id?: unknown };
+    const child = await sandbox.spawn({
+      argv: ['/bin/bash', '-c', command],
+      stdin: true,
+      network,
+      ...(network
+        ? { origin: { toolUseId: typeof call.tool_use_id === 'string' ? call.tool_use_id : null, turnId: typeof call.turn_id === 'string' ? call.turn_id : null, kind: 'hook' as const } }
+        : {}),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {

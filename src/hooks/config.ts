@@ -119,7 +119,7 @@ export function compileSessionHooks(
           const missing = problem ? null : commandProblem(hook.command);
           if (missing) problem = `${at}.command: ${missing}`;
           kind = 'command';
-          callback = () => commandHook(hook.command, sandbox.session);
+          callback = () => commandHook(hook.command, sandbox.session, hook.network ?? false);
         }
         if (problem) {
           problems.push(problem);

@@ -297,6 +297,17 @@ export class InteractionBroker {
     });
   }
 
+  /** A stored request no call can take up again (a connection that waited when the server stopped): refused. */
+  refuseLeft(record: PermissionRequest, why: string): void {
+    const current = permissionKind.get(this.deps.store, record.session_id, record.id);
+    if (!current || current.status !== 'pending') return;
+    const resolved: PermissionRequest = { ...current, status: 'denied', resolved_by: 'restart', message: why, resolved_at: this.deps.clock().toISOString() };
+    this.deps.store.transaction(() => {
+      permissionKind.put(this.deps.store, resolved);
+      this.deps.events.emit(record.session_id, permissionKind.resolved(resolved));
+    });
+  }
+
   private settle(sessionId: string, id: string, s: Settlement<PauseRecord, unknown>, alongside?: (resolved: PauseRecord) => void): PauseRecord {
     const waiter = this.waiters.get(id);
     const kind = waiter?.kind;

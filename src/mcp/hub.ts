@@ -125,6 +125,7 @@ export class McpHub {
           stdin: true,
           ...(c.read_only_paths?.length ? { readOnlyPaths: c.read_only_paths.map((p) => path.resolve(p)) } : {}),
           network: c.network ?? false,
+          origin: { toolUseId: null, turnId: null, kind: 'mcp' },
           longLived: true,
         }),
     });

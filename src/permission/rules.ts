@@ -12,7 +12,11 @@
 //   Read(<path glob>)          files and directories read: Read, LS, Glob, Grep
 //   Edit(<path glob>)          files changed: Write, Edit, MultiEdit
 //   Write|MultiEdit|LS|Glob|Grep(<path glob>)   the same, for that one tool only
-//   WebFetch(domain:host)      a URL's host; `domain:*.example.com` matches subdomains only
+//   WebFetch(domain:host)      a URL's host; `domain:*.example.com` matches subdomains only;
+//                              `domain:host:8443` only that port (none: any port)
+//   Network(domain:host)       the same, for connections of sandboxed processes (sandbox_network);
+//                              a rule allows the one it names: WebFetch rules never open a process's
+//                              connection, nor Network rules a WebFetch
 // Path globs are gitignore-style: relative to the workspace root unless they start with `/`
 // (absolute); `./x` is anchored at the root; no other `/` but a trailing one → the name at any depth; `**` crosses directories; a
 // glob that matches a directory covers everything below it. They are matched against the
@@ -23,6 +27,9 @@ import { GlobSyntaxError } from '../glob/pattern.js';
 import type { SimpleCommand } from './shell.js';
 import { matchCommandPattern, parseCommandPattern, PatternIndex, type CommandPattern } from './shell/pattern.js';
 import type { RuleSubject, SubjectPath } from './subject.js';
+import { hostMatches, parseDomain, type DomainPattern } from '../egress/domain.js';
+
+export { hostMatches, parseDomain, type DomainPattern };
 
 export type RuleBehavior = 'allow' | 'deny' | 'ask';
 
@@ -41,10 +48,13 @@ export interface ParsedRule {
   /** The command pattern of a `Bash(...)` rule, parsed once here. */
   command?: CommandPattern;
   path?: PathGlob;
-  domain?: { host: string; subdomains: boolean };
+  domain?: DomainPattern;
   /** The name of a `Skill(...)` rule: exact, or a prefix ending in `*`. */
   label?: string;
 }
+
+/** Tools whose rules name a host (`domain:`). */
+export const DOMAIN_RULE_TOOLS = new Set(['WebFetch', 'Network']);
 
 export type RuleParse = { ok: true; rule: ParsedRule } | { ok: false; error: string };
 
@@ -63,7 +73,7 @@ export const EDIT_FAMILY = new Set(['Edit', 'Write', 'MultiEdit']);
 /** Tools whose subject is a command line (a `Bash(...)` rule covers them). */
 export const COMMAND_TOOLS = new Set(['Bash', 'ShellWrite']);
 
-const SPECIFIER_TOOLS = 'Bash, Read, Edit, Write, MultiEdit, LS, Glob, Grep, Memory, WebFetch and Skill';
+const SPECIFIER_TOOLS = 'Bash, Read, Edit, Write, MultiEdit, LS, Glob, Grep, Memory, WebFetch, Network and Skill';
 
 export function parseRule(text: string): RuleParse {
   const s = text.trim();
@@ -105,7 +115,7 @@ export function parseRule(text: string): RuleParse {
     if (typeof compiled === 'string') return { ok: false, error: `"${s}": invalid path glob: ${compiled}` };
     return { ok: true, rule: { ...base, kind: 'path', path: compiled } };
   }
-  if (name === 'WebFetch') {
+  if (DOMAIN_RULE_TOOLS.has(name)) {
     const domain = parseDomain(specifier);
     if (typeof domain === 'string') return { ok: false, error: `"${s}": ${domain}` };
     return { ok: true, rule: { ...base, kind: 'domain', domain } };
@@ -141,23 +151,6 @@ function compilePathGlob(spec: string): PathGlob | string {
     if (err instanceof GlobSyntaxError) return err.problem;
     throw err;
   }
-}
-
-const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-
-function parseDomain(spec: string): { host: string; subdomains: boolean } | string {
-  if (!spec.startsWith('domain:')) return 'the specifier must be "domain:<host>" or "domain:*.<host>"';
-  let host = spec.slice('domain:'.length).trim().toLowerCase();
-  const subdomains = host.startsWith('*.');
-  if (subdomains) host = host.slice(2);
-  if (host.endsWith('.')) host = host.slice(0, -1);
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  const ipv6 = host.includes(':');
-  if (ipv6 ? !/^[0-9a-f:.]+$/.test(host) : !host.split('.').every((l) => HOST_LABEL.test(l))) {
-    return `"${spec.slice('domain:'.length)}" is not a host name (a "*." prefix is the only wildcard)`;
-  }
-  if (subdomains && ipv6) return 'an IP address has no subdomains';
-  return { host, subdomains };
 }
 
 /** Parses every rule; the errors name each bad rule and its field. */
@@ -208,10 +201,6 @@ export function pathGlobMatches(g: PathGlob, abs: string, isDir: boolean, root: 
   if (abs === root) return g.glob.matchesBase;
   if (!abs.startsWith(root + path.sep)) return false;
   return globCovers(g.glob, abs.slice(root.length + 1), isDir);
-}
-
-function hostMatches(d: { host: string; subdomains: boolean }, host: string): boolean {
-  return d.subdomains ? host.endsWith(`.${d.host}`) : host === d.host;
 }
 
 function labelMatches(pattern: string, label: string): boolean {
@@ -268,7 +257,7 @@ export function firstLenientMatch(rules: readonly ParsedRule[], behavior: 'deny'
       case 'paths':
         return s.paths.some((p) => pathGlobMatches(rule.path!, p.real, p.isDir, c.root) || pathGlobMatches(rule.path!, p.lexical, p.isDir, c.root));
       case 'url':
-        return hostMatches(rule.domain!, s.host);
+        return hostMatches(rule.domain!, s.host, s.port);
       case 'label':
         return labelMatches(rule.label!, s.label);
       default:
@@ -331,7 +320,7 @@ export function allowingRules(rules: readonly ParsedRule[], c: MatchContext): Pa
       for (const p of s.paths) if (!cover((r) => pathGlobMatches(r.path!, p.real, p.isDir, c.root))) return null;
       break;
     case 'url':
-      if (!cover((r) => hostMatches(r.domain!, s.host))) return null;
+      if (!cover((r) => hostMatches(r.domain!, s.host, s.port))) return null;
       break;
     case 'label':
       if (!cover((r) => labelMatches(r.label!, s.label))) return null;

@@ -20,8 +20,8 @@ export type RuleSubject =
   | { kind: 'command'; analysis: CommandAnalysis }
   /** Files or directories read (`Read(...)` rules) or changed (`Edit(...)` rules). */
   | { kind: 'paths'; access: 'read' | 'edit'; paths: SubjectPath[] }
-  /** One URL fetched (`WebFetch(domain:...)` rules). */
-  | { kind: 'url'; url: string; host: string }
+  /** One URL fetched (`WebFetch(domain:...)` rules), or one connection of a sandboxed process (`Network(domain:...)`). */
+  | { kind: 'url'; url: string; host: string; port?: number }
   /** One named thing the call uses (`Skill(name)` rules). */
   | { kind: 'label'; label: string };
 

@@ -1,25 +1,71 @@
-// A session's network, when it has one (`sandbox_network: true`): its processes still live in a
-// network namespace of their own, with nothing but loopback; HTTP and HTTPS leave through this
-// proxy, which listens on a Unix socket bound into the sandbox (socat carries 127.0.0.1:3128
-// there). Every connection goes through the egress guard exactly like the web tools' requests:
-// the name is resolved once and every address checked (loopback, private, link-local, metadata
-// … refused unless NORMA_EGRESS_ALLOW opens them), the connection is pinned to the checked
-// address, the server's own listening addresses are refused whatever the allowlist says, an
-// explicit NORMA_EGRESS_PROXY is used or the request fails, and each tunnel or request leaves an
-// `egress.request` evidence record. Other protocols (DNS lookups, ssh, raw TCP, UDP) have no
-// route out.
-import { createHash } from 'node:crypto';
+// A session's network, when it has one (`sandbox_network` other than false): its processes still
+// live in a network namespace of their own, with nothing but loopback and no resolver. HTTP and
+// HTTPS (and TCP a rule names by host and port) leave through this proxy, which each process
+// reaches on a Unix socket of its own bound into its sandbox (socat carries 127.0.0.1:3128
+// there): so the proxy knows which call's process connects. Names are resolved here, only for a
+// connection the rules (or a person) allowed:
+//   - plain HTTP by the request's URL and Host; CONNECT by its host, then the first bytes: a TLS
+//     ClientHello must name that host (SNI, no encrypted hello), HTTP must name it in Host, and
+//     anything else is TCP, which needs a rule naming the host and port;
+//   - the egress guard checks every address the name resolves to (loopback, private, link-local,
+//     metadata … refused unless NORMA_EGRESS_ALLOW opens them), the connection is pinned to the
+//     checked address, the server's own listening addresses are refused whatever the allowlist
+//     says, an explicit NORMA_EGRESS_PROXY is used or the request fails;
+//   - in a session with secrets, TLS is terminated here with the session's own authority
+//     (net/ca.ts), so placeholders become values only for their hosts (net/forward.ts), and the
+//     real server's certificate is verified against the system's store;
+//   - every request (or tunnel) leaves an `egress.request` evidence record.
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
+import { Duplex } from 'node:stream';
+import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { checkTarget, EgressRefusal, type EgressEvidence, type EgressPolicy } from './egress.js';
+import type { SessionAuthority } from './net/ca.js';
+import { forwardRequest, type ForwardEvidence, type ForwardTarget } from './net/forward.js';
+import { classify, FIRST_BYTES_LIMIT, type FirstBytes } from './net/hello.js';
+import { ANY_PLACEHOLDER, type SecretBinding } from './net/secrets.js';
 
-export type ProxyEvidence = EgressEvidence;
+export interface ProxyEvidence extends EgressEvidence {
+  host?: string;
+  port?: number;
+  scheme?: 'http' | 'https' | 'tcp';
+  /** The rule(s) that allowed the connection (absent: the mode, or refused). */
+  rules?: string[];
+  /** Secrets put into the request, by name. */
+  secrets?: string[];
+  request_bytes?: number;
+  tool_use_id?: string;
+  turn_id?: string;
+}
+
+/** Who connects: the call whose process it is (null for a process no call started, such as an MCP server). */
+export interface ConnectionOrigin {
+  toolUseId: string | null;
+  turnId: string | null;
+  /**
+   * What started the process: a call (Bash, a background task, a PTY shell), an MCP server or a
+   * command hook that asked for the network (those two have it even in a session without one).
+   */
+  kind?: 'call' | 'mcp' | 'hook';
+  /** A refused connection, in words, for the call's result. */
+  refused?(why: string): void;
+}
+
+export interface ProxyTarget {
+  host: string;
+  port: number;
+  scheme: 'http' | 'https' | 'tcp';
+}
+
+export type ProxyDecision = { allow: true; rules: string[] } | { allow: false; reason: string };
 
 export interface NetProxyOptions {
-  socketPath: string;
+  /** Where the processes' sockets are made (private to the server). */
+  dir: string;
   policy: EgressPolicy;
   /** NORMA_EGRESS_PROXY: tunnels and requests go through it or fail. */
   upstream?: string;
@@ -27,14 +73,23 @@ export interface NetProxyOptions {
   ownAddresses: () => { address: string; port: number }[];
   onEvidence: (e: ProxyEvidence) => void;
   clock?: () => Date;
-  /** Connections open at once (default 64). */
+  /** What may not be reached whatever the protocol (refused before a tunnel opens); null: go on. */
+  precheck?: (t: { host: string; port: number }, origin: ConnectionOrigin) => string | null;
+  /** The scope's verdict on a connection: rules, and a person where they ask. Default: HTTP(S) anywhere. */
+  decide?: (t: ProxyTarget, origin: ConnectionOrigin, gone: AbortSignal) => Promise<ProxyDecision>;
+  /** The session's secrets: with any, TLS is terminated here. */
+  secrets?: () => readonly SecretBinding[];
+  authority?: () => SessionAuthority;
+  /** The certificates real servers are verified against (default: Node's store). */
+  upstreamCa?: () => string[] | undefined;
+  /** Connections open at once (default 128). */
   maxConnections?: number;
   connectTimeoutMs?: number;
   /** A tunnel or request silent this long is closed (default 10 min). */
   idleTimeoutMs?: number;
+  /** How long a tunnel's first bytes are waited for before it counts as TCP (default 10 s). */
+  firstBytesMs?: number;
 }
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 function norm(address: string): string {
   try {
@@ -61,125 +116,279 @@ export function isOwnAddress(address: string, port: number, own: { address: stri
 
 /** host:port of a CONNECT request (`[v6]:port` too). */
 function authority(raw: string): { host: string; port: number } | null {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(raw);
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/.exec(raw);
   if (!m) return null;
   const port = Number(m[3]);
   if (port < 1 || port > 65535) return null;
-  return { host: (m[1] ?? m[2])!.toLowerCase(), port };
+  return { host: (m[1] ?? m[2])!.toLowerCase().replace(/\.$/, ''), port };
 }
 
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** A stream that first gives back bytes already read from a socket, then the socket's own. */
+function replayed(socket: net.Socket, first: Buffer): Duplex {
+  const d = new Duplex({
+    read() {
+      socket.resume();
+    },
+    write(chunk: Buffer, _enc, cb) {
+      if (socket.destroyed) return cb(new Error('closed'));
+      socket.write(chunk, (err) => cb(err ?? null));
+    },
+    final(cb) {
+      socket.end();
+      cb();
+    },
+    destroy(err, cb) {
+      socket.destroy();
+      cb(err);
+    },
+  });
+  if (first.length > 0) d.push(first);
+  socket.on('data', (chunk: Buffer) => {
+    if (!d.push(chunk)) socket.pause();
+  });
+  socket.once('end', () => d.push(null));
+  socket.once('close', () => d.destroy());
+  socket.on('error', () => d.destroy());
+  return d;
+}
+
+interface Inner {
+  target: ForwardTarget;
+  origin: ConnectionOrigin;
+  send: (o: http.RequestOptions) => http.ClientRequest;
+  /** The upstream connection kept for the process's connection, closed with it. */
+  agent?: http.Agent;
+}
+
 export class SandboxNetProxy {
+  /** Absolute-form requests and CONNECT from the processes. */
   private readonly server: http.Server;
-  private readonly sockets = new Set<net.Socket>();
+  /** Requests inside tunnels (plain HTTP, or TLS terminated here). */
+  private readonly inner: http.Server;
+  private readonly listeners = new Set<net.Server>();
+  private readonly sockets = new Set<net.Socket | Duplex>();
+  private readonly origins = new WeakMap<object, ConnectionOrigin>();
+  private readonly inners = new WeakMap<object, Inner>();
   private readonly clock: () => Date;
+  private seq = 0;
+  private open = 0;
 
   constructor(private readonly o: NetProxyOptions) {
     this.clock = o.clock ?? (() => new Date());
     this.server = http.createServer({ requestTimeout: 0 });
-    this.server.maxConnections = o.maxConnections ?? 64;
-    this.server.on('connection', (s: net.Socket) => {
-      this.sockets.add(s);
-      s.once('close', () => this.sockets.delete(s));
-    });
     this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => void this.tunnel(req, socket, head));
-    this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => void this.forward(req, res));
+    this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => void this.absolute(req, res));
     this.server.on('clientError', (_err, socket: net.Socket) => socket.destroy());
+    this.inner = http.createServer({ requestTimeout: 0 });
+    this.inner.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => this.innerRequest(req, res));
+    this.inner.on('connect', (_req, socket: net.Socket) => socket.destroy());
+    this.inner.on('upgrade', (_req, socket: net.Socket) => socket.end('HTTP/1.1 501 Not Implemented\r\nconnection: close\r\n\r\n'));
+    this.inner.on('clientError', (_err, socket: net.Socket) => socket.destroy());
   }
 
-  async listen(): Promise<void> {
-    await fs.rm(this.o.socketPath, { force: true });
+  /** A socket for one process (its connections are the origin's); closed with the process. */
+  async endpoint(origin: ConnectionOrigin): Promise<{ socketPath: string; close: () => Promise<void> }> {
+    await fs.mkdir(this.o.dir, { recursive: true, mode: 0o700 });
+    const socketPath = path.join(this.o.dir, `p${++this.seq}.sock`);
+    await fs.rm(socketPath, { force: true });
+    const listener = net.createServer((s) => this.accept(s, origin));
     await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.o.socketPath, () => {
-        this.server.off('error', reject);
+      listener.once('error', reject);
+      listener.listen(socketPath, () => {
+        listener.off('error', reject);
         resolve();
       });
     });
-    // Processes inside are the server's user; nobody else needs the socket.
-    await fs.chmod(this.o.socketPath, 0o600);
+    this.listeners.add(listener);
+    // Processes inside are the server's user (or the sandbox's, handed the socket); nobody else.
+    await fs.chmod(socketPath, 0o600);
+    const close = async () => {
+      if (!this.listeners.delete(listener)) return;
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+      await fs.rm(socketPath, { force: true });
+    };
+    return { socketPath, close };
+  }
+
+  private accept(s: net.Socket, origin: ConnectionOrigin): void {
+    if (this.open >= (this.o.maxConnections ?? 128)) {
+      origin.refused?.(`more than ${this.o.maxConnections ?? 128} connections at once: refused`);
+      s.destroy();
+      return;
+    }
+    this.open++;
+    this.sockets.add(s);
+    s.once('close', () => {
+      this.open--;
+      this.sockets.delete(s);
+    });
+    this.origins.set(s, origin);
+    this.server.emit('connection', s);
   }
 
   async close(): Promise<void> {
+    for (const l of [...this.listeners]) l.close();
+    this.listeners.clear();
     for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await fs.rm(this.o.socketPath, { force: true });
+    await fs.rm(this.o.dir, { recursive: true, force: true });
   }
 
   /** Checks a target as the guard does, plus the server's own addresses. */
-  private async check(url: string, port: number): Promise<{ address: string; family: 4 | 6 }> {
-    const t = await checkTarget(url, this.o.policy);
+  private async check(host: string, port: number): Promise<string> {
+    const t = await checkTarget(`http://${urlHost(host)}:${port}/`, this.o.policy);
     if (isOwnAddress(t.address, port, this.o.ownAddresses())) {
       throw new EgressRefusal(`${t.address}:${port} is this server's own address: sandboxed processes never reach it`);
     }
-    return t;
+    return t.address;
   }
 
-  private evidence(base: { method: string; url: string; started: number; time: string }, rest: Partial<ProxyEvidence>): void {
+  /** `socket`'s close aborts the wait (a person is no longer asked for a connection nobody holds). */
+  private decide(t: ProxyTarget, origin: ConnectionOrigin, socket: net.Socket): Promise<ProxyDecision> {
+    if (this.o.decide) {
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      socket.once('close', onClose);
+      return this.o.decide(t, origin, gone.signal).finally(() => socket.off('close', onClose));
+    }
+    return Promise.resolve(t.scheme === 'tcp' ? { allow: false, reason: `${t.host}:${t.port}: only HTTP and HTTPS leave the sandbox` } : { allow: true, rules: [] });
+  }
+
+  private evidence(origin: ConnectionOrigin, e: Omit<ProxyEvidence, 'time' | 'duration_ms'> & { started: number }): void {
+    const { started, ...rest } = e;
     this.o.onEvidence({
-      time: base.time,
-      method: base.method,
-      url: base.url,
-      address: rest.address ?? '',
-      status: rest.status ?? null,
-      bytes: rest.bytes ?? 0,
-      sha256: rest.sha256 ?? null,
-      duration_ms: Math.round(performance.now() - base.started),
-      ...(rest.error ? { error: rest.error } : {}),
+      time: new Date(this.clock().getTime() - Math.round(performance.now() - started)).toISOString(),
+      ...rest,
+      ...(rest.rules && rest.rules.length === 0 ? { rules: undefined } : {}),
+      ...(rest.secrets && rest.secrets.length === 0 ? { secrets: undefined } : {}),
+      ...(origin.toolUseId ? { tool_use_id: origin.toolUseId } : {}),
+      ...(origin.turnId ? { turn_id: origin.turnId } : {}),
+      duration_ms: Math.round(performance.now() - started),
     });
   }
 
   private async tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
-    const base = { method: 'CONNECT', url: req.url ?? '', started: performance.now(), time: this.clock().toISOString() };
-    const refuse = (status: number, why: string, address = '') => {
-      client.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\ncontent-type: text/plain\r\nx-norma-egress-refusal: ${why.replace(/[\r\n]/g, ' ').slice(0, 500)}\r\nconnection: close\r\n\r\nnorma egress: ${why}\n`);
-      this.evidence(base, { address, status, error: why });
-    };
+    const origin = this.origins.get(client) ?? { toolUseId: null, turnId: null };
+    const started = performance.now();
     const target = authority(req.url ?? '');
-    if (!target) return refuse(403, `${JSON.stringify((req.url ?? '').slice(0, 200))} is not host:port`);
-    base.url = `https://${urlHost(target.host)}:${target.port}`;
-    let checked: { address: string };
-    try {
-      checked = await this.check(`${base.url}/`, target.port);
-    } catch (err) {
-      return refuse(403, (err as Error).message);
-    }
-    let bytes = 0;
-    let upstream: net.Socket;
-    try {
-      upstream = await this.open(target, checked.address);
-    } catch (err) {
-      return refuse(502, (err as Error).message, checked.address);
-    }
-    this.sockets.add(upstream);
-    upstream.once('close', () => this.sockets.delete(upstream));
-    const idle = this.o.idleTimeoutMs ?? 600_000;
-    upstream.setTimeout(idle, () => upstream.destroy());
-    client.setTimeout(idle, () => client.destroy());
-    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    if (head.length > 0) upstream.write(head);
-    upstream.on('data', (d: Buffer) => (bytes += d.length));
-    upstream.pipe(client);
-    client.pipe(upstream);
-    let done = false;
-    const finish = (err?: Error) => {
-      if (done) return;
-      done = true;
-      upstream.destroy();
-      client.destroy();
-      this.evidence(base, { address: checked.address, status: 200, bytes, ...(err ? { error: err.message } : {}) });
+    const base = { method: 'CONNECT', url: (req.url ?? '').slice(0, 300), address: '', status: null as number | null, bytes: 0, sha256: null, started };
+    const refuse = (why: string, opened: boolean, extra: Partial<ProxyEvidence> = {}) => {
+      origin.refused?.(why);
+      if (opened) client.destroy();
+      else client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-norma-egress-refusal: ${why.replace(/[\r\n]/g, ' ').slice(0, 500)}\r\nconnection: close\r\n\r\nnorma egress: ${why}\n`);
+      this.evidence(origin, { ...base, status: opened ? null : 403, error: why, ...extra });
     };
-    upstream.once('close', () => finish());
-    client.once('close', () => finish());
-    upstream.once('error', finish);
-    client.once('error', finish);
+    if (!target) return refuse(`${JSON.stringify((req.url ?? '').slice(0, 200))} is not host:port`, false);
+    base.url = `${urlHost(target.host)}:${target.port}`;
+    const where = { host: target.host, port: target.port };
+    if (ANY_PLACEHOLDER.test(target.host)) return refuse(`a secret's placeholder in a host name (${target.host.slice(0, 100)}) is never resolved`, false, where);
+    const early = this.o.precheck?.(target, origin);
+    if (early) return refuse(early, false, where);
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    const first = await this.firstBytes(client, head);
+    if (first.kind === 'closed') return this.evidence(origin, { ...base, ...where, error: 'the process closed the tunnel before sending anything' });
+    const seen = first.what;
+    if (seen.kind === 'malformed') return refuse(`${base.url}: ${seen.why}`, true, where);
+    if (seen.kind === 'tls') {
+      if (seen.ech) return refuse(`${base.url}: an encrypted ClientHello hides the name it asks for; it is refused`, true, where);
+      if (seen.sni === null && net.isIP(target.host) === 0) return refuse(`${base.url}: the TLS ClientHello names no host (SNI); one naming ${target.host} is required`, true, where);
+      if (seen.sni !== null && seen.sni !== target.host) return refuse(`${base.url}: the TLS ClientHello asks for ${seen.sni}, not the host the tunnel was opened for`, true, where);
+    }
+    const scheme = seen.kind === 'tls' ? 'https' : seen.kind === 'http' ? 'http' : 'tcp';
+    const decision = await this.decide({ ...target, scheme }, origin, client);
+    if (client.destroyed) return;
+    if (!decision.allow) return refuse(decision.reason, true, { ...where, scheme });
+    let address: string;
+    try {
+      address = await this.check(target.host, target.port);
+    } catch (err) {
+      return refuse(`${base.url}: ${(err as Error).message}`, true, { ...where, scheme });
+    }
+    const fwd: ForwardTarget = { host: target.host, port: target.port, scheme: scheme === 'tcp' ? 'http' : scheme, address, rules: decision.rules };
+    const intercept = scheme === 'https' && (this.o.secrets?.().length ?? 0) > 0 && this.o.authority;
+    if (scheme === 'http' || intercept) {
+      const stream = replayed(client, first.bytes);
+      this.sockets.add(stream);
+      stream.once('close', () => this.sockets.delete(stream));
+      if (scheme === 'http') return this.serveInner(stream, { target: fwd, origin, ...this.sender(fwd, false) });
+      return this.terminate(stream, fwd, origin);
+    }
+    this.pipeTunnel(client, first.bytes, { ...target, scheme }, address, decision.rules, origin, started);
+  }
+
+  /** Reads a tunnel's first bytes until they say what they are (or `firstBytesMs` passes: TCP). */
+  private firstBytes(client: net.Socket, head: Buffer): Promise<{ kind: 'closed' } | { kind: 'read'; bytes: Buffer; what: FirstBytes }> {
+    return new Promise((resolve) => {
+      let buf = head;
+      let timer: NodeJS.Timeout | undefined;
+      const done = (r: { kind: 'closed' } | { kind: 'read'; bytes: Buffer; what: FirstBytes }) => {
+        clearTimeout(timer);
+        client.off('data', onData);
+        client.off('close', onClose);
+        client.pause();
+        resolve(r);
+      };
+      const look = () => {
+        const what = classify(buf);
+        if (what.kind !== 'more') done({ kind: 'read', bytes: buf, what });
+        else if (buf.length >= FIRST_BYTES_LIMIT) done({ kind: 'read', bytes: buf, what: { kind: 'malformed', why: 'no complete TLS record in 16 KiB' } });
+      };
+      const onData = (d: Buffer) => {
+        buf = Buffer.concat([buf, d]);
+        look();
+      };
+      const onClose = () => done({ kind: 'closed' });
+      client.on('data', onData);
+      client.once('close', onClose);
+      timer = setTimeout(() => done({ kind: 'read', bytes: buf, what: buf.length === 0 ? { kind: 'other' } : classify(buf).kind === 'more' ? { kind: 'other' } : classify(buf) }), this.o.firstBytesMs ?? 10_000);
+      if (buf.length > 0) look();
+    });
+  }
+
+  private pipeTunnel(client: net.Socket, first: Buffer, t: ProxyTarget, address: string, rules: string[], origin: ConnectionOrigin, started: number): void {
+    const base = { method: 'CONNECT', url: `${urlHost(t.host)}:${t.port}`, host: t.host, port: t.port, scheme: t.scheme, address, rules, sha256: null, started };
+    void this.connect(t, address).then(
+      (upstream) => {
+        if (client.destroyed) return upstream.destroy();
+        this.sockets.add(upstream);
+        upstream.once('close', () => this.sockets.delete(upstream));
+        const idle = this.o.idleTimeoutMs ?? 600_000;
+        upstream.setTimeout(idle, () => upstream.destroy());
+        client.setTimeout(idle, () => client.destroy());
+        let bytes = 0;
+        let sent = first.length;
+        if (first.length > 0) upstream.write(first);
+        upstream.on('data', (d: Buffer) => (bytes += d.length));
+        client.on('data', (d: Buffer) => (sent += d.length));
+        upstream.pipe(client);
+        client.pipe(upstream);
+        client.resume();
+        let done = false;
+        const finish = (err?: Error) => {
+          if (done) return;
+          done = true;
+          upstream.destroy();
+          client.destroy();
+          this.evidence(origin, { ...base, status: 200, bytes, request_bytes: sent, ...(err ? { error: err.message } : {}) });
+        };
+        upstream.once('close', () => finish());
+        client.once('close', () => finish());
+        upstream.once('error', finish);
+        client.once('error', finish);
+      },
+      (err: Error) => {
+        origin.refused?.(err.message);
+        client.destroy();
+        this.evidence(origin, { ...base, status: 502, bytes: 0, error: err.message });
+      },
+    );
   }
 
   /** A TCP connection to the pinned address, or a CONNECT tunnel through the upstream proxy. */
-  private open(target: { host: string; port: number }, address: string): Promise<net.Socket> {
+  private connect(target: { host: string; port: number }, address: string): Promise<net.Socket> {
     const timeoutMs = this.o.connectTimeoutMs ?? 30_000;
     return new Promise<net.Socket>((resolve, reject) => {
       if (!this.o.upstream) {
@@ -214,57 +423,107 @@ export class SandboxNetProxy {
     });
   }
 
-  private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  /**
+   * How requests on one process connection go upstream: one upstream connection kept for it
+   * (requests on a connection come one after another), TLS verified against the system's store
+   * when the process spoke TLS.
+   */
+  private sender(t: ForwardTarget, secure: boolean): { send: (o: http.RequestOptions) => http.ClientRequest; agent: http.Agent } {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    (agent as unknown as { createConnection: unknown }).createConnection = (_opts: unknown, cb: (err: Error | null, s?: net.Socket) => void) => {
+      void this.connect(t, t.address).then(
+        (raw) => {
+          if (!secure) return cb(null, raw);
+          const ca = this.o.upstreamCa?.();
+          const s = tls.connect({ socket: raw, servername: net.isIP(t.host) ? undefined : t.host, ...(ca ? { ca } : {}), ALPNProtocols: ['http/1.1'] } as tls.ConnectionOptions);
+          s.once('secureConnect', () => cb(null, s));
+          s.once('error', (e) => cb(new Error(`TLS with ${t.host}:${t.port}: ${e.message}`)));
+        },
+        (err: Error) => cb(err),
+      );
+      return undefined;
+    };
+    return { agent, send: (o) => http.request({ ...o, agent, timeout: this.o.idleTimeoutMs ?? 600_000 }) };
+  }
+
+  /** Terminates a process's TLS with a certificate of the session's authority for the host. */
+  private terminate(stream: Duplex, t: ForwardTarget, origin: ConnectionOrigin): void {
+    const leaf = this.o.authority!().leaf(t.host);
+    const secure = new tls.TLSSocket(stream as unknown as net.Socket, { isServer: true, cert: leaf.cert, key: leaf.key, ALPNProtocols: ['http/1.1'] });
+    this.sockets.add(secure);
+    secure.once('close', () => this.sockets.delete(secure));
+    secure.once('secure', () => this.serveInner(secure, { target: t, origin, ...this.sender(t, true) }));
+    secure.once('error', () => secure.destroy());
+  }
+
+  private serveInner(socket: net.Socket | Duplex, inner: Inner): void {
+    this.inners.set(socket, inner);
+    socket.once('close', () => inner.agent?.destroy());
+    this.inner.emit('connection', socket);
+  }
+
+  private innerRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const inner = this.inners.get(req.socket);
+    if (!inner) {
+      res.destroy();
+      return;
+    }
+    forwardRequest(req, res, req.url ?? '/', this.forwardContext(inner));
+  }
+
+  private forwardContext(inner: Inner) {
+    return {
+      target: inner.target,
+      secrets: this.o.secrets?.() ?? [],
+      send: inner.send,
+      refused: (why: string) => inner.origin.refused?.(why),
+      evidence: (e: ForwardEvidence) => this.evidence(inner.origin, { ...e, sha256: e.sha256 }),
+    };
+  }
+
+  /** A plain `http://` request through the proxy (absolute form). */
+  private async absolute(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const origin = this.origins.get(req.socket) ?? { toolUseId: null, turnId: null };
+    const started = performance.now();
     const raw = req.url ?? '';
-    const base = { method: req.method ?? 'GET', url: raw.slice(0, 2048), started: performance.now(), time: this.clock().toISOString() };
-    const refuse = (status: number, why: string, address = '') => {
+    const refuse = (status: number, why: string, extra: Partial<ProxyEvidence> = {}) => {
+      origin.refused?.(why);
       if (!res.headersSent) res.writeHead(status, { 'content-type': 'text/plain', 'x-norma-egress-refusal': why.replace(/[\r\n]/g, ' ').slice(0, 500), connection: 'close' });
       res.end(`norma egress: ${why}\n`);
-      this.evidence(base, { address, status, error: why });
+      this.evidence(origin, { method: req.method ?? 'GET', url: raw.slice(0, 2048), address: '', status, bytes: 0, sha256: null, error: why, started, ...extra });
+      req.resume();
     };
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      return refuse(400, 'only proxy requests (an absolute http:// URL, or CONNECT for https) are served here');
+      return refuse(400, 'only proxy requests (an absolute http:// URL, or CONNECT) are served here');
     }
     if (url.protocol !== 'http:') return refuse(400, `${url.protocol} requests must use CONNECT`);
+    if (url.username || url.password) return refuse(403, 'URLs with credentials (user:password@) are not forwarded; send an Authorization header');
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
     const port = Number(url.port || 80);
-    let checked: { address: string };
+    const where = { host, port, scheme: 'http' as const };
+    if (ANY_PLACEHOLDER.test(host)) return refuse(403, `a secret's placeholder in a host name (${host.slice(0, 100)}) is never resolved`, where);
+    const decision = await this.decide(where, origin, req.socket);
+    if (!decision.allow) return refuse(403, decision.reason, where);
+    let address: string;
     try {
-      checked = await this.check(url.toString(), port);
+      address = await this.check(host, port);
     } catch (err) {
-      return refuse(403, (err as Error).message);
+      return refuse(403, (err as Error).message, where);
     }
-    const headers: http.OutgoingHttpHeaders = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) headers[k] = v;
-    headers.host = url.host;
+    const target: ForwardTarget = { host, port, scheme: 'http', address, rules: decision.rules };
     const up = this.o.upstream ? new URL(this.o.upstream) : null;
-    const out = http.request({
-      host: up ? up.hostname.replace(/^\[|\]$/g, '') : checked.address,
-      port: up ? Number(up.port || 80) : port,
-      method: req.method,
-      path: up ? url.toString() : `${url.pathname}${url.search}`,
-      headers,
-      setHost: false,
-      timeout: this.o.idleTimeoutMs ?? 600_000,
-    });
-    out.once('timeout', () => out.destroy(new Error('no answer in time')));
-    out.once('error', (e) => refuse(502, `${url.host}: ${e.message}`, checked.address));
-    out.once('response', (r) => {
-      const hash = createHash('sha256');
-      let bytes = 0;
-      const h: http.OutgoingHttpHeaders = {};
-      for (const [k, v] of Object.entries(r.headers)) if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) h[k] = v;
-      res.writeHead(r.statusCode ?? 502, h);
-      r.on('data', (d: Buffer) => {
-        bytes += d.length;
-        hash.update(d);
+    const send = (o: http.RequestOptions) =>
+      http.request({
+        ...o,
+        host: up ? up.hostname.replace(/^\[|\]$/g, '') : address,
+        port: up ? Number(up.port || 80) : port,
+        ...(up ? { path: `http://${url.host}${o.path ?? '/'}` } : {}),
+        agent: false,
+        timeout: this.o.idleTimeoutMs ?? 600_000,
       });
-      r.pipe(res);
-      r.once('end', () => this.evidence(base, { address: checked.address, status: r.statusCode ?? null, bytes, sha256: hash.digest('hex') }));
-      r.once('error', (e) => this.evidence(base, { address: checked.address, status: r.statusCode ?? null, bytes, error: e.message }));
-    });
-    req.pipe(out);
+    forwardRequest(req, res, `${url.pathname}${url.search}`, { ...this.forwardContext({ target, origin, send }) });
   }
 }

@@ -27,6 +27,7 @@ import { scanSystemView, type SystemView } from './system-view.js';
 import { BWRAP_MISSING, bwrapFailureHint, WITHOUT_SANDBOX } from './install-hints.js';
 import type { LimitBackend } from './limits.js';
 import { baseEnvironment, findProgram, PROXY_PORT, PROXY_SOCKET, proxyEnvironment, SANDBOX_HOME, SANDBOX_PATH } from './environment.js';
+import { trustEnvironment, trustMounts, type TrustFiles } from './net/trust.js';
 import { describeIdentity, resolveSandboxIdentity, setprivArgv, type SandboxIdentity } from './sandbox-user.js';
 import { blockedAt, handOver, openWay, type SandboxIds } from './ownership.js';
 
@@ -49,8 +50,10 @@ export interface SandboxSpec {
   /** The session's home and /tmp on the host (outside the workspace). */
   home: string;
   tmp: string;
-  /** The session's proxy socket on the host; absent: no network at all. */
+  /** The process's proxy socket on the host; absent: no network at all. */
   proxySocket?: string;
+  /** With the proxy: the CA bundle and fetch preload it is given (net/trust.ts). */
+  trust?: TrustFiles;
   /** Extra environment variables (added to the safe base set). */
   env?: Record<string, string>;
   /** Host paths mounted read-only at the same place (an MCP server's install directory). */
@@ -208,14 +211,14 @@ export class SandboxHost {
       else a.push('--tmpfs', m.path, '--remount-ro', m.path);
     }
     a.push('--dev', '/dev', '--proc', '/proc');
-    if (spec.proxySocket) a.push('--bind', spec.proxySocket, PROXY_SOCKET);
+    if (spec.proxySocket) a.push('--bind', spec.proxySocket, PROXY_SOCKET, ...(spec.trust ? trustMounts(spec.trust) : []));
     if (!spec.noWorkspace) a.push(spec.readOnly ? '--ro-bind' : '--bind', spec.workspace, spec.workspace);
     // The sandbox's own root is a tmpfs: read-only too (mounts below keep their modes).
     a.push('--remount-ro', '/', '--chdir', spec.chdir === 'home' ? SANDBOX_HOME : spec.workspace);
     if (spec.infoFd) a.push('--info-fd', '3');
     if (this.seccomp) a.push('--seccomp', String(SECCOMP_FD));
     a.push('--clearenv');
-    const env = { ...baseEnvironment(), ...(spec.proxySocket ? proxyEnvironment() : {}), ...(spec.env ?? {}) };
+    const env = { ...baseEnvironment(), ...(spec.env ?? {}), ...(spec.proxySocket ? { ...proxyEnvironment(), ...(spec.trust ? trustEnvironment(spec.trust) : {}) } : {}) };
     for (const [k, v] of Object.entries(env)) a.push('--setenv', k, v);
     return a;
   }

@@ -21,7 +21,10 @@ import { loadExeca } from './execa.js';
 import * as pty from 'node-pty';
 import type { EgressPolicy } from './egress.js';
 import { niceFor, rlimitSpec, type CommandGroup, type LimitCounters, type ResourceLimits, type SessionGroup } from './limits.js';
-import { SandboxNetProxy, type ProxyEvidence } from './net-proxy.js';
+import { SandboxNetProxy, type ConnectionOrigin, type ProxyDecision, type ProxyEvidence, type ProxyTarget } from './net-proxy.js';
+import { SessionAuthority } from './net/ca.js';
+import type { SecretBinding } from './net/secrets.js';
+import { trustFiles, type TrustFiles } from './net/trust.js';
 import { baseEnvironment, killTree, startProcess, type SandboxHost, type SandboxSpec, type StartedProcess } from './process.js';
 import { exposeSocket, makeProcessDirs } from './session-dirs.js';
 import { countProcesses, diskBytes, mib } from './usage.js';
@@ -46,8 +49,10 @@ export interface SpawnRequest {
   readOnly?: boolean;
   /** Host directories or files the process may read besides the system and the workspace (an MCP server's install). */
   readOnlyPaths?: readonly string[];
-  /** HTTP(S) through the session's egress proxy for this process; default: the session's `sandbox_network`. */
+  /** HTTP(S) through the session's egress proxy for this process; default: whether the session has a network. */
   network?: boolean;
+  /** The call whose process this is: its connections are asked about and refused in its name. */
+  origin?: ConnectionOrigin;
   /**
    * A process that lives as long as the session (an MCP server): while only such processes run, the
    * watch looks less often (a session idling with its servers does not run `du` every second).
@@ -76,7 +81,8 @@ export interface SandboxedProcess {
 export interface SessionSandboxOptions {
   sessionId: string;
   workspace: string;
-  network: boolean;
+  /** `sandbox_network`: false (none), true (any public host), 'rules' or 'ask' (net scope decides). */
+  network: boolean | 'rules' | 'ask';
   limits: ResourceLimits;
   /** This session's directory for its home, /tmp and proxy socket. */
   stateDir: string;
@@ -87,10 +93,23 @@ export interface SessionSandboxOptions {
   ownAddresses: () => { address: string; port: number }[];
   onEgress: (e: ProxyEvidence) => void;
   clock?: () => Date;
+  /** The network scope: refusals known before a tunnel opens, and the verdict on each connection. */
+  scope?: {
+    precheck(t: { host: string; port: number }, origin: ConnectionOrigin): string | null;
+    decide(t: ProxyTarget, origin: ConnectionOrigin, gone: AbortSignal): Promise<ProxyDecision>;
+  };
+  /** The session's secrets (their placeholders go in every process's environment; their values stay in the proxy). */
+  secrets?: () => readonly SecretBinding[];
+  /** The certificates real servers are verified against when the proxy terminates TLS. */
+  upstreamCa?: () => string[] | undefined;
+  /** node_modules/undici, for the fetch preload (default: found from here). */
+  undiciDir?: string;
 }
 
 interface Running {
   kill(): void;
+  /** The process's own proxy socket, closed when it ends. */
+  endpoint?: () => Promise<void>;
   longLived?: boolean;
   group: CommandGroup | null;
   start: LimitCounters;
@@ -109,8 +128,9 @@ export class SessionSandbox {
   private dirs: Promise<{ home: string; tmp: string }> | undefined;
   /** The directories of processes kept apart (SpawnRequest.own), measured with the session's disk. */
   private readonly ownDirs = new Set<string>();
-  private proxy: Promise<string> | undefined;
-  private proxyServer: SandboxNetProxy | undefined;
+  private proxy: Promise<{ server: SandboxNetProxy; reachFrom: string; dir: string }> | undefined;
+  private authority: SessionAuthority | undefined;
+  private trust: Promise<TrustFiles> | undefined;
   private readonly running = new Set<Running>();
   private timer: NodeJS.Timeout | undefined;
   private sessionStart: LimitCounters = { oomKills: 0, pidsMax: 0 };
@@ -170,32 +190,57 @@ export class SessionSandbox {
     return this.group;
   }
 
-  private proxySocket(): Promise<string> {
+  private proxyServer(): Promise<{ server: SandboxNetProxy; reachFrom: string; dir: string }> {
     this.proxy ??= (async () => {
       let dir = path.join(this.o.stateDir, 'net');
       let reachFrom = this.o.stateRoot ?? path.dirname(this.o.stateDir);
       // A Unix socket path has at most 107 bytes: a deep data directory gets a private temp one.
       if (dir.length > 90) reachFrom = dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-net-'));
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      const socketPath = path.join(dir, 'proxy.sock');
+      const scope = this.o.scope;
       const server = new SandboxNetProxy({
-        socketPath,
+        dir,
         policy: this.o.egress,
         ...(this.o.upstreamProxy ? { upstream: this.o.upstreamProxy } : {}),
         ownAddresses: this.o.ownAddresses,
         onEvidence: this.o.onEgress,
         ...(this.o.clock ? { clock: this.o.clock } : {}),
+        ...(scope ? { precheck: (t, origin) => scope.precheck(t, origin), decide: (t, origin, gone) => scope.decide(t, origin, gone) } : {}),
+        ...(this.o.secrets ? { secrets: this.o.secrets, authority: () => this.sessionAuthority() } : {}),
+        ...(this.o.upstreamCa ? { upstreamCa: this.o.upstreamCa } : {}),
       });
-      await server.listen();
-      this.proxyServer = server;
-      await exposeSocket(this.host, socketPath, reachFrom);
-      return socketPath;
+      return { server, reachFrom, dir };
     })();
     return this.proxy;
   }
 
+  private sessionAuthority(): SessionAuthority {
+    this.authority ??= new SessionAuthority(this.o.sessionId, this.o.clock);
+    return this.authority;
+  }
+
+  /** The CA bundle and fetch preload a networked process trusts and loads (made once). */
+  private trustFiles(dir: string, reachFrom: string): Promise<TrustFiles> {
+    this.trust ??= (async () => {
+      const intercepts = (this.o.secrets?.().length ?? 0) > 0;
+      const files = await trustFiles(dir, intercepts ? this.sessionAuthority().certPem : null, this.o.undiciDir);
+      for (const f of [files.bundle, files.ca, files.preload]) if (f) await exposeSocket(this.host, f, reachFrom);
+      return files;
+    })().catch((err) => {
+      this.trust = undefined;
+      throw err;
+    });
+    return this.trust;
+  }
+
   /** Everything a launch needs, made once per session and once per command. */
-  private async prepare(readOnly: boolean, env: Record<string, string> | undefined, argv: string[], newSession: boolean, extra: { readOnlyPaths?: readonly string[]; network?: boolean; own?: SpawnRequest['own'] } = {}) {
+  private async prepare(
+    readOnly: boolean,
+    env: Record<string, string> | undefined,
+    argv: string[],
+    newSession: boolean,
+    extra: { readOnlyPaths?: readonly string[]; network?: boolean; own?: SpawnRequest['own']; origin?: ConnectionOrigin } = {},
+  ) {
     if (this.closed) throw new SandboxRefusal('the session is closing; no new processes');
     await loadExeca();
     if (this.host.mode === 'bwrap') {
@@ -205,7 +250,17 @@ export class SessionSandbox {
     const dirs = extra.own ? await this.ownScratch(extra.own.name) : await this.scratch();
     const g = this.host.mode === 'bwrap' ? await this.sessionGroup() : null;
     const group = g ? await g.command(`c${++this.seq}`) : null;
-    const proxySocket = (extra.network ?? this.o.network) && this.host.mode === 'bwrap' ? await this.proxySocket() : undefined;
+    let endpoint: { socketPath: string; close: () => Promise<void> } | undefined;
+    let trust: TrustFiles | undefined;
+    if ((extra.network ?? this.o.network !== false) && this.host.mode === 'bwrap') {
+      const proxy = await this.proxyServer();
+      trust = await this.trustFiles(proxy.dir, proxy.reachFrom);
+      endpoint = await proxy.server.endpoint(extra.origin ?? { toolUseId: null, turnId: null });
+      await exposeSocket(this.host, endpoint.socketPath, proxy.reachFrom);
+    }
+    const proxySocket = endpoint?.socketPath;
+    const placeholders = Object.fromEntries((this.o.secrets?.() ?? []).map((b) => [b.name, b.placeholder]));
+    if (Object.keys(placeholders).length > 0) env = { ...placeholders, ...(env ?? {}) };
     const enforcement = this.host.limits.enforcement;
     const spec: SandboxSpec = {
       argv,
@@ -214,6 +269,7 @@ export class SessionSandbox {
       home: dirs.home,
       tmp: dirs.tmp,
       ...(proxySocket ? { proxySocket } : {}),
+      ...(trust ? { trust } : {}),
       ...(env ? { env } : {}),
       ...(extra.readOnlyPaths?.length ? { readOnlyPaths: extra.readOnlyPaths } : {}),
       newSession,
@@ -223,24 +279,26 @@ export class SessionSandbox {
       nice: niceFor(this.o.limits.cpu_weight, enforcement),
     };
     const start = group ? await group.counters() : { oomKills: 0, pidsMax: 0 };
-    return { spec, group, start };
+    return { spec, group, start, ...(endpoint ? { endpoint: endpoint.close } : {}) };
   }
 
   /** Starts a process in the sandbox (with NORMA_SANDBOX=off: directly, reported as such). */
   async spawn(req: SpawnRequest): Promise<SandboxedProcess> {
-    const { spec, group, start } = await this.prepare(req.readOnly ?? false, req.env, req.argv, true, {
+    const { spec, group, start, endpoint } = await this.prepare(req.readOnly ?? false, req.env, req.argv, true, {
       ...(req.readOnlyPaths ? { readOnlyPaths: req.readOnlyPaths } : {}),
       ...(req.network !== undefined ? { network: req.network } : {}),
       ...(req.own ? { own: req.own } : {}),
+      ...(req.origin ? { origin: req.origin } : {}),
     });
     let started: StartedProcess;
     try {
       started = startProcess(this.host, spec, req.stdin ?? false);
     } catch (err) {
       await group?.remove();
+      await endpoint?.();
       throw err;
     }
-    const entry: Running = { kill: () => killTree(started), group, start, ...(req.longLived ? { longLived: true } : {}) };
+    const entry: Running = { kill: () => killTree(started), group, start, ...(req.longLived ? { longLived: true } : {}), ...(endpoint ? { endpoint } : {}) };
     this.track(entry);
     const child = started.child;
     const exited = (async (): Promise<ProcessExit> => {
@@ -261,8 +319,8 @@ export class SessionSandbox {
   }
 
   /** Starts a PTY shell in the sandbox (node-pty); `onExit` runs once it is gone. */
-  async spawnPty(req: { argv: string[]; env: Record<string, string>; cols: number; rows: number }): Promise<{ proc: pty.IPty; exited: Promise<ProcessExit> }> {
-    const { spec, group, start } = await this.prepare(false, req.env, req.argv, false);
+  async spawnPty(req: { argv: string[]; env: Record<string, string>; cols: number; rows: number; origin?: ConnectionOrigin }): Promise<{ proc: pty.IPty; exited: Promise<ProcessExit> }> {
+    const { spec, group, start, endpoint } = await this.prepare(false, req.env, req.argv, false, req.origin ? { origin: req.origin } : {});
     let proc: pty.IPty;
     try {
       if (this.host.mode === 'bwrap') {
@@ -279,6 +337,7 @@ export class SessionSandbox {
       }
     } catch (err) {
       await group?.remove();
+      await endpoint?.();
       throw err;
     }
     const kill = () => {
@@ -294,7 +353,7 @@ export class SessionSandbox {
         }
       }
     };
-    const entry: Running = { kill, group, start };
+    const entry: Running = { kill, group, start, ...(endpoint ? { endpoint } : {}) };
     this.track(entry);
     const exited = new Promise<ProcessExit>((resolve) => {
       proc.onExit(({ exitCode, signal }) => {
@@ -325,6 +384,7 @@ export class SessionSandbox {
     if (!entry.limit && exit.signal === 'SIGXFSZ') entry.limit = `the file size limit of ${mib(this.o.limits.file_size_bytes)} per file was reached`;
     if (entry.limit) exit.limit = entry.limit;
     await entry.group?.remove().catch(() => undefined);
+    await entry.endpoint?.().catch(() => undefined);
   }
 
   private processMessage(): string {
@@ -420,9 +480,8 @@ export class SessionSandbox {
     const g = this.group ? await this.group.catch(() => null) : null;
     await g?.remove().catch(() => undefined);
     if (this.proxy) {
-      const socket = await this.proxy.catch(() => null);
-      await this.proxyServer?.close().catch(() => undefined);
-      if (socket && !socket.startsWith(this.o.stateDir)) await fs.rm(path.dirname(socket), { recursive: true, force: true });
+      const proxy = await this.proxy.catch(() => null);
+      await proxy?.server.close().catch(() => undefined);
     }
     await fs.rm(this.o.stateDir, { recursive: true, force: true });
   }

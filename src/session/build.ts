@@ -35,8 +35,17 @@ import { sessionRedactor } from './secrets.js';
 import type { TenantPolicies } from '../tenants/policy.js';
 import { openCheckpoints } from './checkpoints.js';
 import type { TenantCheckpointBudgets } from './checkpoint-budget.js';
+import type { InteractionBroker } from '../interaction/broker.js';
+import type { Secrets } from '../contract/secrets.js';
+import { sessionNetwork, type SessionNetwork } from './network.js';
 
 export interface BuildDeps extends McpHubDeps {
+  /** The one broker for every pause: a connection of an `"ask"` session waits on it. */
+  broker: InteractionBroker;
+  /** The operator's secrets (NORMA_SECRETS_FILE). */
+  operatorSecrets?: Secrets;
+  /** The certificates real servers are verified against when the proxy terminates TLS. */
+  upstreamCa?: string[];
   config: Config;
   store: Store;
   events: EventLog;
@@ -110,7 +119,21 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   // Folders of skills used so far are readable by the file tools again.
   for (const name of s.used_skills) openSkillFolder(workspace, skills, name, found.operatorDirs);
   let runtime: SessionRuntime | undefined;
-  const sandbox = sessionSandbox(record, workspace.root, deps, () => runtime?.activeTurn?.id);
+  const settings = new SessionSettings(record, {
+    store: deps.store,
+    events: deps.events,
+    policies: deps.tenants,
+    onPermissionChange: deps.onPermissionChange,
+  });
+  const network = sessionNetwork({
+    sessionId: s.id,
+    settings: () => settings,
+    activeTurn: () => runtime?.activeTurn ?? null,
+    broker: deps.broker,
+    ...(deps.operatorSecrets ? { operatorSecrets: deps.operatorSecrets } : {}),
+    record,
+  });
+  const sandbox = sessionSandbox(record, workspace.root, deps, () => runtime?.activeTurn?.id, network);
   const where = { mode: deps.sandbox.mode, usable: processSandbox.usable, detail: processSandbox.detail, session: sandbox };
   // The server's and the session's secrets, in every encoding, out of what its peers answer.
   const redactor = sessionRedactor(record, deps);
@@ -127,12 +150,6 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
       : { registrations: [], problems: [] };
   };
   const tenantHooks = tenantHooksNow();
-  const settings = new SessionSettings(record, {
-    store: deps.store,
-    events: deps.events,
-    policies: deps.tenants,
-    onPermissionChange: deps.onPermissionChange,
-  });
   const gate = new EventGate(deps.events, s.id);
   // The registry is made by the catalog below; MCP tools join it once their servers listed them.
   let registry: ToolRegistry | undefined;
@@ -240,7 +257,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
 }
 
 /** A session's process sandbox: its processes' home, /tmp, limits and network. */
-function sessionSandbox(record: SessionRecord, workspace: string, deps: BuildDeps, turnId: () => string | undefined): SessionSandbox {
+function sessionSandbox(record: SessionRecord, workspace: string, deps: BuildDeps, turnId: () => string | undefined, network: SessionNetwork): SessionSandbox {
   const { config, events } = deps;
   const s = record.session;
   return new SessionSandbox(deps.sandbox, {
@@ -255,9 +272,12 @@ function sessionSandbox(record: SessionRecord, workspace: string, deps: BuildDep
     ownAddresses: deps.ownAddresses,
     clock: deps.clock,
     onEgress: (e) => {
-      const turn = turnId();
+      const turn = e.turn_id ?? turnId();
       events.emit(s.id, { type: 'egress.request', ...(turn ? { turn_id: turn } : {}), via: 'sandbox_proxy', ...e });
     },
+    scope: network.scope,
+    secrets: () => network.secrets(),
+    ...(deps.upstreamCa ? { upstreamCa: () => deps.upstreamCa } : {}),
   });
 }
 

@@ -1,10 +1,11 @@
 // Every secret a session's peers could echo back, in one Redactor: the server's (NORMA_TOKEN,
 // NORMA_MODEL_API_KEY, the search backend's key, the egress proxy's password), and the session's
 // (its model key, the secrets of the http hooks it runs — the operator's, its tenant's and its
-// own —, and the env and header values of the MCP servers it runs). Text a peer sent (a model
+// own —, the env and header values of the MCP servers it runs, and its processes' secrets). Text a peer sent (a model
 // provider's error, an http hook's answer, an MCP server's error or stderr, a failed fetch) passes
 // it before it is stored in a turn, an event or a decision, or shown in an export.
 import type { Config } from '../config.js';
+import type { Secrets } from '../contract/secrets.js';
 import type { McpServers } from '../contract/mcp.js';
 import type { SessionHooks } from '../hooks/registry.js';
 import { secretsOf } from '../mcp/hub.js';
@@ -39,6 +40,8 @@ export interface SecretSources {
   config: Config;
   operatorHooks?: SessionHooks;
   operatorMcp?: McpServers;
+  /** NORMA_SECRETS_FILE's secrets for sandboxed processes. */
+  operatorSecrets?: Secrets;
   tenants: TenantPolicies;
 }
 
@@ -56,6 +59,11 @@ export function sessionSecrets(record: SessionRecord, d: SecretSources): string[
     ...hookSecrets(record.hooks),
     ...mcpSecrets(d.operatorMcp),
     ...mcpSecrets(record.mcpServers),
+    // Process secrets: the proxy turns an echo back into the placeholder; anything else that
+    // carries one (a server's error, a hook's answer) is redacted here.
+    ...Object.values(d.operatorSecrets ?? {}).map((x) => x.value),
+    ...Object.values(d.tenants.policyOf(record.session.tenant)?.source.secrets ?? {}).map((x) => x.value),
+    ...Object.values(record.secrets ?? {}).map((x) => x.value),
   ].filter((s): s is string => typeof s === 'string' && s !== '');
 }
 

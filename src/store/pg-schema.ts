@@ -180,6 +180,8 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_ms);
   `,
+  // A session's own secrets for its processes (values: never in `data`).
+  `ALTER TABLE sessions ADD COLUMN secrets TEXT;`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

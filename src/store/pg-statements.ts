@@ -13,14 +13,14 @@ export function putSessionStatement(record: SessionRecord, nodeId: string): PgSt
   const s = record.session;
   return {
     sql: `WITH s AS (
-            INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, active_turn_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets, active_turn_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
             ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, closed_at = EXCLUDED.closed_at, active_turn_id = EXCLUDED.active_turn_id,
               data = EXCLUDED.data, hooks = EXCLUDED.hooks, model_api_key = EXCLUDED.model_api_key, model = EXCLUDED.model,
-              todos = EXCLUDED.todos, mcp_servers = EXCLUDED.mcp_servers
-            WHERE ${fence('$1', '$13')}
+              todos = EXCLUDED.todos, mcp_servers = EXCLUDED.mcp_servers, secrets = EXCLUDED.secrets
+            WHERE ${fence('$1', '$14')}
             RETURNING id, (xmax = 0) AS inserted),
-          l AS (INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $13, 1, now() FROM s WHERE inserted ON CONFLICT (session_id) DO NOTHING)
+          l AS (INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $14, 1, now() FROM s WHERE inserted ON CONFLICT (session_id) DO NOTHING)
           SELECT id FROM s`,
     // The columns SQLite has, in its order (sqlite-rows.ts), then the active turn and this node.
     params: [...sessionRowOf(record), s.active_turn_id ?? null, nodeId],

@@ -8,11 +8,11 @@ import type { SessionRecord } from './store.js';
 export type Row = { data: string };
 
 /** The columns a session is read from, in the order `sessionRecordOf` expects them. */
-export const SESSION_COLUMNS = 'data, hooks, model_api_key, model, todos, mcp_servers';
+export const SESSION_COLUMNS = 'data, hooks, model_api_key, model, todos, mcp_servers, secrets';
 
-type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null; todos: string | null; mcp_servers: string | null };
+type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null; todos: string | null; mcp_servers: string | null; secrets?: string | null };
 
-/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant). */
+/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets). */
 export function sessionRowOf(record: SessionRecord): unknown[] {
   const s = record.session;
   return [
@@ -28,6 +28,7 @@ export function sessionRowOf(record: SessionRecord): unknown[] {
     record.todos ? JSON.stringify(record.todos) : null,
     record.mcpServers ? JSON.stringify(record.mcpServers) : null,
     s.tenant ?? 'default',
+    record.secrets && Object.keys(record.secrets).length > 0 ? JSON.stringify(record.secrets) : null,
   ];
 }
 
@@ -35,12 +36,13 @@ export function sessionRecordOf(row: SessionRow | undefined): SessionRecord | un
   if (!row) return undefined;
   return {
     // Sessions stored before checkpoints existed read as sessions that take them.
-    session: { checkpoints: true, forked_from: null, ...JSON.parse(row.data) },
+    session: { checkpoints: true, forked_from: null, secret_names: [], ...JSON.parse(row.data) },
     hooks: row.hooks ? JSON.parse(row.hooks) : null,
     modelApiKey: row.model_api_key,
     model: row.model ? JSON.parse(row.model) : null,
     todos: row.todos ? JSON.parse(row.todos) : null,
     mcpServers: row.mcp_servers ? JSON.parse(row.mcp_servers) : null,
+    secrets: row.secrets ? JSON.parse(row.secrets) : null,
   };
 }
 

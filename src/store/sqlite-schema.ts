@@ -131,6 +131,8 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_ms);
   `,
+  // 8: a session's own secrets for its processes (values: never in `data`).
+  `ALTER TABLE sessions ADD COLUMN secrets TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

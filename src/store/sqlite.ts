@@ -87,10 +87,10 @@ export class SqliteStore implements Store {
   putSession(record: SessionRecord): void {
     this.write(() =>
       this.stmt(
-        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, closed_at = excluded.closed_at, data = excluded.data,
            hooks = excluded.hooks, model_api_key = excluded.model_api_key, model = excluded.model, todos = excluded.todos,
-           mcp_servers = excluded.mcp_servers`,
+           mcp_servers = excluded.mcp_servers, secrets = excluded.secrets`,
       ).run(...sessionRowOf(record)),
     );
   }

@@ -3,6 +3,7 @@
 // the call (a synchronous append keeps "event seq order == commit order" trivially true);
 // PostgreSQL sends the transaction as a unit of work and runs the callbacks when the database
 // answers (pg-store.ts), so nothing is delivered or adopted before its commit either way.
+import type { Secrets } from '../contract/secrets.js';
 import type { McpServers } from '../contract/mcp.js';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Session, TodoList, Turn } from '../contract/schemas.js';
@@ -19,6 +20,8 @@ export interface SessionRecord {
   todos?: TodoList | null;
   /** The session's own MCP servers with their env and header values (never in the session document). */
   mcpServers?: McpServers | null;
+  /** The session's own secrets with their values (never in the session document). */
+  secrets?: Secrets | null;
 }
 
 export interface SessionPageQuery {

@@ -4,6 +4,7 @@ import type { PermissionMode } from '../contract/permission.js';
 import type { SessionHooks } from '../contract/hooks.js';
 import type { PolicyPublic, TenantPolicy } from '../contract/tenant.js';
 import { parseRules, type ParsedRule } from '../permission/rules.js';
+import { checkSecrets } from '../sandbox/net/secrets.js';
 
 export interface CompiledPolicy {
   tenant: string;
@@ -29,7 +30,7 @@ export function compilePolicy(tenant: string, policy: TenantPolicy, where: strin
     .filter(([, groups]) => Array.isArray(groups) && groups.length > 0)
     .map(([event]) => event);
   return {
-    problems: rules.problems,
+    problems: [...rules.problems, ...checkSecrets(`${where}.secrets`, policy.secrets)],
     policy: {
       tenant,
       source: policy,
@@ -44,6 +45,7 @@ export function compilePolicy(tenant: string, policy: TenantPolicy, where: strin
         max_running_turns: policy.max_running_turns ?? null,
         requests_per_minute: policy.requests_per_minute ?? null,
         max_checkpoint_bytes: policy.max_checkpoint_bytes ?? null,
+        secret_names: Object.keys(policy.secrets ?? {}),
       },
     },
   };

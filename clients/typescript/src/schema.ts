@@ -836,7 +836,7 @@ export interface components {
          */
         PermissionMode: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk" | "auto";
         SessionRule: {
-            /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+            /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
             rule: string;
             /** @enum {string} */
             behavior: "allow" | "deny" | "ask";
@@ -855,13 +855,15 @@ export interface components {
         SessionHooks: {
             PreToolUse?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
                     type: "command";
                     command: string;
                     timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
                     /**
                      * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
                      * @enum {string}
@@ -883,13 +885,15 @@ export interface components {
             }[];
             PostToolUse?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
                     type: "command";
                     command: string;
                     timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
                     /**
                      * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
                      * @enum {string}
@@ -911,13 +915,15 @@ export interface components {
             }[];
             PostToolUseFailure?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
                     type: "command";
                     command: string;
                     timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
                     /**
                      * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
                      * @enum {string}
@@ -939,13 +945,15 @@ export interface components {
             }[];
             UserPromptSubmit?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
                     type: "command";
                     command: string;
                     timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
                     /**
                      * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
                      * @enum {string}
@@ -967,13 +975,15 @@ export interface components {
             }[];
             SessionStart?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
                     type: "command";
                     command: string;
                     timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
                     /**
                      * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
                      * @enum {string}
@@ -995,13 +1005,15 @@ export interface components {
             }[];
             SessionEnd?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
                     type: "command";
                     command: string;
                     timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
                     /**
                      * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
                      * @enum {string}
@@ -1023,13 +1035,15 @@ export interface components {
             }[];
             Stop?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
                     type: "command";
                     command: string;
                     timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
                     /**
                      * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
                      * @enum {string}
@@ -1051,13 +1065,15 @@ export interface components {
             }[];
             SubagentStart?: {
                 matcher?: string;
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 if?: string;
                 hooks: ({
                     /** @enum {string} */
                     type: "command";
                     command: string;
                     timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
                     /**
                      * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
                      * @enum {string}
@@ -1259,6 +1275,8 @@ export interface components {
             max_running_turns: number | null;
             requests_per_minute: number | null;
             max_checkpoint_bytes: number | null;
+            /** @description Secrets every session of the tenant's processes may use, by name */
+            secret_names: string[];
         };
         EventTicket: {
             /** @description Pass as `?ticket=` to GET …/events once, within 60 s (EventSource cannot send headers) */
@@ -1293,8 +1311,21 @@ export interface components {
             system_prompt?: string;
             /** @description Record the workspace at the start of every turn and around every call that may change it, so any change can be seen (GET …/changes) and taken back (POST …/rewind); default: the operator's NORMA_CHECKPOINTS (on) */
             checkpoints?: boolean;
-            /** @description Give shell commands HTTP and HTTPS access through the session's egress proxy (off by default): the egress guard applies (private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server's own addresses always), and every connection is an egress.request event. No other protocol leaves the sandbox. Needs socat on the server. With NORMA_SANDBOX=off commands always have the host's network. Default: `false`. */
-            sandbox_network?: boolean;
+            /** @description The network of the session's processes (Bash, background tasks, PTY shells), through its egress proxy: `false` (default) none; `true` any public host over HTTP and HTTPS; `"rules"` only hosts a `Network(domain:…)` allow rule names; `"ask"` hosts no rule decides are asked about (a permission request with `tool: "Network"` while the connection waits). Deny rules and the tenant's policy apply in every mode; other TCP needs a rule that names host and port. The egress guard applies (private, loopback and metadata addresses refused unless NORMA_EGRESS_ALLOW opens them; the server's own addresses always); every connection is an egress.request event. Needs the process sandbox and socat on the server. */
+            sandbox_network?: boolean | ("rules" | "ask");
+            /** @description Secrets by environment variable name: `{value, hosts, header?, format?}`. Sandboxed processes see the name set to a placeholder, never the value; the egress proxy puts the value into requests to the hosts only (HTTPS too: the session's processes trust its certificate authority) and refuses a request that carries a placeholder anywhere else. Needs the process sandbox and network (`sandbox_network` other than false) */
+            secrets?: {
+                [key: string]: {
+                    /** @description The secret (8 characters or more; no line breaks or control characters): never shown, never in the sandbox */
+                    value: string;
+                    /** @description Where the value may go: `example.com`, `*.example.com` (subdomains only), optionally with `:port` — as `Network(domain:…)` rules write them */
+                    hosts: string[];
+                    /** @description Set this header on every request to the hosts (e.g. `Authorization`); without it, the placeholder is replaced where the process puts it (a header, Basic credentials, the body) */
+                    header?: string;
+                    /** @description The header's value with `{value}` where the secret goes (default `{value}`), e.g. `Bearer {value}` */
+                    format?: string;
+                };
+            };
             /** @description MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?, workspace?, workspace_code?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard) */
             mcp_servers?: {
                 [key: string]: components["schemas"]["McpServerConfig"];
@@ -1344,7 +1375,7 @@ export interface components {
             ask_rules?: string[];
             /** @description Session rules to add */
             add_rules?: {
-                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>)` or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
                 rule: string;
                 /** @enum {string} */
                 behavior: "allow" | "deny" | "ask";
@@ -1403,8 +1434,10 @@ export interface components {
             instructions: components["schemas"]["InstructionFile"][];
             model: components["schemas"]["ModelConfig"] | null;
             system_prompt: string | null;
-            /** @description Whether shell commands have HTTP(S) access through the session's egress proxy */
-            sandbox_network: boolean;
+            /** @description The network of the session's processes: false, true (any public host), "rules" or "ask" */
+            sandbox_network: boolean | ("rules" | "ask");
+            /** @description The secrets the session's processes may use (the operator's, the tenant's and its own), by name; values are never shown */
+            secret_names: string[];
             /** @description Whether the session records checkpoints of its workspace (GET …/checkpoints) */
             checkpoints: boolean;
             /** @description The session and checkpoint this one was forked from (POST …/fork); null: not a fork */
@@ -1600,10 +1633,10 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "allowed" | "denied" | "cancelled";
             /**
-             * @description Who or what resolved the request; `rule`: a rule added later (remember, PATCH), a mode change or a reloaded tenant policy decided it
+             * @description Who or what resolved the request; `rule`: a rule added later (remember, PATCH), a mode change or a reloaded tenant policy decided it; `restart`: a connection's request (`tool: "Network"`) outstanding when the server stopped, refused
              * @enum {string}
              */
-            resolved_by?: "client" | "timeout" | "cancel" | "session_closed" | "rule";
+            resolved_by?: "client" | "timeout" | "cancel" | "session_closed" | "rule" | "restart";
             /** @description With resolved_by `rule`: the rule(s) that decided */
             rules?: string[];
             /** @description With resolved_by `client`: the name of the API key that answered (absent without keys) */
@@ -2400,7 +2433,7 @@ export interface components {
             /** @description Set when an http hook made the request: the hook (e.g. `hooks.PreToolUse[0].hooks[0]`) */
             hook?: string;
             /**
-             * @description Set when a sandboxed process made the request through the session's egress proxy (`sandbox_network`): a CONNECT tunnel (https) or a plain http request
+             * @description Set when a sandboxed process made the request through the session's egress proxy (`sandbox_network`): one per tunnel, or one per request the proxy read (plain HTTP, and HTTPS in a session with secrets, whose TLS the proxy terminates)
              * @enum {string}
              */
             via?: "sandbox_proxy";
@@ -2418,6 +2451,20 @@ export interface components {
             duration_ms: number;
             /** @description Why the request was refused or failed (e.g. the egress rule) */
             error?: string;
+            /** @description Sandboxed processes: the host the connection or request names (its Host, CONNECT host and TLS name agree) */
+            host?: string;
+            port?: number;
+            /**
+             * @description Sandboxed processes: what the connection carried
+             * @enum {string}
+             */
+            scheme?: "http" | "https" | "tcp";
+            /** @description The Network rule(s) that allowed it (absent: the mode, or refused) */
+            rules?: string[];
+            /** @description Secrets the proxy put into the request, by name (never their values) */
+            secrets?: string[];
+            /** @description Request body bytes sent (a tunnel: bytes the process sent) */
+            request_bytes?: number;
         };
         /** @description An MCP server of the session started, initialized and listed its tools (at creation, after a restart of the service, or after it exited) */
         EventMcpServerStarted: {

@@ -22,7 +22,8 @@ export const shellOpenTool = defineTool<Static<typeof Input>, PtyDeps>({
   // Opening runs nothing the user typed; what is typed is checked by ShellWrite.
   checkPermissions: async () => ({ behavior: 'allow', reason: 'opening a shell runs no command' }),
   async call(input, ctx, deps) {
-    const id = await deps.shells.open(deps.sandbox, input.cols ?? 120, input.rows ?? 40);
+    // The shell's connections are asked about (and refused) in the name of the call that opened it.
+    const id = await deps.shells.open(deps.sandbox, input.cols ?? 120, input.rows ?? 40, { toolUseId: ctx.toolUseId, turnId: ctx.turnId, kind: 'call' });
     return textOutput(`Opened shell ${id}. Type with ShellWrite (end a command with "\\r"), read the screen with ShellRead.`);
   },
 });

@@ -50,7 +50,7 @@ export const shellWriteTool = defineTool<Input, PtyDeps>({
     return { kind: 'command', analysis: analyzeCommand(a.run) };
   },
   async call(input, ctx, deps) {
-    deps.shells.write(input.shell_id, input.input);
+    deps.shells.write(input.shell_id, input.input, { toolUseId: ctx.toolUseId, turnId: ctx.turnId });
     return textOutput(`Typed ${input.input.length} characters into ${input.shell_id}.`);
   },
 });

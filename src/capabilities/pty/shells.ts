@@ -8,6 +8,7 @@ import * as pty from 'node-pty';
 import { advance } from '../../permission/shell/continuation.js';
 import { ToolRefusal } from '../../tools/tool.js';
 import type { IdFactory } from '../../ids.js';
+import type { ConnectionOrigin } from '../../sandbox/net-proxy.js';
 import type { SessionSandbox } from '../../sandbox/session-sandbox.js';
 
 export const MAX_SHELLS = 4;
@@ -19,6 +20,8 @@ export class ShellRefusal extends ToolRefusal {}
 interface Shell {
   id: string;
   proc: pty.IPty;
+  /** Whose its connections are: the call that last typed in it (ShellWrite), or that opened it. */
+  origin?: ConnectionOrigin;
   buffer: string;
   dropped: number;
   exited: { code: number; signal: number | null } | null;
@@ -46,7 +49,7 @@ export class PtyShells {
     private readonly idleMs: number = SHELL_IDLE_MS,
   ) {}
 
-  async open(sandbox: SessionSandbox, cols: number, rows: number): Promise<string> {
+  async open(sandbox: SessionSandbox, cols: number, rows: number, origin?: ConnectionOrigin): Promise<string> {
     if (this.closed) throw new ShellRefusal('the session is closing; no new shells');
     if ([...this.shells.values()].filter((s) => !s.exited).length + this.starting >= MAX_SHELLS) {
       throw new ShellRefusal(`at most ${MAX_SHELLS} shells are open at once in a session; close one first (ShellClose)`);
@@ -58,7 +61,7 @@ export class PtyShells {
     let proc: pty.IPty;
     this.starting++;
     try {
-      proc = (await sandbox.spawnPty({ argv: shellArgv, env, cols, rows })).proc;
+      proc = (await sandbox.spawnPty({ argv: shellArgv, env, cols, rows, ...(origin ? { origin } : {}) })).proc;
     } finally {
       this.starting--;
     }
@@ -74,6 +77,7 @@ export class PtyShells {
     const shell: Shell = {
       id,
       proc,
+      ...(origin ? { origin } : {}),
       buffer: '',
       dropped: 0,
       exited: null,
@@ -127,9 +131,13 @@ export class PtyShells {
     return this.shells.get(id)?.pendingLine ?? null;
   }
 
-  write(id: string, input: string): void {
+  write(id: string, input: string, by?: { toolUseId: string; turnId: string }): void {
     const shell = this.get(id);
     if (shell.exited) throw new ShellRefusal(`shell ${id} has exited (code ${shell.exited.code}); open a new one`);
+    if (by && shell.origin) {
+      shell.origin.toolUseId = by.toolUseId;
+      shell.origin.turnId = by.turnId;
+    }
     shell.pendingLine = advance(shell.pendingLine, input).pending;
     shell.proc.write(input);
     this.touch(shell);

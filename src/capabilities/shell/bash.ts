@@ -75,12 +75,25 @@ export function createBashTool(opts: BashToolOptions = {}): ToolFactory<ShellDep
     },
     async call(input, ctx, deps): Promise<ToolOutput> {
       const argv = ['/bin/bash', '-c', input.command];
+      const MAX_REFUSALS_SAID = 5;
       if (input.run_in_background) {
         const task = await deps.tasks.start(deps.sandbox, argv, input.command, { turnId: ctx.turnId, toolUseId: ctx.toolUseId });
         return textOutput(`Started background task ${task.id}. Read its output with TaskOutput, wait for a line with Monitor, stop it with TaskStop.`);
       }
       const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
-      const child = await deps.sandbox.spawn({ argv });
+      // Connections the session's network scope refused, said after the status (at most a few).
+      const refused: string[] = [];
+      let refusedMore = 0;
+      const origin = {
+        toolUseId: ctx.toolUseId,
+        turnId: ctx.turnId,
+        kind: 'call' as const,
+        refused: (why: string) => {
+          if (refused.length < MAX_REFUSALS_SAID) refused.includes(why) || refused.push(why);
+          else refusedMore++;
+        },
+      };
+      const child = await deps.sandbox.spawn({ argv, origin });
       const output = ctx.openOutput();
 
       // One chain keeps chunks in arrival order; a stream pauses while its chunk is written,
@@ -127,7 +140,8 @@ export function createBashTool(opts: BashToolOptions = {}): ToolFactory<ShellDep
               ? `Killed by ${exit.signal}.`
               : `Exit code ${exit.code}.`;
       const failed = exit.error !== undefined || exit.limit !== undefined || timedOut || exit.signal !== null || exit.code !== 0;
-      const content = blocks[0]!.text === '' ? [{ type: 'text' as const, text: status }] : [...blocks, { type: 'text' as const, text: status }];
+      const network = refused.length === 0 ? '' : `\nNetwork: refused ${refused.length + refusedMore} connection(s): ${refused.join('; ')}${refusedMore > 0 ? `; and ${refusedMore} more` : ''}.`;
+      const content = blocks[0]!.text === '' ? [{ type: 'text' as const, text: status + network }] : [...blocks, { type: 'text' as const, text: status + network }];
       return {
         content,
         ...(failed ? { isError: true } : {}),

@@ -76,7 +76,9 @@ export class BackgroundTasks {
     const log = fs.createWriteStream(logPath, { fd: fs.openSync(logPath, 'wx', 0o600) });
     let child: SandboxedProcess;
     try {
-      child = await sandbox.spawn({ argv });
+      // A refused connection is said in the task's own output, where its reader looks.
+      const refused = (why: string) => log.writable && log.write(`[norma network] refused: ${why}\n`);
+      child = await sandbox.spawn({ argv, origin: { toolUseId: origin.toolUseId, turnId: origin.turnId, kind: 'call', refused } });
     } catch (err) {
       log.destroy();
       await fsp.rm(logPath, { force: true });

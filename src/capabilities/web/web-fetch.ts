@@ -31,12 +31,15 @@ export const webFetchTool = defineTool<WebFetchInput, WebDeps>({
   inputSchema: WebFetchInput,
   permissionSubject: (input) => {
     let host = '';
+    let port: number | undefined;
     try {
-      host = new URL(input.url).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+      const u = new URL(input.url);
+      host = u.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+      port = Number(u.port || (u.protocol === 'http:' ? 80 : 443));
     } catch {
       host = '';
     }
-    return { kind: 'url', url: input.url, host };
+    return { kind: 'url', url: input.url, host, ...(port !== undefined ? { port } : {}) };
   },
   // An outbound request is an effect (a URL can carry data out): it is asked about unless a rule allows the domain.
   isReadOnly: () => false,

@@ -1,0 +1,143 @@
+// The network scope of sandboxed processes through the API (API.md "Network scope and secrets"):
+// real clients inside the sandbox (curl, Node's fetch, Python's urllib) against loopback servers
+// that test names resolve to, in each mode; asks answered while the connection waits.
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let t: TestServer | undefined;
+const servers: http.Server[] = [];
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+/** Test names and the loopback addresses they resolve to (the proxy resolves; the sandbox has no resolver). */
+const NAMES: Record<string, string> = { 'allowed.test': '127.0.0.2', 'other.test': '127.0.0.3', 'sub.allowed.test': '127.0.0.2' };
+const resolve = async (host: string) => {
+  const a = NAMES[host];
+  if (!a) throw new Error(`ENOTFOUND ${host}`);
+  return [{ address: a, family: 4 }];
+};
+
+async function echoServer(address: string): Promise<number> {
+  const s = http.createServer((req, res) => res.end(`hello from ${address} ${req.method} ${req.url} host=${req.headers.host}`));
+  await new Promise<void>((r) => s.listen(0, address, r));
+  servers.push(s);
+  return (s.address() as { port: number }).port;
+}
+
+/** Runs one Bash call and waits for its turn to end (through any wait for a person that resolves by itself). */
+async function bash(sessionId: string, command: string): Promise<{ text: string; turn: Record<string, unknown> }> {
+  let turn = (await t!.api.post(`/v1/sessions/${sessionId}/turns?wait=30`, { tool_uses: [{ name: 'Bash', input: { command } }] })).body;
+  for (let i = 0; i < 600 && !['completed', 'failed', 'cancelled', 'interrupted'].includes(turn.status); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    turn = (await t!.api.get(`/v1/sessions/${sessionId}/turns/${turn.id}?wait=30`)).body;
+  }
+  if (!turn.results?.[0]) throw new Error(`the turn ended without a result: ${JSON.stringify(turn).slice(0, 2000)}`);
+  return { text: (turn.results[0].content as { text: string }[]).map((c) => c.text).join('\n'), turn };
+}
+
+describe('network scope for sandboxed processes', () => {
+  it('"rules": only hosts a Network rule allows, by name; the rest refused with the reason in the result and the evidence', async () => {
+    const port = await echoServer('127.0.0.2');
+    const otherPort = await echoServer('127.0.0.3');
+    t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.0/8' }, { resolve });
+    const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'rules', allowed_tools: ['Network(domain:allowed.test)'] })).body;
+    expect(s.sandbox_network).toBe('rules');
+    const { text } = await bash(
+      s.id,
+      [
+        `curl -s --max-time 10 http://allowed.test:${port}/a; echo`,
+        `curl -s --max-time 10 http://other.test:${otherPort}/b; echo`,
+        // An address where the rule names a name: refused too.
+        `curl -s --max-time 10 http://127.0.0.2:${port}/c; echo`,
+        `node -e "fetch('http://allowed.test:${port}/node').then(r => r.text()).then(t => console.log('node', t), e => console.log('node error', e.cause?.message ?? e.message))"`,
+        `python3 -c "import urllib.request; print('py', urllib.request.urlopen('http://allowed.test:${port}/py', timeout=10).read().decode())"`,
+      ].join('; '),
+    );
+    expect(text).toContain(`hello from 127.0.0.2 GET /a host=allowed.test:${port}`);
+    expect(text).toContain('norma egress: HTTP to other.test');
+    expect(text).not.toContain('hello from 127.0.0.3');
+    expect(text).toContain('norma egress: HTTP to 127.0.0.2');
+    expect(text).toContain(`node hello from 127.0.0.2 GET /node`);
+    expect(text).toContain(`py hello from 127.0.0.2 GET /py`);
+    expect(text).toMatch(/Network: refused 2 connection\(s\)/);
+    const evidence = (await t.api.get(`/v1/sessions/${s.id}/egress`)).body.items as Record<string, unknown>[];
+    const allowed = evidence.find((e) => e.url === `http://allowed.test:${port}/a`)!;
+    expect(allowed).toMatchObject({ status: 200, host: 'allowed.test', rules: ['Network(domain:allowed.test)'], via: 'sandbox_proxy', scheme: 'http' });
+    expect(evidence.find((e) => String(e.url).includes('other.test'))).toMatchObject({ status: 403 });
+  });
+});
+
+async function pendingNetwork(sessionId: string, turnId: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 400; i++) {
+    const turn = (await t!.api.get(`/v1/sessions/${sessionId}/turns/${turnId}`)).body;
+    if (turn.pending.length > 0) return (await t!.api.get(`/v1/sessions/${sessionId}/permissions/${turn.pending[0]}`)).body;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('no permission request came');
+}
+
+describe('"ask": a connection waits for a person', () => {
+  it('allow (remembered), deny and timeout, with the request naming host, port, scheme and the call; connections to one host share one request', async () => {
+    const port = await echoServer('127.0.0.2');
+    const otherPort = await echoServer('127.0.0.3');
+    t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.0/8' }, { resolve });
+    const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'ask' })).body;
+    // Two connections to one host at once: one request.
+    const started = (
+      await t.api.post(`/v1/sessions/${s.id}/turns`, {
+        tool_uses: [{ id: 'net1', name: 'Bash', input: { command: `for i in 1 2; do curl -s --max-time 30 http://allowed.test:${port}/p$i & done; wait; echo` } }],
+      })
+    ).body;
+    const request = await pendingNetwork(s.id, started.id);
+    expect(request).toMatchObject({ tool: 'Network', tool_use_id: 'net1', input: { host: 'allowed.test', port, scheme: 'http' }, suggestions: ['Network(domain:allowed.test)'] });
+    expect((await t.api.get(`/v1/sessions/${s.id}/turns/${started.id}`)).body.status).toBe('awaiting_permission');
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${request.id}`, { behavior: 'allow', remember: ['Network(domain:allowed.test)'] });
+    const done = (await t.api.get(`/v1/sessions/${s.id}/turns/${started.id}?wait=30`)).body;
+    const text = done.results[0].content[0].text as string;
+    expect(text).toContain('GET /p1');
+    expect(text).toContain('GET /p2');
+    const all = (await t.api.get(`/v1/sessions/${s.id}/permissions`)).body.items as { tool: string }[];
+    expect(all.filter((p) => p.tool === 'Network')).toHaveLength(1);
+    // Remembered: the next call is not asked.
+    const again = await bash(s.id, `curl -s --max-time 10 http://allowed.test:${port}/again`);
+    expect(again.text).toContain('GET /again');
+    expect(((await t.api.get(`/v1/sessions/${s.id}/permissions`)).body.items as unknown[]).length).toBe(1);
+
+    // Deny: the process sees a refusal that says why.
+    const denied = (await t.api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ id: 'net2', name: 'Bash', input: { command: `curl -s --max-time 30 http://other.test:${otherPort}/x; echo` } }] })).body;
+    const r2 = await pendingNetwork(s.id, denied.id);
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${r2.id}`, { behavior: 'deny', message: 'not that one' });
+    const deniedText = ((await t.api.get(`/v1/sessions/${s.id}/turns/${denied.id}?wait=30`)).body.results[0].content[0].text) as string;
+    expect(deniedText).toContain('refused (not that one)');
+    expect(deniedText).not.toContain('hello from');
+    // The decisions name who decided.
+    const decisions = (await t.api.get(`/v1/sessions/${s.id}/decisions`)).body.items as { tool: string; behavior: string; decided_by: string }[];
+    expect(decisions.filter((d) => d.tool === 'Network').map((d) => [d.behavior, d.decided_by])).toEqual([
+      ['ask', 'mode'],
+      ['allow', 'person'],
+      ['ask', 'mode'],
+      ['deny', 'person'],
+    ]);
+  });
+
+  it('a request nobody answers times out as refused while the call\'s own timeout keeps running', async () => {
+    const port = await echoServer('127.0.0.2');
+    t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.0/8' }, { resolve });
+    const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'ask', permission_timeout_s: 1 })).body;
+    const { text } = await bash(s.id, `curl -s --max-time 30 http://allowed.test:${port}/x; echo`);
+    expect(text).toMatch(/no answer within 1 s/);
+    const p = ((await t.api.get(`/v1/sessions/${s.id}/permissions`)).body.items as { status: string; resolved_by: string }[])[0]!;
+    expect(p).toMatchObject({ status: 'denied', resolved_by: 'timeout' });
+    // A call whose process gives up first (its timeout) cancels the request nobody waits on.
+    const s2 = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'ask' })).body;
+    const gaveUp = await bash(s2.id, `curl -s --max-time 1 http://allowed.test:${port}/y; echo "curl exit $?"`);
+    expect(gaveUp.text).toContain('curl exit 28');
+    const left = ((await t.api.get(`/v1/sessions/${s2.id}/permissions`)).body.items as { status: string }[])[0]!;
+    expect(left.status).toBe('cancelled');
+    expect(gaveUp.turn.status).toBe('completed');
+  });
+});
