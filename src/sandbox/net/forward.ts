@@ -175,17 +175,19 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
   }
   const out = ctx.send({ method: req.method, path, headers, setHost: false });
   let failed = false;
-  out.once('error', (e) => {
+  const fail = (e: Error) => {
     if (failed) return;
     failed = true;
-    const why = e instanceof PatternRefusal ? e.message : `${target.host}: ${e.message}`;
-    if (e instanceof PatternRefusal) {
-      ctx.refused(why);
-      refuse(res, 403, why);
-    } else refuse(res, 502, why);
-    record({ status: e instanceof PatternRefusal ? 403 : 502, error: why });
-  });
+    const refusal = e instanceof PatternRefusal;
+    const why = refusal ? e.message : `${target.host}: ${e.message}`;
+    if (refusal) ctx.refused(why);
+    refuse(res, refusal ? 403 : 502, why);
+    record({ status: refusal ? 403 : 502, error: why });
+    out.destroy();
+  };
+  out.once('error', fail);
   out.once('response', (r) => {
+    if (failed) return void r.resume();
     const hash = createHash('sha256');
     let bytes = 0;
     const h: http.OutgoingHttpHeaders = {};
@@ -206,10 +208,18 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
   });
   req.on('data', (d: Buffer) => (requestBytes += d.length));
   if (bodyPatterns.length > 0 && hasBody) {
-    const scan = new ReplacingStream(bodyPatterns, () => undefined);
-    pipeline(req, scan, out, (err) => {
-      if (err) out.destroy(err instanceof PatternRefusal ? err : new Error(err.message));
+    // Not a pipeline: a refused body must leave the process's connection open for the 403.
+    const byPlaceholder = new Map(ctx.secrets.map((b) => [b.placeholder, b.name]));
+    const scan = new ReplacingStream(bodyPatterns, (p) => {
+      const name = byPlaceholder.get(p.find.toString('latin1'));
+      if (name) used.add(name);
     });
+    scan.once('error', (err) => {
+      req.unpipe(scan);
+      req.resume();
+      fail(err);
+    });
+    req.pipe(scan).pipe(out);
   } else req.pipe(out);
 }
 
