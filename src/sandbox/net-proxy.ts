@@ -195,7 +195,8 @@ export class SandboxNetProxy {
     await fs.mkdir(this.o.dir, { recursive: true, mode: 0o700 });
     const socketPath = path.join(this.o.dir, `p${++this.seq}.sock`);
     await fs.rm(socketPath, { force: true });
-    const listener = net.createServer((s) => this.accept(s, origin));
+    // Half-open allowed: a tunnelled protocol may read its answer after it finished writing.
+    const listener = net.createServer({ allowHalfOpen: true }, (s) => this.accept(s, origin));
     await new Promise<void>((resolve, reject) => {
       listener.once('error', reject);
       listener.listen(socketPath, () => {
@@ -289,7 +290,10 @@ export class SandboxNetProxy {
     if (early) return refuse(early, false, where);
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     const first = await this.firstBytes(client, head);
-    if (first.kind === 'closed') return this.evidence(origin, { ...base, ...where, error: 'the process closed the tunnel before sending anything' });
+    if (first.kind === 'closed') {
+      client.destroy();
+      return this.evidence(origin, { ...base, ...where, error: 'the process closed the tunnel before sending anything' });
+    }
     const seen = first.what;
     if (seen.kind === 'malformed') return refuse(`${base.url}: ${seen.why}`, true, where);
     if (seen.kind === 'tls') {
@@ -328,6 +332,7 @@ export class SandboxNetProxy {
         clearTimeout(timer);
         client.off('data', onData);
         client.off('close', onClose);
+        client.off('end', onClose);
         client.pause();
         resolve(r);
       };
@@ -343,6 +348,8 @@ export class SandboxNetProxy {
       const onClose = () => done({ kind: 'closed' });
       client.on('data', onData);
       client.once('close', onClose);
+      // Ended before saying anything (its connection is half-open here): nothing to wait for.
+      client.once('end', onClose);
       timer = setTimeout(() => done({ kind: 'read', bytes: buf, what: buf.length === 0 ? { kind: 'other' } : classify(buf).kind === 'more' ? { kind: 'other' } : classify(buf) }), this.o.firstBytesMs ?? 10_000);
       if (buf.length > 0) look();
     });
@@ -366,18 +373,23 @@ export class SandboxNetProxy {
         upstream.pipe(client);
         client.pipe(upstream);
         client.resume();
-        let done = false;
-        const finish = (err?: Error) => {
-          if (done) return;
-          done = true;
+        // Each side's end is passed on (half-close: a protocol may read after it wrote all);
+        // the evidence is written once both are gone, and an error ends both.
+        let closed = 0;
+        let error: Error | undefined;
+        const onClose = () => {
+          if (++closed < 2) return;
+          this.evidence(origin, { ...base, status: 200, bytes, request_bytes: sent, ...(error ? { error: error.message } : {}) });
+        };
+        const onError = (err: Error) => {
+          error ??= err;
           upstream.destroy();
           client.destroy();
-          this.evidence(origin, { ...base, status: 200, bytes, request_bytes: sent, ...(err ? { error: err.message } : {}) });
         };
-        upstream.once('close', () => finish());
-        client.once('close', () => finish());
-        upstream.once('error', finish);
-        client.once('error', finish);
+        upstream.once('close', onClose);
+        client.once('close', onClose);
+        upstream.once('error', onError);
+        client.once('error', onError);
       },
       (err: Error) => {
         origin.refused?.(err.message);
@@ -392,7 +404,7 @@ export class SandboxNetProxy {
     const timeoutMs = this.o.connectTimeoutMs ?? 30_000;
     return new Promise<net.Socket>((resolve, reject) => {
       if (!this.o.upstream) {
-        const s = net.connect({ host: address, port: target.port });
+        const s = net.connect({ host: address, port: target.port, allowHalfOpen: true });
         s.setTimeout(timeoutMs, () => s.destroy(new Error(`${target.host}:${target.port} did not accept a connection within ${timeoutMs / 1000} s`)));
         s.once('connect', () => {
           s.setTimeout(0);

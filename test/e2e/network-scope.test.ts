@@ -141,3 +141,77 @@ describe('"ask": a connection waits for a person', () => {
     expect(gaveUp.turn.status).toBe('completed');
   });
 });
+
+describe('tunnels are judged by what they carry', { timeout: 90_000 }, () => {
+  it('a TLS name other than the CONNECT host, a TCP protocol without a rule naming its port, and a flood of connections are refused', async () => {
+    const { SessionAuthority } = await import('../../src/sandbox/net/ca.js');
+    const https = await import('node:https');
+    const net = await import('node:net');
+    const ca = new SessionAuthority('scope-test');
+    const leaf = ca.leaf('allowed.test');
+    const tlsServer = https.createServer({ cert: leaf.cert, key: leaf.key }, (_req, res) => res.end('tls ok'));
+    await new Promise<void>((r) => tlsServer.listen(0, '127.0.0.2', r));
+    servers.push(tlsServer as unknown as http.Server);
+    const tlsPort = (tlsServer.address() as { port: number }).port;
+    const echo = net.createServer((s) => s.pipe(s));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.2', r));
+    const tcpPort = (echo.address() as { port: number }).port;
+    try {
+      t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.0/8' }, { resolve });
+      const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'rules', allowed_tools: ['Network(domain:allowed.test)'] })).body;
+      await t.api.post('/v1/sessions/' + s.id + '/turns?wait=10', { tool_uses: [{ name: 'Write', input: { file_path: 'ca.pem', content: ca.certPem } }] });
+      const { text } = await bash(
+        s.id,
+        [
+          `curl -s --max-time 10 --cacert ca.pem https://allowed.test:${tlsPort}/; echo " [tls $?]"`,
+          // The tunnel is opened for allowed.test; the ClientHello asks for other.test.
+          `echo | openssl s_client -proxy 127.0.0.1:3128 -connect allowed.test:${tlsPort} -servername other.test 2>&1 | grep -c 'BEGIN CERTIFICATE'; echo " [sni]"`,
+          // No name at all where the tunnel names a host.
+          `echo | openssl s_client -proxy 127.0.0.1:3128 -connect allowed.test:${tlsPort} -noservername 2>&1 | grep -c 'BEGIN CERTIFICATE'; echo " [nosni]"`,
+          // Plain TCP to a port no rule names.
+          `echo ping | timeout 5 socat - PROXY:127.0.0.1:allowed.test:${tcpPort},proxyport=3128; echo " [tcp $?]"`,
+          // 160 connections held at once: the proxy serves a bounded number and refuses the rest.
+          `python3 -c "
+import socket, time
+held = []
+for i in range(160):
+    try: held.append(socket.create_connection(('127.0.0.1', 3128), timeout=5))
+    except OSError: pass
+for c in held:
+    try: c.sendall(b'CONNECT allowed.test:${tlsPort} HTTP/1.1\\r\\n\\r\\n')
+    except OSError: pass
+time.sleep(1.5)
+alive = 0
+for c in held:
+    c.setblocking(False)
+    try: alive += 1 if c.recv(12) else 0
+    except OSError: pass
+print('alive', alive)
+"`,
+          `curl -s --max-time 10 --cacert ca.pem https://allowed.test:${tlsPort}/; echo " [after $?]"`,
+        ].join('; '),
+      );
+      expect(text).toContain('tls ok [tls 0]');
+      expect(text).toContain('0\n [sni]');
+      expect(text).toContain('0\n [nosni]');
+      expect(text).not.toContain('ping');
+      const alive = Number(/alive (\d+)/.exec(text)![1]);
+      expect(alive).toBeGreaterThan(0);
+      expect(alive).toBeLessThanOrEqual(128);
+      expect(text).toContain('tls ok [after 0]');
+      expect(text).toContain('asks for other.test, not the host the tunnel was opened for');
+      expect(text).toContain('names no host (SNI)');
+      expect(text).toContain('HTTP and HTTPS only: another protocol needs a rule that names the port');
+      expect(text).toMatch(/more than 128 connections at once/);
+
+      // With a rule naming host and port, the same TCP connection goes through.
+      const s2 = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'rules', allowed_tools: [`Network(domain:allowed.test:${tcpPort})`] })).body;
+      const tcp = await bash(s2.id, `echo ping | timeout 5 socat - PROXY:127.0.0.1:allowed.test:${tcpPort},proxyport=3128; echo " [tcp $?]"`);
+      expect(tcp.text).toContain('ping\n [tcp');
+      const evidence = (await t.api.get(`/v1/sessions/${s2.id}/egress`)).body.items as Record<string, unknown>[];
+      expect(evidence[0]).toMatchObject({ method: 'CONNECT', scheme: 'tcp', host: 'allowed.test', port: tcpPort, rules: [`Network(domain:allowed.test:${tcpPort})`] });
+    } finally {
+      echo.close();
+    }
+  });
+});
