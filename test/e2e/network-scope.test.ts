@@ -215,3 +215,53 @@ print('alive', alive)
     }
   });
 });
+
+describe('a connection waiting when the server stops', () => {
+  it('is refused: at a graceful stop with the turn, after a crash when the server comes back (resolved_by restart)', async () => {
+    const fs = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { launchServer } = await import('../helpers/server-process.js');
+    const port = await echoServer('127.0.0.2');
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-net-restart-'));
+    const env = { NORMA_DATA_DIR: dataDir, NORMA_EGRESS_ALLOW: '127.0.0.0/8', NORMA_SHUTDOWN_GRACE_S: '1' };
+    let running: Awaited<ReturnType<typeof launchServer>> | undefined;
+    try {
+      running = await launchServer(env);
+      const api = running.api;
+      const s = (await api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'ask' })).body;
+      const turn = (await api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ id: 'w1', name: 'Bash', input: { command: `curl -s --max-time 60 http://127.0.0.2:${port}/x` } }] })).body;
+      let request: { id: string; status: string; input: unknown } | undefined;
+      for (let i = 0; i < 400 && !request; i++) {
+        const now = (await api.get(`/v1/sessions/${s.id}/turns/${turn.id}`)).body;
+        if (now.pending.length > 0) request = (await api.get(`/v1/sessions/${s.id}/permissions/${now.pending[0]}`)).body;
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(request).toMatchObject({ status: 'pending', input: { host: '127.0.0.2', port, scheme: 'http' } });
+      await running.kill();
+      running = await launchServer(env);
+      const after = (await running.api.get(`/v1/sessions/${s.id}/permissions/${request!.id}`)).body;
+      expect(after).toMatchObject({ status: 'denied', resolved_by: 'restart' });
+      expect(after.message).toContain('the server restarted while the connection waited');
+      const ended = (await running.api.get(`/v1/sessions/${s.id}/turns/${turn.id}?wait=10`)).body;
+      expect(ended.status).toBe('interrupted');
+      expect(ended.pending).toEqual([]);
+
+      // A graceful stop: the turn's stop cancels the request, and the process is gone with it.
+      const s2 = (await running.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'ask' })).body;
+      const turn2 = (await running.api.post(`/v1/sessions/${s2.id}/turns`, { tool_uses: [{ name: 'Bash', input: { command: `curl -s --max-time 60 http://127.0.0.2:${port}/y` } }] })).body;
+      let pending2: string | undefined;
+      for (let i = 0; i < 400 && !pending2; i++) {
+        pending2 = (await running.api.get(`/v1/sessions/${s2.id}/turns/${turn2.id}`)).body.pending[0];
+        if (!pending2) await new Promise((r) => setTimeout(r, 50));
+      }
+      running.child.kill('SIGTERM');
+      await running.exited;
+      running = await launchServer(env);
+      expect((await running.api.get(`/v1/sessions/${s2.id}/permissions/${pending2}`)).body.status).not.toBe('pending');
+    } finally {
+      await running?.kill();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});

@@ -8,13 +8,14 @@ import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionAuthority } from '../../src/sandbox/net/ca.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const TOKEN = 'sk-live-4f1d9a7c2b8e6f30';
 const BODY_KEY = 'bk-9c3e7a1f5d2b8e46';
-const NAMES: Record<string, string> = { 'api.test': '127.0.0.2', 'evil.test': '127.0.0.3', 'plain.test': '127.0.0.4', 'git.test': '127.0.0.5' };
+const NAMES: Record<string, string> = { 'api.test': '127.0.0.2', 'evil.test': '127.0.0.3', 'plain.test': '127.0.0.4', 'git.test': '127.0.0.5', 'untrusted.test': '127.0.0.6' };
 const asked: string[] = [];
 const resolve = async (host: string) => {
   asked.push(host);
@@ -43,6 +44,11 @@ function handler(name: string) {
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       seen.push({ server: name, method: req.method!, url: req.url!, headers: req.headers, body });
+      if (req.url === '/gzip' || req.url === '/odd') {
+        // A server that compresses although asked not to, or in an encoding nobody reads.
+        res.writeHead(200, { 'content-encoding': req.url === '/gzip' ? 'gzip' : 'zz-unknown' });
+        return res.end(zlib.gzipSync(JSON.stringify({ auth: req.headers.authorization })));
+      }
       if (req.url === '/redirect') {
         res.writeHead(302, { location: `https://evil.test:${ports['evil.test']}/steal` });
         return res.end();
@@ -119,6 +125,9 @@ beforeAll(async () => {
     await listen(https.createServer({ cert: leaf.cert, key: leaf.key }, handler(name)), name);
   }
   await listen(http.createServer(handler('plain.test')), 'plain.test');
+  // A server whose certificate no trusted authority signed: the proxy never talks to it insecurely.
+  const stranger = new SessionAuthority('stranger').leaf('untrusted.test');
+  await listen(https.createServer({ cert: stranger.cert, key: stranger.key }, handler('untrusted.test')), 'untrusted.test');
   const repos = path.join(dir, 'repos');
   await fs.mkdir(path.join(repos, 'src'), { recursive: true });
   await sh(path.join(repos, 'src'), 'git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m first && echo hello > f && git add f && git -c user.email=a@b -c user.name=a commit -q -m second');
@@ -137,9 +146,9 @@ async function session(extra: Record<string, unknown> = {}) {
   const res = await t.api.post('/v1/sessions', {
     permission_mode: 'bypassPermissions',
     sandbox_network: 'rules',
-    allowed_tools: ['Network(domain:api.test)', 'Network(domain:evil.test)', 'Network(domain:plain.test)', 'Network(domain:git.test)'],
+    allowed_tools: ['Network(domain:api.test)', 'Network(domain:evil.test)', 'Network(domain:plain.test)', 'Network(domain:git.test)', 'Network(domain:untrusted.test)'],
     secrets: {
-      API_TOKEN: { value: TOKEN, hosts: ['api.test', 'plain.test', 'git.test'], header: 'Authorization', format: 'Bearer {value}' },
+      API_TOKEN: { value: TOKEN, hosts: ['api.test', 'plain.test', 'git.test', 'untrusted.test'], header: 'Authorization', format: 'Bearer {value}' },
       BODY_KEY: { value: BODY_KEY, hosts: ['api.test'] },
     },
     ...extra,
@@ -201,6 +210,24 @@ describe('secrets for sandboxed processes', { timeout: 120_000 }, () => {
       expect(body, p).not.toContain(TOKEN);
       expect(body, p).not.toContain(BODY_KEY);
     }
+  });
+
+  it('an echo cannot hide in a compressed answer, and a server no trusted authority vouches for is never sent the value', async () => {
+    const s = await session();
+    const before = seen.length;
+    const out = await bash(
+      s.id,
+      [
+        `curl -s --compressed https://api.test:${ports['api.test']}/gzip; echo " [gzip $?]"`,
+        `curl -s https://api.test:${ports['api.test']}/odd; echo " [odd $?]"`,
+        `curl -s https://untrusted.test:${ports['untrusted.test']}/x; echo " [untrusted $?]"`,
+      ].join('; '),
+    );
+    expect(out).toMatch(/\{"auth":"Bearer nrm_ph_[0-9a-f]{32}"\} \[gzip 0\]/);
+    expect(out).toContain('encoded as zz-unknown');
+    expect(out).not.toContain(TOKEN);
+    expect(out).toMatch(/norma egress: untrusted\.test: TLS with untrusted\.test:\d+: /);
+    expect(seen.slice(before).some((x) => x.server === 'untrusted.test')).toBe(false);
   });
 
   it('git clones over HTTPS with the token it never sees', async () => {

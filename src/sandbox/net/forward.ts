@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { pipeline } from 'node:stream';
+import zlib from 'node:zlib';
 import { boundTo, type SecretBinding } from './secrets.js';
 import { PatternRefusal, ReplacingStream, replaceAll, type Pattern } from './replace.js';
 
@@ -196,6 +197,15 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
       if (v === undefined || HOP_BY_HOP.has(k.toLowerCase())) continue;
       h[k] = values.length === 0 ? v : Array.isArray(v) ? v.map((x) => replaceAll(Buffer.from(x, 'latin1'), values).toString('latin1')) : replaceAll(Buffer.from(String(v), 'latin1'), values).toString('latin1');
     }
+    // A server that compresses anyway (it was asked not to) is decompressed here: an echo of a
+    // value cannot hide in compressed bytes.
+    const encoding = String(r.headers['content-encoding'] ?? '').trim().toLowerCase();
+    const inflate = values.length > 0 && encoding !== '' && encoding !== 'identity' ? decoder(encoding) : null;
+    if (values.length > 0 && encoding !== '' && encoding !== 'identity' && !inflate) {
+      r.resume();
+      return fail(new Error(`the answer is encoded as ${encoding.slice(0, 40)}, which the proxy cannot read to keep a secret's value out of it`));
+    }
+    if (inflate) delete h['content-encoding'];
     if (values.length > 0) delete h['content-length'];
     res.writeHead(r.statusCode ?? 502, h);
     r.on('data', (d: Buffer) => {
@@ -203,7 +213,8 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
       hash.update(d);
     });
     const done = (err?: Error | null) => record({ status: r.statusCode ?? null, bytes, sha256: err ? null : hash.digest('hex'), ...(err ? { error: err.message } : {}) });
-    if (values.length > 0) pipeline(r, new ReplacingStream(values), res, (err) => done(err));
+    if (inflate) pipeline(r, inflate, new ReplacingStream(values), res, (err) => done(err));
+    else if (values.length > 0) pipeline(r, new ReplacingStream(values), res, (err) => done(err));
     else pipeline(r, res, (err) => done(err));
   });
   req.on('data', (d: Buffer) => (requestBytes += d.length));
@@ -221,6 +232,20 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
     });
     req.pipe(scan).pipe(out);
   } else req.pipe(out);
+}
+
+function decoder(encoding: string): NodeJS.ReadWriteStream | null {
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      return zlib.createInflate();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    default:
+      return null;
+  }
 }
 
 function decodeURIComponentSafe(s: string): string {
