@@ -21,8 +21,12 @@ const resolve = async (host: string) => {
   return [{ address: a, family: 4 }];
 };
 
+const hits: string[] = [];
 async function echoServer(address: string): Promise<number> {
-  const s = http.createServer((req, res) => res.end(`hello from ${address} ${req.method} ${req.url} host=${req.headers.host}`));
+  const s = http.createServer((req, res) => {
+    hits.push(`${address} ${req.url}`);
+    res.end(`hello from ${address} ${req.method} ${req.url} host=${req.headers.host}`);
+  });
   await new Promise<void>((r) => s.listen(0, address, r));
   servers.push(s);
   return (s.address() as { port: number }).port;
@@ -264,4 +268,30 @@ describe('a connection waiting when the server stops', () => {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('command hooks', () => {
+  it('have no network unless they ask for it, and then the session\'s scope', async () => {
+    const port = await echoServer('127.0.0.2');
+    const otherPort = await echoServer('127.0.0.3');
+    t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.0/8' }, { resolve });
+    const hook = (network: boolean, host: string, p: number, tag: string) => ({
+      type: 'command',
+      command: `curl -s --max-time 5 http://${host}:${p}/${tag} >/dev/null; exit 0`,
+      ...(network ? { network: true } : {}),
+    });
+    const s = (
+      await t.api.post('/v1/sessions', {
+        permission_mode: 'bypassPermissions',
+        sandbox_network: 'rules',
+        allowed_tools: ['Network(domain:allowed.test)'],
+        hooks: { PreToolUse: [{ matcher: 'Read', hooks: [hook(true, 'allowed.test', port, 'with'), hook(false, 'allowed.test', port, 'without'), hook(true, 'other.test', otherPort, 'other')] }] },
+      })
+    ).body;
+    await t.api.post(`/v1/sessions/${s.id}/turns?wait=30`, { tool_uses: [{ name: 'Read', input: { file_path: 'nothing.txt' } }] });
+    expect(hits).toContain('127.0.0.2 /with');
+    expect(hits).not.toContain('127.0.0.2 /without');
+    expect(hits).not.toContain('127.0.0.3 /other');
+    hits.length = 0;
+  });
 });
