@@ -160,9 +160,10 @@ interface Inner {
   target: ForwardTarget;
   origin: ConnectionOrigin;
   send: (o: http.RequestOptions) => http.ClientRequest;
-  /** The upstream connection kept for the process's connection, closed with it. */
-  agent?: http.Agent;
 }
+
+/** Hosts a session's proxy keeps upstream connections (and TLS sessions) for at once. */
+const MAX_POOLS = 256;
 
 export class SandboxNetProxy {
   /** Absolute-form requests and CONNECT from the processes. */
@@ -176,6 +177,10 @@ export class SandboxNetProxy {
   private readonly clock: () => Date;
   private seq = 0;
   private open = 0;
+  /** Kept upstream connections by host, port, address and protocol (see sender). */
+  private readonly pools = new Map<string, http.Agent>();
+  /** The last TLS session each server gave, to resume with. */
+  private readonly tickets = new Map<string, Buffer>();
 
   constructor(private readonly o: NetProxyOptions) {
     this.clock = o.clock ?? (() => new Date());
@@ -196,7 +201,7 @@ export class SandboxNetProxy {
     const socketPath = path.join(this.o.dir, `p${++this.seq}.sock`);
     await fs.rm(socketPath, { force: true });
     // Half-open allowed: a tunnelled protocol may read its answer after it finished writing.
-    const listener = net.createServer({ allowHalfOpen: true }, (s) => this.accept(s, origin));
+    const listener = net.createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.accept(s, origin));
     await new Promise<void>((resolve, reject) => {
       listener.once('error', reject);
       listener.listen(socketPath, () => {
@@ -235,6 +240,8 @@ export class SandboxNetProxy {
     for (const l of [...this.listeners]) l.close();
     this.listeners.clear();
     for (const s of this.sockets) s.destroy();
+    for (const a of this.pools.values()) a.destroy();
+    this.pools.clear();
     await fs.rm(this.o.dir, { recursive: true, force: true });
   }
 
@@ -313,12 +320,16 @@ export class SandboxNetProxy {
     }
     const fwd: ForwardTarget = { host: target.host, port: target.port, scheme: scheme === 'tcp' ? 'http' : scheme, address, rules: decision.rules };
     const intercept = scheme === 'https' && (this.o.secrets?.().length ?? 0) > 0 && this.o.authority;
-    if (scheme === 'http' || intercept) {
+    if (intercept) {
+      // Given back to the socket: TLS reads what a socket holds before its own reads.
+      client.unshift(first.bytes);
+      return this.terminate(client, fwd, origin);
+    }
+    if (scheme === 'http') {
       const stream = replayed(client, first.bytes);
       this.sockets.add(stream);
       stream.once('close', () => this.sockets.delete(stream));
-      if (scheme === 'http') return this.serveInner(stream, { target: fwd, origin, ...this.sender(fwd, false) });
-      return this.terminate(stream, fwd, origin);
+      return this.serveInner(stream, { target: fwd, origin, ...this.sender(fwd, false) });
     }
     this.pipeTunnel(client, first.bytes, { ...target, scheme }, address, decision.rules, origin, started);
   }
@@ -404,7 +415,7 @@ export class SandboxNetProxy {
     const timeoutMs = this.o.connectTimeoutMs ?? 30_000;
     return new Promise<net.Socket>((resolve, reject) => {
       if (!this.o.upstream) {
-        const s = net.connect({ host: address, port: target.port, allowHalfOpen: true });
+        const s = net.connect({ host: address, port: target.port, allowHalfOpen: true, noDelay: true });
         s.setTimeout(timeoutMs, () => s.destroy(new Error(`${target.host}:${target.port} did not accept a connection within ${timeoutMs / 1000} s`)));
         s.once('connect', () => {
           s.setTimeout(0);
@@ -436,32 +447,58 @@ export class SandboxNetProxy {
   }
 
   /**
-   * How requests on one process connection go upstream: one upstream connection kept for it
-   * (requests on a connection come one after another), TLS verified against the system's store
-   * when the process spoke TLS.
+   * How requests for one host go upstream: a pool of kept connections per host, port, checked
+   * address and protocol, shared by the session's processes (never by another session's: each
+   * session has its own proxy), TLS verified against the system's store and resumed with the
+   * session ticket the server gave last. A kept connection idle 15 s is closed.
    */
-  private sender(t: ForwardTarget, secure: boolean): { send: (o: http.RequestOptions) => http.ClientRequest; agent: http.Agent } {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    (agent as unknown as { createConnection: unknown }).createConnection = (_opts: unknown, cb: (err: Error | null, s?: net.Socket) => void) => {
-      void this.connect(t, t.address).then(
-        (raw) => {
-          if (!secure) return cb(null, raw);
-          const ca = this.o.upstreamCa?.();
-          const s = tls.connect({ socket: raw, servername: net.isIP(t.host) ? undefined : t.host, ...(ca ? { ca } : {}), ALPNProtocols: ['http/1.1'] } as tls.ConnectionOptions);
-          s.once('secureConnect', () => cb(null, s));
-          s.once('error', (e) => cb(new Error(`TLS with ${t.host}:${t.port}: ${e.message}`)));
-        },
-        (err: Error) => cb(err),
-      );
-      return undefined;
-    };
-    return { agent, send: (o) => http.request({ ...o, agent, timeout: this.o.idleTimeoutMs ?? 600_000 }) };
+  private sender(t: ForwardTarget, secure: boolean): { send: (o: http.RequestOptions) => http.ClientRequest } {
+    const key = `${secure ? 's' : 'p'}|${t.host}|${t.port}|${t.address}`;
+    let agent = this.pools.get(key);
+    if (!agent) {
+      if (this.pools.size >= MAX_POOLS) {
+        const [oldest, a] = this.pools.entries().next().value!;
+        this.pools.delete(oldest);
+        a.destroy();
+      }
+      agent = new http.Agent({ keepAlive: true, maxSockets: 32, maxFreeSockets: 4, timeout: 15_000 });
+      (agent as unknown as { createConnection: unknown }).createConnection = (_opts: unknown, cb: (err: Error | null, s?: net.Socket) => void) => {
+        void this.connect(t, t.address).then(
+          (raw) => {
+            if (!secure) return cb(null, raw);
+            const ca = this.o.upstreamCa?.();
+            const ticket = `${t.host}|${t.port}`;
+            const s = tls.connect({
+              socket: raw,
+              servername: net.isIP(t.host) ? undefined : t.host,
+              ...(ca ? { ca } : {}),
+              ALPNProtocols: ['http/1.1'],
+              ...(this.tickets.has(ticket) ? { session: this.tickets.get(ticket) } : {}),
+            } as tls.ConnectionOptions);
+            s.on('session', (session: Buffer) => {
+              if (this.tickets.size >= MAX_POOLS) this.tickets.delete(this.tickets.keys().next().value!);
+              this.tickets.set(ticket, session);
+            });
+            s.once('secureConnect', () => cb(null, s));
+            s.once('error', (e) => {
+              this.tickets.delete(ticket);
+              cb(new Error(`TLS with ${t.host}:${t.port}: ${e.message}`));
+            });
+          },
+          (err: Error) => cb(err),
+        );
+        return undefined;
+      };
+      this.pools.set(key, agent);
+    }
+    const pool = agent;
+    return { send: (o) => http.request({ ...o, agent: pool, timeout: this.o.idleTimeoutMs ?? 600_000 }) };
   }
 
   /** Terminates a process's TLS with a certificate of the session's authority for the host. */
-  private terminate(stream: Duplex, t: ForwardTarget, origin: ConnectionOrigin): void {
+  private terminate(socket: net.Socket, t: ForwardTarget, origin: ConnectionOrigin): void {
     const leaf = this.o.authority!().leaf(t.host);
-    const secure = new tls.TLSSocket(stream as unknown as net.Socket, { isServer: true, cert: leaf.cert, key: leaf.key, ALPNProtocols: ['http/1.1'] });
+    const secure = new tls.TLSSocket(socket, { isServer: true, cert: leaf.cert, key: leaf.key, ALPNProtocols: ['http/1.1'] });
     this.sockets.add(secure);
     secure.once('close', () => this.sockets.delete(secure));
     secure.once('secure', () => this.serveInner(secure, { target: t, origin, ...this.sender(t, true) }));
@@ -470,7 +507,6 @@ export class SandboxNetProxy {
 
   private serveInner(socket: net.Socket | Duplex, inner: Inner): void {
     this.inners.set(socket, inner);
-    socket.once('close', () => inner.agent?.destroy());
     this.inner.emit('connection', socket);
   }
 

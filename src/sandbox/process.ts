@@ -229,7 +229,7 @@ export class SandboxHost {
     if (!this.socatPath) throw new Error('the sandbox network needs socat, which is not installed');
     // socat carries 127.0.0.1:3128 to the proxy socket; the command starts once it listens.
     const bridge = [
-      `${JSON.stringify(this.socatPath)} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,reuseaddr,fork,backlog=512 UNIX-CONNECT:${PROXY_SOCKET} 2>/dev/null &`,
+      `${JSON.stringify(this.socatPath)} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,reuseaddr,fork,backlog=512,nodelay UNIX-CONNECT:${PROXY_SOCKET} 2>/dev/null &`,
       'for ((i = 0; i < 400; i++)); do',
       `  read -r -d '' t < /proc/net/tcp; [[ $t == *" 0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A "* ]] && break`,
       '  /usr/bin/sleep 0.005',

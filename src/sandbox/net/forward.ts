@@ -212,10 +212,40 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
       bytes += d.length;
       hash.update(d);
     });
-    const done = (err?: Error | null) => record({ status: r.statusCode ?? null, bytes, sha256: err ? null : hash.digest('hex'), ...(err ? { error: err.message } : {}) });
-    if (inflate) pipeline(r, inflate, new ReplacingStream(values), res, (err) => done(err));
-    else if (values.length > 0) pipeline(r, new ReplacingStream(values), res, (err) => done(err));
-    else pipeline(r, res, (err) => done(err));
+    let recorded = false;
+    const done = (err?: Error | null) => {
+      if (recorded) return;
+      recorded = true;
+      record({ status: r.statusCode ?? null, bytes, sha256: err ? null : hash.digest('hex'), ...(err ? { error: err.message } : {}) });
+    };
+    // pipe(), not pipeline(): this is the path every answer takes, and a pipeline's signals cost
+    // more than the rest of it. An error on either side ends both.
+    const stages: NodeJS.ReadWriteStream[] = [...(inflate ? [inflate] : []), ...(values.length > 0 ? [new ReplacingStream(values)] : [])];
+    let tail: NodeJS.ReadableStream = r;
+    for (const st of stages) {
+      tail = tail.pipe(st);
+      st.once('error', (err: Error) => {
+        done(err);
+        r.destroy();
+        res.destroy();
+      });
+    }
+    tail.pipe(res);
+    tail.once('end', () => done());
+    r.once('error', (err) => {
+      done(err);
+      res.destroy();
+    });
+    r.once('aborted', () => {
+      done(new Error('the server closed the answer before its end'));
+      res.destroy();
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        done(new Error('the process closed the connection before the answer ended'));
+        r.destroy();
+      }
+    });
   });
   req.on('data', (d: Buffer) => (requestBytes += d.length));
   if (bodyPatterns.length > 0 && hasBody) {
