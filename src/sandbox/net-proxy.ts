@@ -63,6 +63,16 @@ export interface ProxyTarget {
 
 export type ProxyDecision = { allow: true; rules: string[] } | { allow: false; reason: string };
 
+/**
+ * The scope's first look at a CONNECT, before its protocol is known: refused whatever it carries
+ * (`refuse`), or `tcp`: a rule allows any protocol there (the first bytes are then waited for only
+ * briefly: a protocol whose server speaks first has nothing to say).
+ */
+export interface Precheck {
+  refuse?: string;
+  tcp?: boolean;
+}
+
 export interface NetProxyOptions {
   /** Where the processes' sockets are made (private to the server). */
   dir: string;
@@ -74,7 +84,7 @@ export interface NetProxyOptions {
   onEvidence: (e: ProxyEvidence) => void;
   clock?: () => Date;
   /** What may not be reached whatever the protocol (refused before a tunnel opens); null: go on. */
-  precheck?: (t: { host: string; port: number }, origin: ConnectionOrigin) => string | null;
+  precheck?: (t: { host: string; port: number }, origin: ConnectionOrigin) => Precheck;
   /** The scope's verdict on a connection: rules, and a person where they ask. Default: HTTP(S) anywhere. */
   decide?: (t: ProxyTarget, origin: ConnectionOrigin, gone: AbortSignal) => Promise<ProxyDecision>;
   /** The session's secrets: with any, TLS is terminated here. */
@@ -161,6 +171,9 @@ interface Inner {
   origin: ConnectionOrigin;
   send: (o: http.RequestOptions) => http.ClientRequest;
 }
+
+/** How long a tunnel a rule opens to any protocol waits for the process to speak first. */
+const TCP_FIRST_BYTES_MS = 300;
 
 /** Hosts a session's proxy keeps upstream connections (and TLS sessions) for at once. */
 const MAX_POOLS = 256;
@@ -293,10 +306,10 @@ export class SandboxNetProxy {
     base.url = `${urlHost(target.host)}:${target.port}`;
     const where = { host: target.host, port: target.port };
     if (ANY_PLACEHOLDER.test(target.host)) return refuse(`a secret's placeholder in a host name (${target.host.slice(0, 100)}) is never resolved`, false, where);
-    const early = this.o.precheck?.(target, origin);
-    if (early) return refuse(early, false, where);
+    const early = this.o.precheck?.(target, origin) ?? {};
+    if (early.refuse) return refuse(early.refuse, false, where);
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    const first = await this.firstBytes(client, head);
+    const first = await this.firstBytes(client, head, early.tcp ? TCP_FIRST_BYTES_MS : (this.o.firstBytesMs ?? 10_000));
     if (first.kind === 'closed') {
       client.destroy();
       return this.evidence(origin, { ...base, ...where, error: 'the process closed the tunnel before sending anything' });
@@ -335,7 +348,7 @@ export class SandboxNetProxy {
   }
 
   /** Reads a tunnel's first bytes until they say what they are (or `firstBytesMs` passes: TCP). */
-  private firstBytes(client: net.Socket, head: Buffer): Promise<{ kind: 'closed' } | { kind: 'read'; bytes: Buffer; what: FirstBytes }> {
+  private firstBytes(client: net.Socket, head: Buffer, waitMs: number): Promise<{ kind: 'closed' } | { kind: 'read'; bytes: Buffer; what: FirstBytes }> {
     return new Promise((resolve) => {
       let buf = head;
       let timer: NodeJS.Timeout | undefined;
@@ -361,7 +374,7 @@ export class SandboxNetProxy {
       client.once('close', onClose);
       // Ended before saying anything (its connection is half-open here): nothing to wait for.
       client.once('end', onClose);
-      timer = setTimeout(() => done({ kind: 'read', bytes: buf, what: buf.length === 0 ? { kind: 'other' } : classify(buf).kind === 'more' ? { kind: 'other' } : classify(buf) }), this.o.firstBytesMs ?? 10_000);
+      timer = setTimeout(() => done({ kind: 'read', bytes: buf, what: buf.length === 0 ? { kind: 'other' } : classify(buf).kind === 'more' ? { kind: 'other' } : classify(buf) }), waitMs);
       if (buf.length > 0) look();
     });
   }

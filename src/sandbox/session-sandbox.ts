@@ -21,7 +21,7 @@ import { loadExeca } from './execa.js';
 import * as pty from 'node-pty';
 import type { EgressPolicy } from './egress.js';
 import { niceFor, rlimitSpec, type CommandGroup, type LimitCounters, type ResourceLimits, type SessionGroup } from './limits.js';
-import { SandboxNetProxy, type ConnectionOrigin, type ProxyDecision, type ProxyEvidence, type ProxyTarget } from './net-proxy.js';
+import { SandboxNetProxy, type ConnectionOrigin, type Precheck, type ProxyDecision, type ProxyEvidence, type ProxyTarget } from './net-proxy.js';
 import { SessionAuthority } from './net/ca.js';
 import type { SecretBinding } from './net/secrets.js';
 import { trustFiles, type TrustFiles } from './net/trust.js';
@@ -95,7 +95,7 @@ export interface SessionSandboxOptions {
   clock?: () => Date;
   /** The network scope: refusals known before a tunnel opens, and the verdict on each connection. */
   scope?: {
-    precheck(t: { host: string; port: number }, origin: ConnectionOrigin): string | null;
+    precheck(t: { host: string; port: number }, origin: ConnectionOrigin): Precheck;
     decide(t: ProxyTarget, origin: ConnectionOrigin, gone: AbortSignal): Promise<ProxyDecision>;
   };
   /** The session's secrets (their placeholders go in every process's environment; their values stay in the proxy). */

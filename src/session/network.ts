@@ -10,7 +10,7 @@ import { TurnStop } from '../interaction/stop.js';
 import type { ApprovalAnswer } from '../interaction/kinds.js';
 import { evaluateNetwork, type NetworkMode, type NetworkTarget, type NetworkVerdict } from '../permission/network.js';
 import { inputDigest } from '../pipeline/exec-one.js';
-import type { ConnectionOrigin, ProxyDecision } from '../sandbox/net-proxy.js';
+import type { ConnectionOrigin, Precheck, ProxyDecision } from '../sandbox/net-proxy.js';
 import { bindSecrets, type SecretBinding } from '../sandbox/net/secrets.js';
 import type { SessionRecord } from '../store/store.js';
 import type { SessionSettings } from './settings.js';
@@ -32,7 +32,7 @@ export interface SessionNetworkDeps {
 
 export interface SessionNetwork {
   scope: {
-    precheck(t: { host: string; port: number }, origin: ConnectionOrigin): string | null;
+    precheck(t: { host: string; port: number }, origin: ConnectionOrigin): Precheck;
     decide(t: NetworkTarget, origin: ConnectionOrigin, gone: AbortSignal): Promise<ProxyDecision>;
   };
   secrets(): readonly SecretBinding[];
@@ -121,9 +121,10 @@ export function sessionNetwork(d: SessionNetworkDeps): SessionNetwork {
   return {
     scope: {
       // Whatever the protocol turns out to be, a host the rules refuse for HTTPS is refused.
-      precheck: (t, origin) => {
+      precheck: (t, origin): Precheck => {
         const v = verdict({ ...t, scheme: 'any' }, origin);
-        return v.behavior === 'deny' ? v.reason : null;
+        if (v.behavior === 'deny') return { refuse: v.reason };
+        return { tcp: verdict({ ...t, scheme: 'tcp' }, origin).behavior === 'allow' };
       },
       decide: async (t, origin, gone) => {
         const v = verdict(t, origin);

@@ -160,6 +160,10 @@ describe('tunnels are judged by what they carry', { timeout: 90_000 }, () => {
     const echo = net.createServer((s) => s.pipe(s));
     await new Promise<void>((r) => echo.listen(0, '127.0.0.2', r));
     const tcpPort = (echo.address() as { port: number }).port;
+    // A protocol whose server speaks first (SMTP, MySQL): the process says nothing until it has.
+    const banner = net.createServer((s) => s.end('220 banner first\r\n'));
+    await new Promise<void>((r) => banner.listen(0, '127.0.0.2', r));
+    const bannerPort = (banner.address() as { port: number }).port;
     try {
       t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.0/8' }, { resolve });
       const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'rules', allowed_tools: ['Network(domain:allowed.test)'] })).body;
@@ -209,13 +213,27 @@ print('alive', alive)
       expect(text).toMatch(/more than 128 connections at once/);
 
       // With a rule naming host and port, the same TCP connection goes through.
-      const s2 = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: 'rules', allowed_tools: [`Network(domain:allowed.test:${tcpPort})`] })).body;
-      const tcp = await bash(s2.id, `echo ping | timeout 5 socat - PROXY:127.0.0.1:allowed.test:${tcpPort},proxyport=3128; echo " [tcp $?]"`);
+      const s2 = (
+        await t.api.post('/v1/sessions', {
+          permission_mode: 'bypassPermissions',
+          sandbox_network: 'rules',
+          allowed_tools: [`Network(domain:allowed.test:${tcpPort})`, `Network(domain:allowed.test:${bannerPort})`],
+        })
+      ).body;
+      const tcp = await bash(
+        s2.id,
+        [
+          `echo ping | timeout 5 socat - PROXY:127.0.0.1:allowed.test:${tcpPort},proxyport=3128; echo " [tcp $?]"`,
+          `sleep 4 | timeout 3 socat - PROXY:127.0.0.1:allowed.test:${bannerPort},proxyport=3128; echo " [banner $?]"`,
+        ].join('; '),
+      );
       expect(tcp.text).toContain('ping\n [tcp');
+      expect(tcp.text).toContain('220 banner first');
       const evidence = (await t.api.get(`/v1/sessions/${s2.id}/egress`)).body.items as Record<string, unknown>[];
       expect(evidence[0]).toMatchObject({ method: 'CONNECT', scheme: 'tcp', host: 'allowed.test', port: tcpPort, rules: [`Network(domain:allowed.test:${tcpPort})`] });
     } finally {
       echo.close();
+      banner.close();
     }
   });
 });
