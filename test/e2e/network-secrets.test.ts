@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionAuthority } from '../../src/sandbox/net/ca.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-const TOKEN = 'sk-live-4f1d9a7c2b8e6f30';
+// `$&` and `$1` in it: a value is put in as written, never read as a replacement pattern.
+const TOKEN = 'sk-live-4f1d9a7c$&2b8e$1f30';
 const BODY_KEY = 'bk-9c3e7a1f5d2b8e46';
 const NAMES: Record<string, string> = { 'api.test': '127.0.0.2', 'evil.test': '127.0.0.3', 'plain.test': '127.0.0.4', 'git.test': '127.0.0.5', 'untrusted.test': '127.0.0.6' };
 const asked: string[] = [];

@@ -113,7 +113,8 @@ function headersWithSecrets(req: http.IncomingMessage, ctx: ForwardContext, boun
   }
   for (const b of bound) {
     if (!b.header) continue;
-    out[b.header.toLowerCase()] = b.format.replace('{value}', b.value);
+    // A function, not a string: `$&` or `$1` in a value must stay as written.
+    out[b.header.toLowerCase()] = b.format.replace('{value}', () => b.value);
     used.add(b.name);
   }
   return out;
