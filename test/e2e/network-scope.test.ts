@@ -25,7 +25,7 @@ const hits: string[] = [];
 async function echoServer(address: string): Promise<number> {
   const s = http.createServer((req, res) => {
     hits.push(`${address} ${req.url}`);
-    res.end(`hello from ${address} ${req.method} ${req.url} host=${req.headers.host}`);
+    res.end(`hello from ${address} ${req.method} ${req.url} host=${req.headers.host}${req.headers['x-acme'] ? ` acme=${req.headers['x-acme']}` : ''}`);
   });
   await new Promise<void>((r) => s.listen(0, address, r));
   servers.push(s);
@@ -311,5 +311,39 @@ describe('command hooks', () => {
     expect(hits).not.toContain('127.0.0.2 /without');
     expect(hits).not.toContain('127.0.0.3 /other');
     hits.length = 0;
+  });
+});
+
+describe('a tenant\'s policy', () => {
+  it('names hosts no session of the tenant opens, and secrets its sessions use by name only and cannot take over', async () => {
+    const { startWithKeys, newKey, clientFor } = await import('../helpers/tenants.js');
+    const port = await echoServer('127.0.0.2');
+    const key = newKey('acme');
+    const tenantSecret = 'tenant-secret-value-0123';
+    const k = await startWithKeys(
+      [{ key, tenant: 'acme', scopes: ['admin'], policy: { disallowed_tools: ['Network(domain:*.allowed.test)'], secrets: { ACME_TOKEN: { value: tenantSecret, hosts: ['allowed.test'], header: 'X-Acme' } } } }],
+      { NORMA_SANDBOX: 'bwrap', NORMA_EGRESS_ALLOW: '127.0.0.0/8' },
+      { resolve },
+    );
+    t = k;
+    const api = clientFor(t.url, key);
+    const s = (await api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: true, allowed_tools: ['Network(domain:sub.allowed.test)'] })).body;
+    expect(s.secret_names).toEqual(['ACME_TOKEN']);
+    expect(s.policy.secret_names).toEqual(['ACME_TOKEN']);
+    expect(JSON.stringify(s)).not.toContain(tenantSecret);
+    const turn = (await api.post(`/v1/sessions/${s.id}/turns?wait=30`, {
+      tool_uses: [{ name: 'Bash', input: { command: `curl -s --max-time 5 http://sub.allowed.test:${port}/sub; echo; curl -s --max-time 5 http://allowed.test:${port}/apex; echo; echo "$ACME_TOKEN"` } }],
+    })).body;
+    const text = turn.results[0].content.map((c: { text: string }) => c.text).join('\n') as string;
+    // The policy's deny beats the session's allow rule.
+    expect(text).toContain("denied by the tenant's policy");
+    expect(text).toContain(`hello from 127.0.0.2 GET /apex`);
+    // The tenant's secret went in as its header; the server's echo of it came back as the placeholder.
+    expect(text).toMatch(/GET \/apex host=allowed\.test:\d+ acme=nrm_ph_[0-9a-f]{32}/);
+    expect(text).toMatch(/nrm_ph_[0-9a-f]{32}/);
+    expect(text).not.toContain(tenantSecret);
+    const taken = await api.post('/v1/sessions', { sandbox_network: true, secrets: { ACME_TOKEN: { value: 'another-value-123', hosts: ['x.test'] } } });
+    expect(taken.status).toBe(400);
+    expect(JSON.stringify(taken.body)).toContain("secrets.ACME_TOKEN: the tenant's secret of that name is in force");
   });
 });
