@@ -295,6 +295,7 @@ function forkBody(record: SessionRecord): SessionCreate {
     ...(record.model ? { model: { ...record.model, ...(record.modelApiKey ? { api_key: record.modelApiKey } : {}) } as SessionCreate['model'] } : {}),
     ...(s.system_prompt !== null ? { system_prompt: s.system_prompt } : {}),
     sandbox_network: s.sandbox_network,
+    ...(record.secrets && Object.keys(record.secrets).length > 0 ? { secrets: record.secrets } : {}),
     ...(record.mcpServers ? { mcp_servers: record.mcpServers } : {}),
     deferred_tools: s.deferred_tools,
     limits,

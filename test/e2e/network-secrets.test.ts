@@ -236,6 +236,14 @@ describe('secrets for sandboxed processes', { timeout: 120_000 }, () => {
     const out = await bash(s.id, `git clone -q https://git.test:${ports['git.test']}/repo.git r && cat r/f && git -C r log --format=%s`);
     expect(out).toContain('hello\nsecond\nfirst');
     expect(seen.filter((x) => x.server === 'git.test').every((x) => x.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    // A fork keeps the session's secrets (by name in what it shows; in force for its processes).
+    const checkpoints = (await t.api.get(`/v1/sessions/${s.id}/checkpoints`)).body.items as { id: string }[];
+    const fork = await t.api.post(`/v1/sessions/${s.id}/fork`, { at: checkpoints.at(-1)!.id });
+    expect(fork.status, JSON.stringify(fork.body)).toBe(201);
+    expect(fork.body.secret_names).toEqual(['API_TOKEN', 'BODY_KEY']);
+    expect(JSON.stringify(fork.body)).not.toContain(TOKEN);
+    expect(await bash(fork.body.id, `curl -s https://api.test:${ports['api.test']}/forked`)).toMatch(/"auth":"Bearer nrm_ph_[0-9a-f]{32}"/);
+    expect(seen.find((x) => x.url === '/forked')!.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it('refuses every other way out for a placeholder: another host, a URL, a host name, a redirect', async () => {
