@@ -224,6 +224,13 @@ export class SessionSandbox {
     this.trust ??= (async () => {
       const intercepts = (this.o.secrets?.().length ?? 0) > 0;
       const files = await trustFiles(dir, intercepts ? this.sessionAuthority().certPem : null, this.o.undiciDir);
+      // The sandbox's user must reach the server's undici to mount it: where it cannot (an
+      // install under a private home), Node's fetch goes without the preload rather than every
+      // networked process failing to start.
+      if (files.undiciDir && (await this.host.blockedAt(files.undiciDir))) {
+        delete files.undiciDir;
+        delete files.preload;
+      }
       for (const f of [files.bundle, files.ca, files.preload]) if (f) await exposeSocket(this.host, f, reachFrom);
       return files;
     })().catch((err) => {
