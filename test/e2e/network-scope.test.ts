@@ -347,3 +347,50 @@ describe('a tenant\'s policy', () => {
     expect(JSON.stringify(taken.body)).toContain("secrets.ACME_TOKEN: the tenant's secret of that name is in force");
   });
 });
+
+describe('every mode, every client', () => {
+  it('curl, Node fetch, Python urllib and git over HTTPS reach an allowed host in true, "rules" and (answered) "ask", and nothing with false', { timeout: 120_000 }, async () => {
+    const { SessionAuthority } = await import('../../src/sandbox/net/ca.js');
+    const https = await import('node:https');
+    const ca = new SessionAuthority('modes');
+    const leaf = ca.leaf('allowed.test');
+    const seenPaths: string[] = [];
+    const server = https.createServer({ cert: leaf.cert, key: leaf.key }, (req, res) => {
+      seenPaths.push(req.url!);
+      res.end(`tls hello ${req.url}`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.2', r));
+    servers.push(server as unknown as http.Server);
+    const port = (server.address() as { port: number }).port;
+    t = await startServer({ NORMA_EGRESS_ALLOW: '127.0.0.0/8' }, { resolve });
+    const url = `https://allowed.test:${port}`;
+    const command = (mode: string) =>
+      [
+        `curl -s --max-time 20 --cacert ca.pem ${url}/${mode}/curl; echo`,
+        `NODE_EXTRA_CA_CERTS=ca.pem node -e "fetch('${url}/${mode}/node').then(r => r.text()).then(t => console.log(t), e => console.log('node error', e.cause?.code ?? e.message))"`,
+        `python3 -c "import ssl, urllib.request; print(urllib.request.urlopen('${url}/${mode}/python', timeout=20, context=ssl.create_default_context(cafile='ca.pem')).read().decode())" 2>&1 | tail -1`,
+        `GIT_SSL_CAINFO=ca.pem timeout 20 git ls-remote ${url}/${mode}/repo.git 2>&1 | tail -1`,
+      ].join('; ');
+    for (const mode of [true, 'rules', 'ask', false] as const) {
+      const s = (await t.api.post('/v1/sessions', { permission_mode: 'bypassPermissions', sandbox_network: mode, ...(mode === 'rules' ? { allowed_tools: ['Network(domain:allowed.test)'] } : {}) })).body;
+      await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'ca.pem', content: ca.certPem } }] });
+      const turn = (await t.api.post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'Bash', input: { command: command(String(mode)), timeout: 100_000 } }] })).body;
+      if (mode === 'ask') {
+        // A person allows the host once, without remembering: the call's later connections to it are not asked again.
+        const request = await pendingNetwork(s.id, turn.id);
+        expect(request.input).toEqual({ host: 'allowed.test', port, scheme: 'https' });
+        await t.api.post(`/v1/sessions/${s.id}/permissions/${request.id}`, { behavior: 'allow' });
+      }
+      let done = (await t.api.get(`/v1/sessions/${s.id}/turns/${turn.id}?wait=60`)).body;
+      for (let i = 0; i < 100 && done.status !== 'completed'; i++) done = (await t.api.get(`/v1/sessions/${s.id}/turns/${turn.id}?wait=60`)).body;
+      const text = done.results[0].content.map((c: { text: string }) => c.text).join('\n') as string;
+      for (const client of ['curl', 'node', 'python']) {
+        if (mode === false) expect(text, `${mode} ${client}`).not.toContain(`tls hello /${mode}/${client}`);
+        else expect(text, `${mode} ${client}`).toContain(`tls hello /${mode}/${client}`);
+      }
+      const gitReached = seenPaths.some((p) => p.startsWith(`/${mode}/repo.git/info/refs`));
+      expect(gitReached, `${mode} git`).toBe(mode !== false);
+      if (mode === 'ask') expect(((await t.api.get(`/v1/sessions/${s.id}/permissions`)).body.items as unknown[]).length).toBe(1);
+    }
+  });
+});
