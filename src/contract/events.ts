@@ -191,6 +191,7 @@ export const EVENT_SCHEMAS = [
     rules: Type.Optional(Type.Array(Type.String(), { description: 'The Network rule(s) that allowed it (absent: the mode, or refused)' })),
     secrets: Type.Optional(Type.Array(Type.String(), { description: 'Secrets the proxy put into the request, by name (never their values)' })),
     request_bytes: Type.Optional(Type.Integer({ minimum: 0, description: 'Request body bytes sent (a tunnel: bytes the process sent)' })),
+    request_sha256: Type.Optional(Type.String({ description: 'SHA-256 (hex) of the request body as the process sent it (with placeholders, never secret values)' })),
   }),
   eventSchema('mcp.server.started', 'EventMcpServerStarted', 'An MCP server of the session started, initialized and listed its tools (at creation, after a restart of the service, or after it exited)', {
     server: Type.String(),

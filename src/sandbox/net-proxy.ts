@@ -38,6 +38,8 @@ export interface ProxyEvidence extends EgressEvidence {
   /** Secrets put into the request, by name. */
   secrets?: string[];
   request_bytes?: number;
+  /** SHA-256 (hex) of the request body as the process sent it (placeholders, not values). */
+  request_sha256?: string;
   tool_use_id?: string;
   turn_id?: string;
 }

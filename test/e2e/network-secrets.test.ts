@@ -3,6 +3,7 @@
 // the proxy terminates their TLS with the session's authority, puts the value in only for the
 // secret's hosts, and refuses every other way a placeholder could leave.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -203,6 +204,12 @@ describe('secrets for sandboxed processes', { timeout: 120_000 }, () => {
     // Evidence names the secrets used, never their values; nothing the API shows holds a value.
     const evidence = (await t.api.get(`/v1/sessions/${s.id}/egress`)).body.items as Record<string, unknown>[];
     expect(evidence.find((e) => String(e.url).endsWith('/one'))).toMatchObject({ status: 200, scheme: 'https', host: 'api.test', secrets: ['API_TOKEN'] });
+    // The body's digest is of what the process sent (the placeholder), never of the value.
+    const bodyPlaceholder = /"body":"key=(nrm_ph_[0-9a-f]{32})"/.exec(out)![1]!;
+    expect(evidence.find((e) => String(e.url).endsWith('/body'))).toMatchObject({
+      secrets: ['API_TOKEN', 'BODY_KEY'],
+      request_sha256: createHash('sha256').update(`key=${bodyPlaceholder}`).digest('hex'),
+    });
     for (const p of [`/v1/sessions/${s.id}`, `/v1/sessions/${s.id}/egress`, `/v1/sessions/${s.id}/decisions`, `/v1/sessions/${s.id}/export`, `/v1/sessions/${s.id}/turns`]) {
       const got = await t.api.get(p);
       expect(got.status, p).toBe(200);

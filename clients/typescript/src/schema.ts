@@ -2465,6 +2465,8 @@ export interface components {
             secrets?: string[];
             /** @description Request body bytes sent (a tunnel: bytes the process sent) */
             request_bytes?: number;
+            /** @description SHA-256 (hex) of the request body as the process sent it (with placeholders, never secret values) */
+            request_sha256?: string;
         };
         /** @description An MCP server of the session started, initialized and listed its tools (at creation, after a restart of the service, or after it exited) */
         EventMcpServerStarted: {

@@ -35,6 +35,7 @@ export interface ForwardEvidence {
   bytes: number;
   sha256: string | null;
   request_bytes: number;
+  request_sha256?: string;
   rules: string[];
   secrets: string[];
   error?: string;
@@ -127,6 +128,9 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
   const used = new Set<string>();
   const bound = ctx.secrets.filter((b) => boundTo(b, target.host, target.port));
   let requestBytes = 0;
+  // Of the body as the process sent it (placeholders, never values: a digest of a short value could be guessed back).
+  const requestHash = createHash('sha256');
+  let requestDigest: string | null = null;
   const record = (rest: Partial<ForwardEvidence>) =>
     ctx.evidence({
       method: req.method ?? 'GET',
@@ -139,6 +143,7 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
       bytes: 0,
       sha256: null,
       request_bytes: requestBytes,
+      ...(requestBytes > 0 ? { request_sha256: (requestDigest ??= requestHash.digest('hex')) } : {}),
       rules: target.rules,
       secrets: [...used],
       started,
@@ -248,7 +253,10 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
       }
     });
   });
-  req.on('data', (d: Buffer) => (requestBytes += d.length));
+  req.on('data', (d: Buffer) => {
+    requestBytes += d.length;
+    requestHash.update(d);
+  });
   if (bodyPatterns.length > 0 && hasBody) {
     // Not a pipeline: a refused body must leave the process's connection open for the 403.
     const byPlaceholder = new Map(ctx.secrets.map((b) => [b.placeholder, b.name]));
