@@ -91,7 +91,8 @@ export interface NetProxyOptions {
   decide?: (t: ProxyTarget, origin: ConnectionOrigin, gone: AbortSignal) => Promise<ProxyDecision>;
   /** The session's secrets: with any, TLS is terminated here. */
   secrets?: () => readonly SecretBinding[];
-  authority?: () => SessionAuthority;
+  /** The authority TLS is terminated with; undefined: processes do not trust one, TLS stays end to end. */
+  authority?: () => SessionAuthority | undefined;
   /** The certificates real servers are verified against (default: Node's store). */
   upstreamCa?: () => string[] | undefined;
   /** Connections open at once (default 128). */
@@ -334,11 +335,11 @@ export class SandboxNetProxy {
       return refuse(`${base.url}: ${(err as Error).message}`, true, { ...where, scheme });
     }
     const fwd: ForwardTarget = { host: target.host, port: target.port, scheme: scheme === 'tcp' ? 'http' : scheme, address, rules: decision.rules };
-    const intercept = scheme === 'https' && (this.o.secrets?.().length ?? 0) > 0 && this.o.authority;
-    if (intercept) {
+    const ca = scheme === 'https' && (this.o.secrets?.().length ?? 0) > 0 ? this.o.authority?.() : undefined;
+    if (ca) {
       // Given back to the socket: TLS reads what a socket holds before its own reads.
       client.unshift(first.bytes);
-      return this.terminate(client, fwd, origin);
+      return this.terminate(client, fwd, origin, ca);
     }
     if (scheme === 'http') {
       const stream = replayed(client, first.bytes);
@@ -511,8 +512,8 @@ export class SandboxNetProxy {
   }
 
   /** Terminates a process's TLS with a certificate of the session's authority for the host. */
-  private terminate(socket: net.Socket, t: ForwardTarget, origin: ConnectionOrigin): void {
-    const leaf = this.o.authority!().leaf(t.host);
+  private terminate(socket: net.Socket, t: ForwardTarget, origin: ConnectionOrigin, authority: SessionAuthority): void {
+    const leaf = authority.leaf(t.host);
     const secure = new tls.TLSSocket(socket, { isServer: true, cert: leaf.cert, key: leaf.key, ALPNProtocols: ['http/1.1'] });
     this.sockets.add(secure);
     secure.once('close', () => this.sockets.delete(secure));

@@ -130,6 +130,12 @@ export class SessionSandbox {
   private readonly ownDirs = new Set<string>();
   private proxy: Promise<{ server: SandboxNetProxy; reachFrom: string; dir: string }> | undefined;
   private authority: SessionAuthority | undefined;
+  /**
+   * Whether the processes' bundle holds the authority (decided with the first networked process,
+   * from the secrets in force then: one a policy reload adds later is put in by the proxy over
+   * plain HTTP, and over HTTPS from the session's next start).
+   */
+  private intercepting = false;
   private trust: Promise<TrustFiles> | undefined;
   private readonly running = new Set<Running>();
   private timer: NodeJS.Timeout | undefined;
@@ -206,7 +212,8 @@ export class SessionSandbox {
         onEvidence: this.o.onEgress,
         ...(this.o.clock ? { clock: this.o.clock } : {}),
         ...(scope ? { precheck: (t, origin) => scope.precheck(t, origin), decide: (t, origin, gone) => scope.decide(t, origin, gone) } : {}),
-        ...(this.o.secrets ? { secrets: this.o.secrets, authority: () => this.sessionAuthority() } : {}),
+        // TLS is terminated only once the processes were given the authority's certificate.
+        ...(this.o.secrets ? { secrets: this.o.secrets, authority: () => (this.intercepting ? this.sessionAuthority() : undefined) } : {}),
         ...(this.o.upstreamCa ? { upstreamCa: this.o.upstreamCa } : {}),
       });
       return { server, reachFrom, dir };
@@ -224,6 +231,7 @@ export class SessionSandbox {
     this.trust ??= (async () => {
       const intercepts = (this.o.secrets?.().length ?? 0) > 0;
       const files = await trustFiles(dir, intercepts ? this.sessionAuthority().certPem : null, this.o.undiciDir);
+      this.intercepting = intercepts;
       // The sandbox's user must reach the server's undici to mount it: where it cannot (an
       // install under a private home), Node's fetch goes without the preload rather than every
       // networked process failing to start.
