@@ -46,6 +46,11 @@ function handler(name: string) {
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       seen.push({ server: name, method: req.method!, url: req.url!, headers: req.headers, body });
+      if (req.url === '/encoded') {
+        // A server that echoes the credential encoded.
+        const v = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+        return res.end(JSON.stringify({ b64: Buffer.from(v).toString('base64'), b64at1: Buffer.from(`x${v}`).toString('base64'), hex: Buffer.from(v).toString('hex'), pct: encodeURIComponent(v), json: JSON.stringify(v) }));
+      }
       if (req.url === '/gzip' || req.url === '/odd') {
         // A server that compresses although asked not to, or in an encoding nobody reads.
         res.writeHead(200, { 'content-encoding': req.url === '/gzip' ? 'gzip' : 'zz-unknown' });
@@ -229,8 +234,16 @@ describe('secrets for sandboxed processes', { timeout: 120_000 }, () => {
         `curl -s --compressed https://api.test:${ports['api.test']}/gzip; echo " [gzip $?]"`,
         `curl -s https://api.test:${ports['api.test']}/odd; echo " [odd $?]"`,
         `curl -s https://untrusted.test:${ports['untrusted.test']}/x; echo " [untrusted $?]"`,
+        `curl -s https://api.test:${ports['api.test']}/encoded; echo " [encoded $?]"`,
       ].join('; '),
     );
+    const encoded = JSON.parse(/(\{"b64".*\}) \[encoded 0\]/.exec(out)![1]!) as Record<string, string>;
+    for (const form of [Buffer.from(TOKEN).toString('base64').slice(0, 20), Buffer.from(TOKEN).toString('hex'), encodeURIComponent(TOKEN)]) expect(out).not.toContain(form);
+    expect(encoded.b64).toContain('[redacted]');
+    expect(encoded.hex).toBe('[redacted]');
+    expect(encoded.b64at1).toContain('[redacted]');
+    expect(encoded.pct).toBe('[redacted]');
+    expect(encoded.json).toMatch(/^"nrm_ph_[0-9a-f]{32}"$/);
     expect(out).toMatch(/\{"auth":"Bearer nrm_ph_[0-9a-f]{32}"\} \[gzip 0\]/);
     expect(out).toContain('encoded as zz-unknown');
     expect(out).not.toContain(TOKEN);

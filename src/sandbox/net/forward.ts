@@ -3,11 +3,13 @@
 // the proxy terminated (a session with secrets). Its Host must name the host the connection was
 // allowed for; placeholders become values only in requests to their secret's hosts (in a header,
 // Basic credentials, or the body) and refuse the request anywhere else (another host, the URL);
-// a response from a secret's host has the value turned back into the placeholder.
+// a response from a secret's host has the value turned back into the placeholder (and its encoded
+// forms redacted).
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { pipeline } from 'node:stream';
 import zlib from 'node:zlib';
+import { formsOf, REDACTED } from '../../redact.js';
 import { boundTo, type SecretBinding } from './secrets.js';
 import { PatternRefusal, ReplacingStream, replaceAll, type Pattern } from './replace.js';
 
@@ -198,7 +200,7 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
     const hash = createHash('sha256');
     let bytes = 0;
     const h: http.OutgoingHttpHeaders = {};
-    const values: Pattern[] = bound.map((b) => ({ find: Buffer.from(b.value, 'utf8'), replace: Buffer.from(b.placeholder) }));
+    const values = echoPatterns(bound);
     for (const [k, v] of Object.entries(r.headers)) {
       if (v === undefined || HOP_BY_HOP.has(k.toLowerCase())) continue;
       h[k] = values.length === 0 ? v : Array.isArray(v) ? v.map((x) => replaceAll(Buffer.from(x, 'latin1'), values).toString('latin1')) : replaceAll(Buffer.from(String(v), 'latin1'), values).toString('latin1');
@@ -271,6 +273,22 @@ export function forwardRequest(req: http.IncomingMessage, res: http.ServerRespon
     });
     req.pipe(scan).pipe(out);
   } else req.pipe(out);
+}
+
+const REDACTED_BYTES = Buffer.from(REDACTED);
+
+/**
+ * What an answer from a secret's host may echo: the value as sent (it becomes the placeholder
+ * again) and its other written forms — base64 at each byte offset, hex, percent-encoded,
+ * JSON-escaped (src/redact.ts) — which become `[redacted]`.
+ */
+function echoPatterns(bound: readonly SecretBinding[]): Pattern[] {
+  const out: Pattern[] = [];
+  for (const b of bound) {
+    out.push({ find: Buffer.from(b.value, 'utf8'), replace: Buffer.from(b.placeholder) });
+    for (const f of formsOf(b.value)) if (f.text !== b.value && f.text.length >= 8) out.push({ find: Buffer.from(f.text, 'utf8'), replace: REDACTED_BYTES });
+  }
+  return out;
 }
 
 function decoder(encoding: string): NodeJS.ReadWriteStream | null {
