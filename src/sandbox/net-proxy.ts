@@ -18,16 +18,16 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { Duplex } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import ipaddr from 'ipaddr.js';
 import { checkTarget, EgressRefusal, type EgressEvidence, type EgressPolicy } from './egress.js';
 import type { SessionAuthority } from './net/ca.js';
 import { forwardRequest, type ForwardEvidence, type ForwardTarget } from './net/forward.js';
-import { classify, FIRST_BYTES_LIMIT, type FirstBytes } from './net/hello.js';
 import { ANY_PLACEHOLDER, type SecretBinding } from './net/secrets.js';
+import { connectTarget, isOwnAddress, readFirstBytes, replayed, urlHost } from './net/sockets.js';
+import { Upstream } from './net/upstream.js';
+
 
 export interface ProxyEvidence extends EgressEvidence {
   host?: string;
@@ -104,71 +104,6 @@ export interface NetProxyOptions {
   firstBytesMs?: number;
 }
 
-function norm(address: string): string {
-  try {
-    return ipaddr.process(address).toString();
-  } catch {
-    return address;
-  }
-}
-
-/** Is `address:port` a socket this server listens on? (an unspecified bind covers every local address) */
-export function isOwnAddress(address: string, port: number, own: { address: string; port: number }[]): boolean {
-  const a = norm(address);
-  for (const l of own) {
-    if (l.port !== port) continue;
-    const la = norm(l.address);
-    if (la === a) return true;
-    if (la === '0.0.0.0' || la === '::') {
-      if (ipaddr.process(a).range() === 'loopback') return true;
-      for (const list of Object.values(os.networkInterfaces())) for (const i of list ?? []) if (norm(i.address) === a) return true;
-    }
-  }
-  return false;
-}
-
-/** host:port of a CONNECT request (`[v6]:port` too). */
-function authority(raw: string): { host: string; port: number } | null {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/.exec(raw);
-  if (!m) return null;
-  const port = Number(m[3]);
-  if (port < 1 || port > 65535) return null;
-  return { host: (m[1] ?? m[2])!.toLowerCase().replace(/\.$/, ''), port };
-}
-
-function urlHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
-}
-
-/** A stream that first gives back bytes already read from a socket, then the socket's own. */
-function replayed(socket: net.Socket, first: Buffer): Duplex {
-  const d = new Duplex({
-    read() {
-      socket.resume();
-    },
-    write(chunk: Buffer, _enc, cb) {
-      if (socket.destroyed) return cb(new Error('closed'));
-      socket.write(chunk, (err) => cb(err ?? null));
-    },
-    final(cb) {
-      socket.end();
-      cb();
-    },
-    destroy(err, cb) {
-      socket.destroy();
-      cb(err);
-    },
-  });
-  if (first.length > 0) d.push(first);
-  socket.on('data', (chunk: Buffer) => {
-    if (!d.push(chunk)) socket.pause();
-  });
-  socket.once('end', () => d.push(null));
-  socket.once('close', () => d.destroy());
-  socket.on('error', () => d.destroy());
-  return d;
-}
-
 interface Inner {
   target: ForwardTarget;
   origin: ConnectionOrigin;
@@ -178,8 +113,6 @@ interface Inner {
 /** How long a tunnel a rule opens to any protocol waits for the process to speak first. */
 const TCP_FIRST_BYTES_MS = 300;
 
-/** Hosts a session's proxy keeps upstream connections (and TLS sessions) for at once. */
-const MAX_POOLS = 256;
 
 export class SandboxNetProxy {
   /** Absolute-form requests and CONNECT from the processes. */
@@ -193,13 +126,11 @@ export class SandboxNetProxy {
   private readonly clock: () => Date;
   private seq = 0;
   private open = 0;
-  /** Kept upstream connections by host, port, address and protocol (see sender). */
-  private readonly pools = new Map<string, http.Agent>();
-  /** The last TLS session each server gave, to resume with. */
-  private readonly tickets = new Map<string, Buffer>();
+  private readonly upstream: Upstream;
 
   constructor(private readonly o: NetProxyOptions) {
     this.clock = o.clock ?? (() => new Date());
+    this.upstream = new Upstream(o);
     this.server = http.createServer({ requestTimeout: 0 });
     this.server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => void this.tunnel(req, socket, head));
     this.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => void this.absolute(req, res));
@@ -256,8 +187,7 @@ export class SandboxNetProxy {
     for (const l of [...this.listeners]) l.close();
     this.listeners.clear();
     for (const s of this.sockets) s.destroy();
-    for (const a of this.pools.values()) a.destroy();
-    this.pools.clear();
+    this.upstream.close();
     await fs.rm(this.o.dir, { recursive: true, force: true });
   }
 
@@ -297,7 +227,7 @@ export class SandboxNetProxy {
   private async tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
     const origin = this.origins.get(client) ?? { toolUseId: null, turnId: null };
     const started = performance.now();
-    const target = authority(req.url ?? '');
+    const target = connectTarget(req.url ?? '');
     const base = { method: 'CONNECT', url: (req.url ?? '').slice(0, 300), address: '', status: null as number | null, bytes: 0, sha256: null, started };
     const refuse = (why: string, opened: boolean, extra: Partial<ProxyEvidence> = {}) => {
       origin.refused?.(why);
@@ -312,7 +242,7 @@ export class SandboxNetProxy {
     const early = this.o.precheck?.(target, origin) ?? {};
     if (early.refuse) return refuse(early.refuse, false, where);
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    const first = await this.firstBytes(client, head, early.tcp ? TCP_FIRST_BYTES_MS : (this.o.firstBytesMs ?? 10_000));
+    const first = await readFirstBytes(client, head, early.tcp ? TCP_FIRST_BYTES_MS : (this.o.firstBytesMs ?? 10_000));
     if (first.kind === 'closed') {
       client.destroy();
       return this.evidence(origin, { ...base, ...where, error: 'the process closed the tunnel before sending anything' });
@@ -345,46 +275,14 @@ export class SandboxNetProxy {
       const stream = replayed(client, first.bytes);
       this.sockets.add(stream);
       stream.once('close', () => this.sockets.delete(stream));
-      return this.serveInner(stream, { target: fwd, origin, ...this.sender(fwd, false) });
+      return this.serveInner(stream, { target: fwd, origin, ...this.upstream.sender(fwd, false) });
     }
     this.pipeTunnel(client, first.bytes, { ...target, scheme }, address, decision.rules, origin, started);
   }
 
-  /** Reads a tunnel's first bytes until they say what they are (or `firstBytesMs` passes: TCP). */
-  private firstBytes(client: net.Socket, head: Buffer, waitMs: number): Promise<{ kind: 'closed' } | { kind: 'read'; bytes: Buffer; what: FirstBytes }> {
-    return new Promise((resolve) => {
-      let buf = head;
-      let timer: NodeJS.Timeout | undefined;
-      const done = (r: { kind: 'closed' } | { kind: 'read'; bytes: Buffer; what: FirstBytes }) => {
-        clearTimeout(timer);
-        client.off('data', onData);
-        client.off('close', onClose);
-        client.off('end', onClose);
-        client.pause();
-        resolve(r);
-      };
-      const look = () => {
-        const what = classify(buf);
-        if (what.kind !== 'more') done({ kind: 'read', bytes: buf, what });
-        else if (buf.length >= FIRST_BYTES_LIMIT) done({ kind: 'read', bytes: buf, what: { kind: 'malformed', why: 'no complete TLS record in 16 KiB' } });
-      };
-      const onData = (d: Buffer) => {
-        buf = Buffer.concat([buf, d]);
-        look();
-      };
-      const onClose = () => done({ kind: 'closed' });
-      client.on('data', onData);
-      client.once('close', onClose);
-      // Ended before saying anything (its connection is half-open here): nothing to wait for.
-      client.once('end', onClose);
-      timer = setTimeout(() => done({ kind: 'read', bytes: buf, what: buf.length === 0 ? { kind: 'other' } : classify(buf).kind === 'more' ? { kind: 'other' } : classify(buf) }), waitMs);
-      if (buf.length > 0) look();
-    });
-  }
-
   private pipeTunnel(client: net.Socket, first: Buffer, t: ProxyTarget, address: string, rules: string[], origin: ConnectionOrigin, started: number): void {
     const base = { method: 'CONNECT', url: `${urlHost(t.host)}:${t.port}`, host: t.host, port: t.port, scheme: t.scheme, address, rules, sha256: null, started };
-    void this.connect(t, address).then(
+    void this.upstream.connect(t, address).then(
       (upstream) => {
         if (client.destroyed) return upstream.destroy();
         this.sockets.add(upstream);
@@ -426,98 +324,13 @@ export class SandboxNetProxy {
     );
   }
 
-  /** A TCP connection to the pinned address, or a CONNECT tunnel through the upstream proxy. */
-  private connect(target: { host: string; port: number }, address: string): Promise<net.Socket> {
-    const timeoutMs = this.o.connectTimeoutMs ?? 30_000;
-    return new Promise<net.Socket>((resolve, reject) => {
-      if (!this.o.upstream) {
-        const s = net.connect({ host: address, port: target.port, allowHalfOpen: true, noDelay: true });
-        s.setTimeout(timeoutMs, () => s.destroy(new Error(`${target.host}:${target.port} did not accept a connection within ${timeoutMs / 1000} s`)));
-        s.once('connect', () => {
-          s.setTimeout(0);
-          resolve(s);
-        });
-        s.once('error', (e) => reject(new Error(`cannot connect to ${target.host}:${target.port} (${address}): ${e.message}`)));
-        return;
-      }
-      const up = new URL(this.o.upstream);
-      const req = http.request({
-        host: up.hostname.replace(/^\[|\]$/g, ''),
-        port: Number(up.port || 80),
-        method: 'CONNECT',
-        path: `${urlHost(target.host)}:${target.port}`,
-        headers: { host: `${urlHost(target.host)}:${target.port}` },
-        timeout: timeoutMs,
-      });
-      req.once('connect', (res, socket) => {
-        if (res.statusCode === 200) resolve(socket);
-        else {
-          socket.destroy();
-          reject(new Error(`the egress proxy refused the tunnel (HTTP ${res.statusCode}); it is not retried without the proxy`));
-        }
-      });
-      req.once('timeout', () => req.destroy(new Error('the egress proxy did not answer')));
-      req.once('error', (e) => reject(new Error(`the egress proxy failed (${e.message}); it is not retried without the proxy`)));
-      req.end();
-    });
-  }
-
-  /**
-   * How requests for one host go upstream: a pool of kept connections per host, port, checked
-   * address and protocol, shared by the session's processes (never by another session's: each
-   * session has its own proxy), TLS verified against the system's store and resumed with the
-   * session ticket the server gave last. A kept connection idle 15 s is closed.
-   */
-  private sender(t: ForwardTarget, secure: boolean): { send: (o: http.RequestOptions) => http.ClientRequest } {
-    const key = `${secure ? 's' : 'p'}|${t.host}|${t.port}|${t.address}`;
-    let agent = this.pools.get(key);
-    if (!agent) {
-      if (this.pools.size >= MAX_POOLS) {
-        const [oldest, a] = this.pools.entries().next().value!;
-        this.pools.delete(oldest);
-        a.destroy();
-      }
-      agent = new http.Agent({ keepAlive: true, maxSockets: 32, maxFreeSockets: 4, timeout: 15_000 });
-      (agent as unknown as { createConnection: unknown }).createConnection = (_opts: unknown, cb: (err: Error | null, s?: net.Socket) => void) => {
-        void this.connect(t, t.address).then(
-          (raw) => {
-            if (!secure) return cb(null, raw);
-            const ca = this.o.upstreamCa?.();
-            const ticket = `${t.host}|${t.port}`;
-            const s = tls.connect({
-              socket: raw,
-              servername: net.isIP(t.host) ? undefined : t.host,
-              ...(ca ? { ca } : {}),
-              ALPNProtocols: ['http/1.1'],
-              ...(this.tickets.has(ticket) ? { session: this.tickets.get(ticket) } : {}),
-            } as tls.ConnectionOptions);
-            s.on('session', (session: Buffer) => {
-              if (this.tickets.size >= MAX_POOLS) this.tickets.delete(this.tickets.keys().next().value!);
-              this.tickets.set(ticket, session);
-            });
-            s.once('secureConnect', () => cb(null, s));
-            s.once('error', (e) => {
-              this.tickets.delete(ticket);
-              cb(new Error(`TLS with ${t.host}:${t.port}: ${e.message}`));
-            });
-          },
-          (err: Error) => cb(err),
-        );
-        return undefined;
-      };
-      this.pools.set(key, agent);
-    }
-    const pool = agent;
-    return { send: (o) => http.request({ ...o, agent: pool, timeout: this.o.idleTimeoutMs ?? 600_000 }) };
-  }
-
   /** Terminates a process's TLS with a certificate of the session's authority for the host. */
   private terminate(socket: net.Socket, t: ForwardTarget, origin: ConnectionOrigin, authority: SessionAuthority): void {
     const leaf = authority.leaf(t.host);
     const secure = new tls.TLSSocket(socket, { isServer: true, cert: leaf.cert, key: leaf.key, ALPNProtocols: ['http/1.1'] });
     this.sockets.add(secure);
     secure.once('close', () => this.sockets.delete(secure));
-    secure.once('secure', () => this.serveInner(secure, { target: t, origin, ...this.sender(t, true) }));
+    secure.once('secure', () => this.serveInner(secure, { target: t, origin, ...this.upstream.sender(t, true) }));
     secure.once('error', () => secure.destroy());
   }
 

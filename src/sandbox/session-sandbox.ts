@@ -14,19 +14,17 @@
 //              stays over the limit, a process is stopped as soon as the use grows again (one
 //              that removes files runs).
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { loadExeca } from './execa.js';
 import * as pty from 'node-pty';
 import type { EgressPolicy } from './egress.js';
 import { niceFor, rlimitSpec, type CommandGroup, type LimitCounters, type ResourceLimits, type SessionGroup } from './limits.js';
-import { SandboxNetProxy, type ConnectionOrigin, type Precheck, type ProxyDecision, type ProxyEvidence, type ProxyTarget } from './net-proxy.js';
-import { SessionAuthority } from './net/ca.js';
+import type { ConnectionOrigin, Precheck, ProxyDecision, ProxyEvidence, ProxyTarget } from './net-proxy.js';
+import { ProcessNetwork } from './net/process-network.js';
 import type { SecretBinding } from './net/secrets.js';
-import { trustFiles, type TrustFiles } from './net/trust.js';
 import { baseEnvironment, killTree, startProcess, type SandboxHost, type SandboxSpec, type StartedProcess } from './process.js';
-import { exposeSocket, makeProcessDirs } from './session-dirs.js';
+import { makeProcessDirs } from './session-dirs.js';
 import { countProcesses, diskBytes, mib } from './usage.js';
 
 export class SandboxRefusal extends Error {}
@@ -128,15 +126,8 @@ export class SessionSandbox {
   private dirs: Promise<{ home: string; tmp: string }> | undefined;
   /** The directories of processes kept apart (SpawnRequest.own), measured with the session's disk. */
   private readonly ownDirs = new Set<string>();
-  private proxy: Promise<{ server: SandboxNetProxy; reachFrom: string; dir: string }> | undefined;
-  private authority: SessionAuthority | undefined;
-  /**
-   * Whether the processes' bundle holds the authority (decided with the first networked process,
-   * from the secrets in force then: one a policy reload adds later is put in by the proxy over
-   * plain HTTP, and over HTTPS from the session's next start).
-   */
-  private intercepting = false;
-  private trust: Promise<TrustFiles> | undefined;
+  /** The session's egress proxy and what its networked processes are given (made on first need). */
+  private readonly net: ProcessNetwork;
   private readonly running = new Set<Running>();
   private timer: NodeJS.Timeout | undefined;
   private sessionStart: LimitCounters = { oomKills: 0, pidsMax: 0 };
@@ -154,6 +145,20 @@ export class SessionSandbox {
     private readonly o: SessionSandboxOptions,
   ) {
     this.mode = host.mode;
+    this.net = new ProcessNetwork(host, {
+      sessionId: o.sessionId,
+      stateDir: o.stateDir,
+      stateRoot: o.stateRoot ?? path.dirname(o.stateDir),
+      egress: o.egress,
+      ...(o.upstreamProxy ? { upstreamProxy: o.upstreamProxy } : {}),
+      ownAddresses: o.ownAddresses,
+      onEgress: o.onEgress,
+      ...(o.clock ? { clock: o.clock } : {}),
+      ...(o.scope ? { scope: o.scope } : {}),
+      ...(o.secrets ? { secrets: o.secrets } : {}),
+      ...(o.upstreamCa ? { upstreamCa: o.upstreamCa } : {}),
+      ...(o.undiciDir ? { undiciDir: o.undiciDir } : {}),
+    });
   }
 
   get limits(): ResourceLimits {
@@ -196,58 +201,6 @@ export class SessionSandbox {
     return this.group;
   }
 
-  private proxyServer(): Promise<{ server: SandboxNetProxy; reachFrom: string; dir: string }> {
-    this.proxy ??= (async () => {
-      let dir = path.join(this.o.stateDir, 'net');
-      let reachFrom = this.o.stateRoot ?? path.dirname(this.o.stateDir);
-      // A Unix socket path has at most 107 bytes: a deep data directory gets a private temp one.
-      if (dir.length > 90) reachFrom = dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-net-'));
-      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      const scope = this.o.scope;
-      const server = new SandboxNetProxy({
-        dir,
-        policy: this.o.egress,
-        ...(this.o.upstreamProxy ? { upstream: this.o.upstreamProxy } : {}),
-        ownAddresses: this.o.ownAddresses,
-        onEvidence: this.o.onEgress,
-        ...(this.o.clock ? { clock: this.o.clock } : {}),
-        ...(scope ? { precheck: (t, origin) => scope.precheck(t, origin), decide: (t, origin, gone) => scope.decide(t, origin, gone) } : {}),
-        // TLS is terminated only once the processes were given the authority's certificate.
-        ...(this.o.secrets ? { secrets: this.o.secrets, authority: () => (this.intercepting ? this.sessionAuthority() : undefined) } : {}),
-        ...(this.o.upstreamCa ? { upstreamCa: this.o.upstreamCa } : {}),
-      });
-      return { server, reachFrom, dir };
-    })();
-    return this.proxy;
-  }
-
-  private sessionAuthority(): SessionAuthority {
-    this.authority ??= new SessionAuthority(this.o.sessionId, this.o.clock);
-    return this.authority;
-  }
-
-  /** The CA bundle and fetch preload a networked process trusts and loads (made once). */
-  private trustFiles(dir: string, reachFrom: string): Promise<TrustFiles> {
-    this.trust ??= (async () => {
-      const intercepts = (this.o.secrets?.().length ?? 0) > 0;
-      const files = await trustFiles(dir, intercepts ? this.sessionAuthority().certPem : null, this.o.undiciDir);
-      this.intercepting = intercepts;
-      // The sandbox's user must reach the server's undici to mount it: where it cannot (an
-      // install under a private home), Node's fetch goes without the preload rather than every
-      // networked process failing to start.
-      if (files.undiciDir && (await this.host.blockedAt(files.undiciDir))) {
-        delete files.undiciDir;
-        delete files.preload;
-      }
-      for (const f of [files.bundle, files.ca, files.preload]) if (f) await exposeSocket(this.host, f, reachFrom);
-      return files;
-    })().catch((err) => {
-      this.trust = undefined;
-      throw err;
-    });
-    return this.trust;
-  }
-
   /** Everything a launch needs, made once per session and once per command. */
   private async prepare(
     readOnly: boolean,
@@ -265,14 +218,8 @@ export class SessionSandbox {
     const dirs = extra.own ? await this.ownScratch(extra.own.name) : await this.scratch();
     const g = this.host.mode === 'bwrap' ? await this.sessionGroup() : null;
     const group = g ? await g.command(`c${++this.seq}`) : null;
-    let endpoint: { socketPath: string; close: () => Promise<void> } | undefined;
-    let trust: TrustFiles | undefined;
-    if ((extra.network ?? this.o.network !== false) && this.host.mode === 'bwrap') {
-      const proxy = await this.proxyServer();
-      trust = await this.trustFiles(proxy.dir, proxy.reachFrom);
-      endpoint = await proxy.server.endpoint(extra.origin ?? { toolUseId: null, turnId: null });
-      await exposeSocket(this.host, endpoint.socketPath, proxy.reachFrom);
-    }
+    const networked = (extra.network ?? this.o.network !== false) && this.host.mode === 'bwrap';
+    const { endpoint, trust } = networked ? await this.net.forProcess(extra.origin ?? { toolUseId: null, turnId: null }) : { endpoint: undefined, trust: undefined };
     const proxySocket = endpoint?.socketPath;
     const placeholders = Object.fromEntries((this.o.secrets?.() ?? []).map((b) => [b.name, b.placeholder]));
     if (Object.keys(placeholders).length > 0) env = { ...placeholders, ...(env ?? {}) };
@@ -494,10 +441,7 @@ export class SessionSandbox {
     this.timer = undefined;
     const g = this.group ? await this.group.catch(() => null) : null;
     await g?.remove().catch(() => undefined);
-    if (this.proxy) {
-      const proxy = await this.proxy.catch(() => null);
-      await proxy?.server.close().catch(() => undefined);
-    }
+    await this.net.close();
     await fs.rm(this.o.stateDir, { recursive: true, force: true });
   }
 }

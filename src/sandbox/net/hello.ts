@@ -60,7 +60,7 @@ function clientHello(buf: Buffer): FirstBytes {
         }
       }
     }
-    if (sni !== null && !/^[A-Za-z0-9.-]{1,253}$/.test(sni)) return { kind: 'malformed', why: `the ClientHello's name ${JSON.stringify(sni.slice(0, 80))} is not a host name` };
+    if (sni !== null && !/^[A-Za-z0-9._-]{1,253}$/.test(sni)) return { kind: 'malformed', why: `the ClientHello's name ${JSON.stringify(sni.slice(0, 80))} is not a host name` };
     return { kind: 'tls', sni: sni === null ? null : sni.toLowerCase().replace(/\.$/, ''), ech };
   } catch {
     return { kind: 'malformed', why: 'a ClientHello whose lengths do not add up' };
