@@ -421,8 +421,11 @@ describe('servers that fail', () => {
     expect(await waitUntil(() => testServerProcesses(), (n) => n === 0)).toBe(0);
     t = await boot({}, dataDir);
     const state = (await t.api.get(`/v1/sessions/${s.id}/mcp`)).body.servers[0];
-    expect(state.status).toBe('running');
-    for (const id of others) expect((await t.api.get(`/v1/sessions/${id}/mcp`)).body.servers[0].status).toBe('running');
+    expect(state.status, JSON.stringify(state)).toBe('running');
+    for (const id of others) {
+      const other = (await t.api.get(`/v1/sessions/${id}/mcp`)).body.servers[0];
+      expect(other.status, JSON.stringify(other)).toBe('running');
+    }
     expect(await testServerProcesses()).toBe(4);
     const turn = await run(t, s.id, [{ name: 'mcp__t__whoami', input: {} }]);
     expect(JSON.parse(textOf(turn.results[0])).env.TOKEN).toBe('server-token-value');
