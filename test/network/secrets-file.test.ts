@@ -8,15 +8,16 @@ import { loadSecretsFile } from '../../src/sandbox/net/secrets-file.js';
 import { upstreamCertificates } from '../../src/sandbox/net/trust.js';
 import { SessionAuthority } from '../../src/sandbox/net/ca.js';
 
-let dir: string | undefined;
+// One directory per test, made once even when files are asked for at the same time.
+let dir: Promise<string> | undefined;
 afterEach(async () => {
-  if (dir) await fs.rm(dir, { recursive: true, force: true });
+  if (dir) await fs.rm(await dir, { recursive: true, force: true });
   dir = undefined;
 });
 
 async function file(content: string, mode = 0o600): Promise<string> {
-  dir ??= await fs.mkdtemp(path.join(os.tmpdir(), 'norma-secrets-file-'));
-  const f = path.join(dir, `s${Math.random().toString(16).slice(2)}.json`);
+  dir ??= fs.mkdtemp(path.join(os.tmpdir(), 'norma-secrets-file-'));
+  const f = path.join(await dir, `s${Math.random().toString(16).slice(2)}.json`);
   await fs.writeFile(f, content);
   await fs.chmod(f, mode);
   return f;
