@@ -201,7 +201,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push(`NORMA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   }
 
-
   const rawHooks = get('NORMA_SESSION_HOOKS') ?? 'on';
   if (rawHooks !== 'on' && rawHooks !== 'off') {
     problems.push(`NORMA_SESSION_HOOKS must be "on" or "off", got ${JSON.stringify(rawHooks)}`);

@@ -32,9 +32,7 @@ import { loadMcpFile } from './mcp/file.js';
 import { McpSchemas } from './mcp/schema-check.js';
 import { closeUntrustedRegex } from './bounded/regex.js';
 import type { McpServers } from './contract/mcp.js';
-import type { Secrets } from './contract/secrets.js';
-import { loadSecretsFile } from './sandbox/net/secrets-file.js';
-import { upstreamCertificates } from './sandbox/net/trust.js';
+import { loadOperatorNetwork, type OperatorNetwork } from './sandbox/net/secrets-file.js';
 import { HookRegistry, type HookRegistration, type SessionHooks } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
 import { InputValidator } from './pipeline/validate.js';
@@ -168,8 +166,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const sandboxStatus = (): Promise<SandboxStatus> => sandboxHost.selfTest(path.join(config.dataDir, 'sandbox', 'selftest'), config.dataDir);
   let operatorHooks: SessionHooks | undefined;
   let operatorMcp: McpServers | undefined;
-  let operatorSecrets: Secrets | undefined;
-  let upstreamCa: string[] | undefined;
+  let operatorNetwork: OperatorNetwork;
   // A tenant policy's hooks are checked where they would run, like the operator's.
   const checkTenantHooks: HookCheck = async (hooks, where) => {
     const status = await sandboxStatus();
@@ -194,11 +191,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     keys = new KeyRing(config.token, await readKeys());
     operatorHooks = config.hooksFile ? await loadHooksFile(config, sandboxHost, sandboxStatus, options.resolve) : undefined;
     operatorMcp = config.mcpFile ? await loadMcpFile(config, await sandboxStatus()) : undefined;
-    operatorSecrets = config.secretsFile ? await loadSecretsFile(config.secretsFile, config.sandbox) : undefined;
-    upstreamCa = await upstreamCertificates(config.egressCaFile).catch((err: Error) => {
-      throw new ConfigError([`NORMA_EGRESS_CA_FILE ${config.egressCaFile}: ${err.message}`]);
-    });
-    if (upstreamCa.length === 0) throw new ConfigError([`no certificate to verify servers with (${config.egressCaFile ?? 'the system store is empty'})`]);
+    operatorNetwork = await loadOperatorNetwork(config);
   } catch (err) {
     if (err instanceof KeysFileError) err = new ConfigError([err.message]);
     if (!options.store) store.close(); // start-up stops: release the database
@@ -223,8 +216,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     },
     ...(operatorHooks ? { operatorHooks } : {}),
     ...(operatorMcp ? { operatorMcp } : {}),
-    ...(operatorSecrets ? { operatorSecrets } : {}),
-    ...(upstreamCa ? { upstreamCa } : {}),
+    ...operatorNetwork,
     ...(options.mcpRestartDelaysMs ? { mcpRestartDelaysMs: options.mcpRestartDelaysMs } : {}),
     mcpSchemas,
     tenants: keys,

@@ -75,6 +75,14 @@ export interface Precheck {
   tcp?: boolean;
 }
 
+/** The session's network scope as the proxy consults it (src/session/network.ts makes it). */
+export interface NetworkScope {
+  /** What may not be reached whatever the protocol (refused before a tunnel opens). */
+  precheck(t: { host: string; port: number }, origin: ConnectionOrigin): Precheck;
+  /** The verdict on a connection: rules, and a person where they ask; `gone` aborts when the connection closes. */
+  decide(t: ProxyTarget, origin: ConnectionOrigin, gone: AbortSignal): Promise<ProxyDecision>;
+}
+
 export interface NetProxyOptions {
   /** Where the processes' sockets are made (private to the server). */
   dir: string;

@@ -20,9 +20,8 @@ import { loadExeca } from './execa.js';
 import * as pty from 'node-pty';
 import type { EgressPolicy } from './egress.js';
 import { niceFor, rlimitSpec, type CommandGroup, type LimitCounters, type ResourceLimits, type SessionGroup } from './limits.js';
-import type { ConnectionOrigin, Precheck, ProxyDecision, ProxyEvidence, ProxyTarget } from './net-proxy.js';
-import { ProcessNetwork } from './net/process-network.js';
-import type { SecretBinding } from './net/secrets.js';
+import type { ConnectionOrigin } from './net-proxy.js';
+import { ProcessNetwork, type ProcessNetworkOptions } from './net/process-network.js';
 import { baseEnvironment, killTree, startProcess, type SandboxHost, type SandboxSpec, type StartedProcess } from './process.js';
 import { makeProcessDirs } from './session-dirs.js';
 import { countProcesses, diskBytes, mib } from './usage.js';
@@ -76,32 +75,14 @@ export interface SandboxedProcess {
   kill(): void;
 }
 
-export interface SessionSandboxOptions {
-  sessionId: string;
+/** The session's network options (net/process-network.ts) and what its processes run in. */
+export interface SessionSandboxOptions extends Omit<ProcessNetworkOptions, 'stateRoot'> {
   workspace: string;
   /** `sandbox_network`: false (none), true (any public host), 'rules' or 'ask' (net scope decides). */
   network: boolean | 'rules' | 'ask';
   limits: ResourceLimits;
-  /** This session's directory for its home, /tmp and proxy socket. */
-  stateDir: string;
   /** The server's data directory above `stateDir`: the way to the session's directories is opened from there (default: stateDir's parent). */
   stateRoot?: string;
-  egress: EgressPolicy;
-  upstreamProxy?: string;
-  ownAddresses: () => { address: string; port: number }[];
-  onEgress: (e: ProxyEvidence) => void;
-  clock?: () => Date;
-  /** The network scope: refusals known before a tunnel opens, and the verdict on each connection. */
-  scope?: {
-    precheck(t: { host: string; port: number }, origin: ConnectionOrigin): Precheck;
-    decide(t: ProxyTarget, origin: ConnectionOrigin, gone: AbortSignal): Promise<ProxyDecision>;
-  };
-  /** The session's secrets (their placeholders go in every process's environment; their values stay in the proxy). */
-  secrets?: () => readonly SecretBinding[];
-  /** The certificates real servers are verified against when the proxy terminates TLS. */
-  upstreamCa?: () => string[] | undefined;
-  /** node_modules/undici, for the fetch preload (default: found from here). */
-  undiciDir?: string;
 }
 
 interface Running {
@@ -145,20 +126,7 @@ export class SessionSandbox {
     private readonly o: SessionSandboxOptions,
   ) {
     this.mode = host.mode;
-    this.net = new ProcessNetwork(host, {
-      sessionId: o.sessionId,
-      stateDir: o.stateDir,
-      stateRoot: o.stateRoot ?? path.dirname(o.stateDir),
-      egress: o.egress,
-      ...(o.upstreamProxy ? { upstreamProxy: o.upstreamProxy } : {}),
-      ownAddresses: o.ownAddresses,
-      onEgress: o.onEgress,
-      ...(o.clock ? { clock: o.clock } : {}),
-      ...(o.scope ? { scope: o.scope } : {}),
-      ...(o.secrets ? { secrets: o.secrets } : {}),
-      ...(o.upstreamCa ? { upstreamCa: o.upstreamCa } : {}),
-      ...(o.undiciDir ? { undiciDir: o.undiciDir } : {}),
-    });
+    this.net = new ProcessNetwork(host, { ...o, stateRoot: o.stateRoot ?? path.dirname(o.stateDir) });
   }
 
   get limits(): ResourceLimits {

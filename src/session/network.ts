@@ -10,7 +10,7 @@ import { TurnStop } from '../interaction/stop.js';
 import type { ApprovalAnswer } from '../interaction/kinds.js';
 import { evaluateNetwork, type NetworkMode, type NetworkTarget, type NetworkVerdict } from '../permission/network.js';
 import { inputDigest } from '../pipeline/exec-one.js';
-import type { ConnectionOrigin, Precheck, ProxyDecision } from '../sandbox/net-proxy.js';
+import type { ConnectionOrigin, NetworkScope, Precheck, ProxyDecision } from '../sandbox/net-proxy.js';
 import { bindSecrets, type SecretBinding } from '../sandbox/net/secrets.js';
 import type { SessionRecord } from '../store/store.js';
 import type { SessionSettings } from './settings.js';
@@ -31,10 +31,7 @@ export interface SessionNetworkDeps {
 }
 
 export interface SessionNetwork {
-  scope: {
-    precheck(t: { host: string; port: number }, origin: ConnectionOrigin): Precheck;
-    decide(t: NetworkTarget, origin: ConnectionOrigin, gone: AbortSignal): Promise<ProxyDecision>;
-  };
+  scope: NetworkScope;
   secrets(): readonly SecretBinding[];
 }
 

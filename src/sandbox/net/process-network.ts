@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { EgressPolicy } from '../egress.js';
-import { SandboxNetProxy, type ConnectionOrigin, type Precheck, type ProxyDecision, type ProxyEvidence, type ProxyTarget } from '../net-proxy.js';
+import { SandboxNetProxy, type ConnectionOrigin, type NetworkScope, type ProxyEvidence } from '../net-proxy.js';
 import type { SandboxHost } from '../process.js';
 import { exposeSocket } from '../session-dirs.js';
 import { SessionAuthority } from './ca.js';
@@ -23,12 +23,13 @@ export interface ProcessNetworkOptions {
   ownAddresses: () => { address: string; port: number }[];
   onEgress: (e: ProxyEvidence) => void;
   clock?: () => Date;
-  scope?: {
-    precheck(t: { host: string; port: number }, origin: ConnectionOrigin): Precheck;
-    decide(t: ProxyTarget, origin: ConnectionOrigin, gone: AbortSignal): Promise<ProxyDecision>;
-  };
+  /** The network scope: refusals known before a tunnel opens, and the verdict on each connection. */
+  scope?: NetworkScope;
+  /** The session's secrets (their placeholders go in every process's environment; their values stay in the proxy). */
   secrets?: () => readonly SecretBinding[];
+  /** The certificates real servers are verified against when the proxy terminates TLS. */
   upstreamCa?: () => string[] | undefined;
+  /** node_modules/undici, for the fetch preload (default: found from here). */
   undiciDir?: string;
 }
 
