@@ -5,7 +5,7 @@
 // dropped, and `onText` indexes are positions in the content we return, not the provider's. A
 // stream without message_stop was cut off: the attempt is retried from scratch.
 import { HttpTransport, type HttpProviderOptions } from './http.js';
-import { ProviderError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type TextBlock, type ToolUseBlock } from './provider.js';
+import { ProviderError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type TextBlock, type ToolUseBlock, type Usage } from './provider.js';
 import type { SseEvent } from './sse.js';
 import { parseToolInput } from './tool-input.js';
 import { parsePeerJson } from '../json-depth.js';
@@ -120,7 +120,16 @@ export async function readMessageStream(
 ): Promise<ModelResponse> {
   const content: AssistantBlock[] = [];
   const blocks = new Map<number, OpenBlock>();
-  const usage = { input_tokens: 0, output_tokens: 0 };
+  const usage: Usage = { input_tokens: 0, output_tokens: 0 };
+  let reported = false;
+  /** Input is reported in three parts; `input_tokens` is their sum, the cache's parts are kept apart (they are priced apart). */
+  const readInput = (u: Json): void => {
+    const read = num(u.cache_read_input_tokens);
+    const written = num(u.cache_creation_input_tokens);
+    usage.input_tokens = num(u.input_tokens) + read + written;
+    if (read > 0) usage.cache_read_input_tokens = read;
+    if (written > 0) usage.cache_creation_input_tokens = written;
+  };
   let stopReason: string | null = null;
 
   const addText = (block: OpenBlock, text: string): void => {
@@ -152,7 +161,8 @@ export async function readMessageStream(
     switch (type) {
       case 'message_start': {
         const u = obj(obj(data.message).usage);
-        usage.input_tokens = num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens);
+        if (Object.keys(u).length > 0) reported = true;
+        readInput(u);
         usage.output_tokens = num(u.output_tokens);
         break;
       }
@@ -186,14 +196,17 @@ export async function readMessageStream(
         const delta = obj(data.delta);
         if (typeof delta.stop_reason === 'string') stopReason = delta.stop_reason;
         const u = obj(data.usage);
-        if (typeof u.output_tokens === 'number') usage.output_tokens = num(u.output_tokens);
-        if (typeof u.input_tokens === 'number') usage.input_tokens = num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens);
+        if (typeof u.output_tokens === 'number') {
+          usage.output_tokens = num(u.output_tokens);
+          reported = true;
+        }
+        if (typeof u.input_tokens === 'number') readInput(u);
         break;
       }
       case 'message_stop': {
         for (const block of blocks.values()) finishTool(block);
         const hasTools = content.some((b) => b.type === 'tool_use');
-        return { content, stopReason: stopReason ?? (hasTools ? 'tool_use' : 'end_turn'), usage };
+        return { content, stopReason: stopReason ?? (hasTools ? 'tool_use' : 'end_turn'), usage, usageReported: reported };
       }
       case 'error': {
         const err = obj(data.error);

@@ -7,7 +7,7 @@
 // off: the attempt is retried from scratch.
 import { randomBytes } from 'node:crypto';
 import { HttpTransport, type HttpProviderOptions } from './http.js';
-import { ProviderError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type ToolUseBlock } from './provider.js';
+import { ProviderError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type ToolUseBlock, type Usage } from './provider.js';
 import type { SseEvent } from './sse.js';
 import { parseToolInput } from './tool-input.js';
 import { parsePeerJson } from '../json-depth.js';
@@ -125,7 +125,8 @@ export async function readChunkStream(
   let lastIndex = -1;
   let finish: string | null = null;
   let refused = false;
-  const usage = { input_tokens: 0, output_tokens: 0 };
+  const usage: Usage = { input_tokens: 0, output_tokens: 0 };
+  let reported = false;
 
   for await (const ev of events) {
     const raw = ev.data.trim();
@@ -140,7 +141,7 @@ export async function readChunkStream(
       let stopReason = finish === null ? 'end_turn' : (FINISH_REASONS[finish] ?? finish);
       if (calls.size > 0 && (finish === null || finish === 'stop')) stopReason = 'tool_use';
       else if (refused && (finish === null || finish === 'stop')) stopReason = 'refusal';
-      return { content, stopReason, usage };
+      return { content, stopReason, usage, usageReported: reported };
     }
     if (raw === '') continue;
     let chunk: Json;
@@ -162,8 +163,13 @@ export async function readChunkStream(
     }
     if (chunk.usage && typeof chunk.usage === 'object') {
       const u = obj(chunk.usage);
+      reported = true;
       usage.input_tokens = num(u.prompt_tokens);
       usage.output_tokens = num(u.completion_tokens);
+      // Cached input is part of prompt_tokens, priced apart.
+      const cached = num(obj(u.prompt_tokens_details).cached_tokens);
+      if (cached > 0) usage.cache_read_input_tokens = Math.min(cached, usage.input_tokens);
+      else delete usage.cache_read_input_tokens;
     }
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const choice = obj(choices.find((c) => num(obj(c).index) === 0) ?? choices[0]);

@@ -43,9 +43,16 @@ export interface ModelToolSpec {
   input_schema: Record<string, unknown>;
 }
 
+/** Tokens of one model call as the provider counted them. */
 export interface Usage {
+  /** Every input token, cached ones included. */
   input_tokens: number;
+  /** Output tokens, thinking included. */
   output_tokens: number;
+  /** Of `input_tokens`: read from the provider's prompt cache. */
+  cache_read_input_tokens?: number;
+  /** Of `input_tokens`: written to the provider's prompt cache. */
+  cache_creation_input_tokens?: number;
 }
 
 export interface ModelRequest {
@@ -66,6 +73,8 @@ export interface ModelResponse {
   /** Normalised: `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, `refusal`, or the provider's own word. */
   stopReason: string;
   usage: Usage;
+  /** False when the provider reported no usage for the call (its `usage` is then all zero). */
+  usageReported?: boolean;
 }
 
 export interface ModelProvider {

@@ -48,7 +48,7 @@ describe('AnthropicProvider: reading the stream', () => {
     server.reply(sse(fixture('anthropic/text.sse'), { split: 7 }));
     const { result, texts, retries } = await complete(provider());
     expect(texts).toEqual(TEXT_DELTAS.map((t) => [t, 0]));
-    expect(result).toEqual({ content: [{ type: 'text', text: TEXT }], stopReason: 'end_turn', usage: { input_tokens: 21, output_tokens: 18 } });
+    expect(result).toEqual({ content: [{ type: 'text', text: TEXT }], stopReason: 'end_turn', usage: { input_tokens: 21, output_tokens: 18 }, usageReported: true });
     expect(retries).toEqual([]);
   });
 
@@ -77,6 +77,7 @@ describe('AnthropicProvider: reading the stream', () => {
       ],
       stopReason: 'tool_use',
       usage: { input_tokens: 472, output_tokens: 89 },
+      usageReported: true,
     });
   });
 

@@ -44,11 +44,26 @@ const TEXT_DELTAS = ['Bonjour', ' ! Le café', ' ☕ est prêt', ' — 日本語
 const TEXT = TEXT_DELTAS.join('');
 
 describe('OpenAIProvider: reading the stream', () => {
+  it('keeps cached prompt tokens apart (part of prompt_tokens, priced apart)', async () => {
+    const chunk = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+    server.reply(
+      sse(
+        chunk({ choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] }) +
+          chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
+          chunk({ choices: [], usage: { prompt_tokens: 1200, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 1024 } } }) +
+          'data: [DONE]\n\n',
+      ),
+    );
+    const { result } = await complete(provider());
+    expect(result.usage).toEqual({ input_tokens: 1200, output_tokens: 7, cache_read_input_tokens: 1024 });
+    expect(result.usageReported).toBe(true);
+  });
+
   it('streams a text answer in order, written 7 bytes at a time (each its own chunk)', async () => {
     server.reply(sse(fixture('openai/text.sse'), { split: 7 }));
     const { result, texts, retries } = await complete(provider());
     expect(texts).toEqual(TEXT_DELTAS.map((t) => [t, 0]));
-    expect(result).toEqual({ content: [{ type: 'text', text: TEXT }], stopReason: 'end_turn', usage: { input_tokens: 19, output_tokens: 14 } });
+    expect(result).toEqual({ content: [{ type: 'text', text: TEXT }], stopReason: 'end_turn', usage: { input_tokens: 19, output_tokens: 14 }, usageReported: true });
     expect(retries).toEqual([]);
   });
 
@@ -77,6 +92,7 @@ describe('OpenAIProvider: reading the stream', () => {
       ],
       stopReason: 'tool_use',
       usage: { input_tokens: 120, output_tokens: 41 },
+      usageReported: true,
     });
   });
 
@@ -91,6 +107,7 @@ describe('OpenAIProvider: reading the stream', () => {
       ],
       stopReason: 'tool_use',
       usage: { input_tokens: 300, output_tokens: 62 },
+      usageReported: true,
     });
   });
 
@@ -115,6 +132,7 @@ describe('OpenAIProvider: reading the stream', () => {
     const [a, b] = result.content as { id: string }[];
     expect(a!.id).not.toBe(b!.id);
     expect(result.usage).toEqual({ input_tokens: 0, output_tokens: 0 });
+    expect(result.usageReported).toBe(false);
   });
 
   it('reads CRLF streams with ": ping" keep-alive comments; finish_reason length is max_tokens', async () => {
@@ -124,7 +142,7 @@ describe('OpenAIProvider: reading the stream', () => {
       ['Hello', 0],
       [', wörld', 0],
     ]);
-    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, wörld' }], stopReason: 'max_tokens', usage: { input_tokens: 11, output_tokens: 16 } });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, wörld' }], stopReason: 'max_tokens', usage: { input_tokens: 11, output_tokens: 16 }, usageReported: true });
   });
 });
 
@@ -133,7 +151,7 @@ describe('OpenAIProvider: refusals', () => {
     server.reply(sse(fixture('openai/refusal.sse')));
     const { result, texts } = await complete(provider());
     expect(texts.map(([t]) => t)).toEqual(["I'm sorry", ", I can't help", ' with that.']);
-    expect(result).toEqual({ content: [{ type: 'text', text: "I'm sorry, I can't help with that." }], stopReason: 'refusal', usage: { input_tokens: 30, output_tokens: 9 } });
+    expect(result).toEqual({ content: [{ type: 'text', text: "I'm sorry, I can't help with that." }], stopReason: 'refusal', usage: { input_tokens: 30, output_tokens: 9 }, usageReported: true });
   });
 });
 
