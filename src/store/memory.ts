@@ -4,6 +4,7 @@ import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
 import { MemoryIdempotency } from './idempotency.js';
+import { MemorySpend } from './spend.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -16,6 +17,8 @@ export class MemoryStore implements Store {
   readonly durable = false;
   /** Idempotency-Key answers, in this process like everything else here. */
   readonly idempotency = new MemoryIdempotency();
+  /** What tenants' model calls cost per day. */
+  readonly spend = new MemorySpend();
   private depth = 0;
   private committed: (() => void)[] = [];
 

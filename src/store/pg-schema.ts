@@ -182,6 +182,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // A session's own secrets for its processes (values: never in `data`).
   `ALTER TABLE sessions ADD COLUMN secrets TEXT;`,
+  // What each tenant's model calls cost per UTC day, in nano-dollars (max_usd_per_day), every replica's.
+  `CREATE TABLE tenant_spend (tenant TEXT NOT NULL, day TEXT NOT NULL, nano_usd BIGINT NOT NULL, PRIMARY KEY (tenant, day));`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -20,6 +20,7 @@ import { StoreOpenError } from './sqlite-schema.js';
 import type { TokenShelf } from './tokens.js';
 import { SESSION_COLUMNS, claimCommandStatement, completeCommandStatement, countRequest, describeUrl, pgTokens, recordOf, tenantCountSql, tenantLockStatement } from './pg-shared.js';
 import { PgIdempotency } from './pg-idempotency.js';
+import { PgSpend } from './spend.js';
 import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
@@ -399,6 +400,16 @@ export class PostgresStore implements Store {
   }
 
   private keys: PgIdempotency | undefined;
+
+  /** What tenants' model calls cost per day, every replica's (spend.ts). */
+  get spend(): PgSpend {
+    return (this.ledger ??= new PgSpend(
+      (sql, params) => this.read(sql, params),
+      (...statements) => this.write(null, ...statements),
+    ));
+  }
+
+  private ledger: PgSpend | undefined;
 
   /** Event tickets and console logins, shared by every replica on the database (pg-shared.ts). */
   get tokens(): TokenShelf {

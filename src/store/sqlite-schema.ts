@@ -133,6 +133,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 8: a session's own secrets for its processes (values: never in `data`).
   `ALTER TABLE sessions ADD COLUMN secrets TEXT;`,
+  // 9: what each tenant's model calls cost per UTC day, in nano-dollars (max_usd_per_day).
+  `CREATE TABLE tenant_spend (tenant TEXT NOT NULL, day TEXT NOT NULL, nano_usd INTEGER NOT NULL, PRIMARY KEY (tenant, day));`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

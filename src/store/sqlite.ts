@@ -9,6 +9,7 @@ import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type Row }
 import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
+import { SqliteSpend } from './spend.js';
 import { decisionsSelect, storeInt, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
@@ -23,6 +24,11 @@ export class SqliteStore implements Store {
   private readonly turns = new SqliteTurns((sql) => this.stmt(sql));
   /** Idempotency-Key answers, written in the store's transactions (sqlite-idempotency.ts). */
   readonly idempotency = new SqliteIdempotency(
+    (sql) => this.stmt(sql),
+    (fn) => this.write(fn),
+  );
+  /** What tenants' model calls cost per day, written in the store's transactions (spend.ts). */
+  readonly spend = new SqliteSpend(
     (sql) => this.stmt(sql),
     (fn) => this.write(fn),
   );
