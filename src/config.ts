@@ -72,6 +72,8 @@ export interface Config extends Pick<SandboxSettings, 'secretsFile' | 'egressCaF
     apiKey: string | undefined;
     /** scripted: the replies, from the JSON file NORMA_MODEL_SCRIPT. */
     script: ModelConfigInput['script'];
+    /** NORMA_MODEL_PRICES: the operator's price table (read at start-up, src/model/prices.ts). */
+    pricesFile: string | undefined;
   };
   /** Spill files older than this are removed (NORMA_OUTPUT_RETENTION_S). */
   outputRetentionMs: number;
@@ -181,7 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (token !== undefined && token.length < 16) {
     problems.push('NORMA_TOKEN must be at least 16 characters long');
   }
-  const apiKeysFile = get('NORMA_API_KEYS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_API_KEYS_FILE')!) : undefined;
+  const file = (name: string) => (get(name) !== undefined ? path.resolve(cwd, get(name)!) : undefined);
+  const apiKeysFile = file('NORMA_API_KEYS_FILE');
   if (!isLoopbackHost(host) && token === undefined && apiKeysFile === undefined) {
     problems.push(`HOST=${host} is not a loopback address: set NORMA_TOKEN or NORMA_API_KEYS_FILE to bind there (clients must then send "Authorization: Bearer <key>")`);
   }
@@ -229,14 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     problems.push(`NORMA_MODEL_PROVIDER must be one of ${MODEL_PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`);
   }
   const baseUrl = get('NORMA_MODEL_BASE_URL');
-  if (baseUrl !== undefined) {
-    let ok = false;
-    try {
-      ok = ['http:', 'https:'].includes(new URL(baseUrl).protocol);
-    } catch {
-      ok = false;
-    }
-    if (!ok) problems.push(`NORMA_MODEL_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
+  if (baseUrl !== undefined && !['http:', 'https:'].includes(URL.canParse(baseUrl) ? new URL(baseUrl).protocol : '')) {
+    problems.push(`NORMA_MODEL_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
   }
 
   const knownProvider = provider !== undefined && MODEL_PROVIDERS.includes(provider);
@@ -361,9 +358,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sandbox,
     sandboxUser,
     sessionHooks: rawHooks === 'on',
-    hooksFile: get('NORMA_HOOKS_FILE') !== undefined ? path.resolve(cwd, get('NORMA_HOOKS_FILE')!) : undefined,
-    skillsDir: get('NORMA_SKILLS_DIR') !== undefined ? path.resolve(cwd, get('NORMA_SKILLS_DIR')!) : undefined,
-    mcpFile: get('NORMA_MCP_FILE') !== undefined ? path.resolve(cwd, get('NORMA_MCP_FILE')!) : undefined,
+    hooksFile: file('NORMA_HOOKS_FILE'),
+    skillsDir: file('NORMA_SKILLS_DIR'),
+    mcpFile: file('NORMA_MCP_FILE'),
     mcpReadOnlyRoots,
     egressAllow,
     web: {
@@ -373,7 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       convertTimeoutMs: convertTimeoutS * 1000,
       search: { backend: searchBackend, apiKey: get('NORMA_WEBSEARCH_API_KEY'), url: get('NORMA_WEBSEARCH_URL') },
     },
-    model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY'), script },
+    model: { provider, model: get('NORMA_MODEL'), baseUrl, apiKey: get('NORMA_MODEL_API_KEY'), script, pricesFile: file('NORMA_MODEL_PRICES') },
     outputRetentionMs: outputRetentionS * 1000,
     outputMaxBytesPerSession: outputMaxBytes,
     bodyLimitBytes: 10 * 1024 * 1024,

@@ -33,6 +33,8 @@ import { McpSchemas } from './mcp/schema-check.js';
 import { closeUntrustedRegex } from './bounded/regex.js';
 import type { McpServers } from './contract/mcp.js';
 import { loadOperatorNetwork, type OperatorNetwork } from './sandbox/net/secrets-file.js';
+import { loadPriceFile, priceTable, type PriceTable } from './model/prices.js';
+import { spendOf } from './store/spend.js';
 import { HookRegistry, type HookRegistration, type SessionHooks } from './hooks/registry.js';
 import { newId as defaultNewId, systemClock, type Clock, type IdFactory } from './ids.js';
 import { InputValidator } from './pipeline/validate.js';
@@ -147,14 +149,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   // MCP servers' input schemas are compiled and enforced in a worker thread with a deadline.
   const mcpSchemas = new McpSchemas();
   const catalog = new ToolCatalog({ rgPath: findRipgrep(), html });
-  const outputs = new OutputFiles(
-    path.join(config.dataDir, 'outputs'),
-    store,
-    clock,
-    newId,
-    { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession },
-    logger,
-  );
+  const outputLimits = { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession };
+  const outputs = new OutputFiles(path.join(config.dataDir, 'outputs'), store, clock, newId, outputLimits, logger);
   let sandboxHost: SandboxHost;
   try {
     sandboxHost = options.processSandbox ?? (await createSandboxHost(config.sandbox, config.cgroup, config.sandboxUser));
@@ -167,6 +163,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   let operatorHooks: SessionHooks | undefined;
   let operatorMcp: McpServers | undefined;
   let operatorNetwork: OperatorNetwork;
+  let prices: PriceTable;
   // A tenant policy's hooks are checked where they would run, like the operator's.
   const checkTenantHooks: HookCheck = async (hooks, where) => {
     const status = await sandboxStatus();
@@ -192,6 +189,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     operatorHooks = config.hooksFile ? await loadHooksFile(config, sandboxHost, sandboxStatus, options.resolve) : undefined;
     operatorMcp = config.mcpFile ? await loadMcpFile(config, await sandboxStatus()) : undefined;
     operatorNetwork = await loadOperatorNetwork(config);
+    prices = priceTable(config.model.pricesFile ? await loadPriceFile(config.model.pricesFile) : undefined);
   } catch (err) {
     if (err instanceof KeysFileError) err = new ConfigError([err.message]);
     if (!options.store) store.close(); // start-up stops: release the database
@@ -221,8 +219,11 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     mcpSchemas,
     tenants: keys,
     tickets,
-    // Idempotency-Key answers live in the store itself: kept in the transactions that do the work.
+    // Idempotency-Key answers and tenants' spending live in the store itself: kept in the transactions that do the work.
     idempotency: idempotencyOf(rawStore),
+    spend: spendOf(rawStore),
+    prices,
+    onModelCall: metrics.modelCall,
     sandbox: sandboxHost,
     sandboxStatus,
     ownAddresses: () => listening(),

@@ -300,5 +300,6 @@ function forkBody(record: SessionRecord): SessionCreate {
     deferred_tools: s.deferred_tools,
     limits,
     checkpoints: s.checkpoints,
+    ...(s.budget ? { budget: s.budget } : {}),
   };
 }

@@ -10,7 +10,10 @@ import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 import { clampMode } from '../contract/tenant.js';
 import { requireModeWithin } from './sessions.js';
-import { requireAnswerWithin } from './answer-bounds.js';
+import { mayChangeSession, requireAnswerWithin } from './answer-bounds.js';
+import { BUDGET_TOOL } from '../session/budget-gate.js';
+import { MAX_BUDGET_USD, type BudgetAsk } from '../contract/budget.js';
+import { SESSION_CHANGE_ACCESS } from './scope.js';
 
 export class InteractionUseCases {
   constructor(private readonly parts: Parts) {}
@@ -53,6 +56,7 @@ export class InteractionUseCases {
         throw new DomainError('invalid', `mode: only an approval of ExitPlanMode switches the mode; this request is about ${request.tool}`);
       }
     }
+    if (request?.tool === BUDGET_TOOL && request.status === 'pending') checkBudgetAnswer(scope, request, response);
     // What the answer adds (rules, a mode) is bounded by the key's scope; refused, nothing is stored.
     if (request?.status === 'pending') {
       requireAnswerWithin(scope, permissionKind.grants(response), { suggestions: request.suggestions, ...(returnTo !== undefined ? { mode: returnTo } : {}) });
@@ -129,4 +133,34 @@ export function answerProblems(asked: Question, response: Extract<QuestionRespon
     if (missing.length > 0) problems.push(`answers: no answer to ${missing.join(', ')} (answer every question, or explain in \`response\`)`);
   }
   return problems;
+}
+
+/**
+ * An answer to a `Budget` request: nothing to remember, and an updated input only as a new limit
+ * for the turn or the session, above what is spent. Raising a limit changes the session, which a
+ * key that may only answer cannot do (as PATCH).
+ */
+function checkBudgetAnswer(scope: Scope, request: PermissionRequest, response: PermissionResponse): void {
+  if (response.behavior !== 'allow') return;
+  const ask = request.input as BudgetAsk;
+  const problems: string[] = [];
+  if ((response.remember ?? []).length > 0) problems.push('remember: a Budget request has no rules to remember');
+  if (response.updated_input !== undefined) {
+    const given = response.updated_input as { limit?: unknown } | null;
+    const keys = given && typeof given === 'object' && !Array.isArray(given) ? Object.keys(given) : null;
+    const limit = given?.limit;
+    if (ask.scope === 'tenant') problems.push('updated_input: the tenant\'s daily budget is the operator\'s (max_usd_per_day); an approval lets this turn go on past it, and cannot raise it');
+    else if (keys === null || keys.length !== 1 || keys[0] !== 'limit') problems.push('updated_input: must be {"limit": N}, the new limit');
+    else if (typeof limit !== 'number' || !Number.isFinite(limit) || (ask.unit === 'tokens' && !Number.isInteger(limit))) {
+      problems.push(`updated_input.limit: must be ${ask.unit === 'tokens' ? 'a whole number of tokens' : 'a number of US dollars'}`);
+    } else if (limit <= ask.spent) problems.push(`updated_input.limit: ${limit} is not above what is spent (${ask.spent})`);
+    else if (limit > (ask.unit === 'usd' ? MAX_BUDGET_USD : 1_000_000_000_000)) problems.push(`updated_input.limit: ${limit} is above the most a budget may name`);
+  }
+  if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
+  if (response.updated_input !== undefined && !mayChangeSession(scope)) {
+    throw new DomainError(
+      'forbidden',
+      `${scope.key !== null ? `key ${scope.key}` : 'the caller'} may answer but not raise a budget: that changes the session, which needs "${SESSION_CHANGE_ACCESS}". Allow without updated_input lets the next call go on. Nothing was answered: the request is still pending`,
+    );
+  }
 }

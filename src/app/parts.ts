@@ -19,7 +19,9 @@ import { TenantCheckpointBudgets } from '../session/checkpoint-budget.js';
 import { HookAudit } from '../session/lifecycle.js';
 import { SessionRecords } from '../session/records.js';
 import { makeTenantWorkspaceRoot } from '../session/data-dirs.js';
-import type { RunnerDeps } from '../session/runner.js';
+import type { ModelCallObserver, RunnerDeps } from '../session/runner.js';
+import { priceTable, type PriceTable } from '../model/prices.js';
+import { spendOf, type SpendLedger } from '../store/spend.js';
 import { RuntimeTable } from '../session/runtime.js';
 import type { OutputFiles } from '../store/outputs.js';
 import type { Store } from '../store/store.js';
@@ -70,6 +72,12 @@ export interface AppDeps {
   tickets: TicketBook;
   /** Idempotency-Key answers, kept by the store (in its transactions); default: the store's own, if it keeps them. */
   idempotency?: IdempotencyKeys;
+  /** Model prices (NORMA_MODEL_PRICES over the built-in table); default: the built-in table. */
+  prices?: PriceTable;
+  /** What tenants spend per day, kept by the store; default: the store's own, if it keeps one. */
+  spend?: SpendLedger;
+  /** Told of every model call's usage and cost (metrics). */
+  onModelCall?: ModelCallObserver;
 }
 
 export interface Parts {
@@ -101,6 +109,8 @@ export interface Parts {
   };
   /** Idempotency-Key answers (src/store/idempotency.ts). */
   keys: IdempotencyKeys;
+  /** Model prices in force. */
+  prices: PriceTable;
   /** NORMA_WORKSPACE_ROOT, made if missing, as a real path. */
   workspaceRoot(): Promise<string>;
   /** Where the tenant's workspaces lie (made if missing), as a real path. */
@@ -121,6 +131,7 @@ export function createParts(deps: AppDeps): Parts {
   const webSearch = searchStatus(config.web.search);
   let root: string | undefined;
   const runtimes = new RuntimeTable();
+  const prices = deps.prices ?? priceTable();
   return {
     deps,
     records: new SessionRecords(store, defaultLimits, deps.tenants),
@@ -167,6 +178,9 @@ export function createParts(deps: AppDeps): Parts {
       audit,
       egress,
       ...(deps.modelOptions ? { modelOptions: deps.modelOptions } : {}),
+      prices,
+      spend: deps.spend ?? spendOf(store),
+      ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),
     },
     stopping: false,
     closing: new Map(),
@@ -178,6 +192,7 @@ export function createParts(deps: AppDeps): Parts {
       held: (tenant, what) => (what === 'sessions' ? runtimes.countOf(tenant) : runtimes.turnsOf(tenant)),
     },
     keys: deps.idempotency ?? idempotencyOf(store),
+    prices,
     workspaceRoot: async () => {
       if (root === undefined) {
         await fs.mkdir(config.workspaceRoot, { recursive: true, mode: 0o700 });

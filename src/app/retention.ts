@@ -5,6 +5,10 @@ import path from 'node:path';
 import { memoryDir } from '../session/data-dirs.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
+import { utcDay } from '../store/spend.js';
+
+/** Days of tenants' spending kept (for the operator to read in the database). */
+const SPEND_KEPT_DAYS = 40;
 
 export class RetentionUseCases {
   constructor(private readonly parts: Parts) {}
@@ -43,6 +47,11 @@ export class RetentionUseCases {
   }
 
   /** Sandbox state (home, /tmp, proxy socket) of sessions that are not active: a crash left it. */
+  /** Tenants' spending of days long past (a day's limit reads only its own day). */
+  sweepSpend(_scope: Scope): number {
+    return this.parts.runner.spend.sweep(utcDay(new Date(this.parts.deps.clock().getTime() - SPEND_KEPT_DAYS * 86_400_000)));
+  }
+
   async sweepSandboxState(_scope: Scope): Promise<number> {
     const dir = path.join(this.parts.deps.config.dataDir, 'sandbox');
     let names: string[] = [];

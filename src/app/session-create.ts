@@ -2,9 +2,10 @@
 // problem in one 400 answer (SPEC §9.10), never a silently different session.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Session, SessionCreate } from '../contract/schemas.js';
+import type { Budget, Session, SessionCreate } from '../contract/schemas.js';
+import { emptySessionUsage } from '../session/spending.js';
 import { compileSessionHooks } from '../hooks/config.js';
-import { publicModel, resolveModel } from '../model/index.js';
+import { publicModel, resolveModel, type ResolvedModel } from '../model/index.js';
 import { parseRules } from '../permission/rules.js';
 import { DEFAULT_OUTPUT_CAP_CHARS } from '../pipeline/output-cap.js';
 import type { ResourceLimits } from '../sandbox/limits.js';
@@ -94,6 +95,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
   else if (!resolved.model && body.tools?.includes('Agent')) {
     problems.push('tools: "Agent" needs a model to run subagents: give `model`, or configure NORMA_MODEL_PROVIDER on the server');
   }
+  if (resolved.ok) problems.push(...budgetProblems(parts, resolved.model, body.budget, policy?.source.max_usd_per_day));
   let workspace: string | null = null;
   if (body.workspace !== undefined) {
     const checked = await checkWorkspace(await parts.tenantWorkspaceRoot(tenant), body.workspace, tenant === DEFAULT_TENANT);
@@ -164,6 +166,8 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
     sandbox_network: network,
     secret_names: bound.bindings.map((b) => b.name),
     checkpoints: body.checkpoints ?? config.checkpoints.enabled,
+    budget: body.budget ?? null,
+    usage: emptySessionUsage(),
     forked_from: null,
     limits: { enforcement: host.mode === 'off' ? 'none' : host.limits.enforcement, ...limits },
     active_turn_id: null,
@@ -243,4 +247,14 @@ function withImpliedTools(names: string[], explicit: boolean, deferred: boolean,
   if (deferred) DEFERRED_TOOLS.forEach(add);
   if (mcp && !explicit) MCP_RESOURCE_TOOLS.forEach(add);
   return out;
+}
+
+/** A budget in dollars, the session's or its tenant's, needs the model's price: without one it could not be kept. */
+export function budgetProblems(parts: Parts, model: ResolvedModel | null, budget: Budget | undefined, tenantDaily: number | undefined): string[] {
+  if (!model || parts.prices.lookup(model.provider, model.model)) return [];
+  const which = `${model.provider} model ${JSON.stringify(model.model)} has no known price (the operator can give one in NORMA_MODEL_PRICES)`;
+  const problems: string[] = [];
+  if (budget?.max_usd !== undefined) problems.push(`budget.max_usd: ${which}; use max_tokens instead`);
+  if (tenantDaily !== undefined) problems.push(`model: the tenant's max_usd_per_day bounds what its sessions' model calls cost, and ${which}`);
+  return problems;
 }

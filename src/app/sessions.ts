@@ -13,7 +13,7 @@ import { matchesAny } from '../tools/name-pattern.js';
 import type { Parts } from './parts.js';
 import { tenantOf, type Scope } from './scope.js';
 import { modeWithin, type EventTicket } from '../contract/tenant.js';
-import { planSession } from './session-create.js';
+import { budgetProblems, planSession } from './session-create.js';
 import { checkSessionLimit } from './limits.js';
 import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
 import type { KeptWork } from '../store/idempotency.js';
@@ -187,6 +187,7 @@ export class SessionUseCases {
     ];
     const known = new Set(rt.settings.session.rules.map((r) => r.rule));
     for (const [i, r] of (body.remove_rules ?? []).entries()) if (!known.has(r)) problems.push(`remove_rules[${i}]: ${JSON.stringify(r)} is not a session rule`);
+    if (body.budget) problems.push(...budgetProblems(this.parts, rt.model, body.budget, undefined));
     if (problems.length > 0) throw new DomainError('invalid', `the change has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
 
     const now = this.parts.deps.clock().toISOString();
@@ -196,6 +197,7 @@ export class SessionUseCases {
         if (body.allowed_tools !== undefined) s.allowed_tools = body.allowed_tools;
         if (body.disallowed_tools !== undefined) s.disallowed_tools = body.disallowed_tools;
         if (body.ask_rules !== undefined) s.ask_rules = body.ask_rules;
+        if (body.budget !== undefined) s.budget = body.budget;
         if (body.remove_rules) s.rules = s.rules.filter((r) => !body.remove_rules!.includes(r.rule));
         for (const r of body.add_rules ?? []) {
           s.rules = s.rules.filter((x) => !(x.rule === r.rule && x.behavior === r.behavior));

@@ -1,5 +1,6 @@
 // The periodic retention work, each part logging what it removed and never failing the others:
-// expired spill files, closed sessions past retention, expired Idempotency-Key answers, and (at
+// expired spill files, closed sessions past retention, expired Idempotency-Key answers, tenants'
+// spending of days long past, and (at
 // start-up only) the sandbox state of sessions that ended.
 import type { Logger } from 'pino';
 import type { OutputFiles } from '../store/outputs.js';
@@ -22,6 +23,12 @@ export function retentionSweeps(application: Application, outputs: OutputFiles, 
         .then(
           (n) => n > 0 && logger.info({ removed: n }, 'expired Idempotency-Key answers removed'),
           (err) => logger.warn({ err }, 'Idempotency-Key sweep failed'),
+        ),
+      Promise.resolve()
+        .then(() => application.retention.sweepSpend(INTERNAL))
+        .then(
+          (n) => n > 0 && logger.info({ removed: n }, 'tenants\' spending of past days removed'),
+          (err) => logger.warn({ err }, 'spending sweep failed'),
         ),
       ...(startup
         ? [

@@ -1,4 +1,5 @@
 // Turn use cases: start one (direct or prompt), read, list, wait for it to settle, cancel.
+import { emptyUsage } from '../session/spending.js';
 import type { Turn, TurnCreate } from '../contract/schemas.js';
 import { DomainError, notFound } from '../errors.js';
 import { newTurnRunner, nothingToResume } from '../session/runner.js';
@@ -31,6 +32,10 @@ export class TurnUseCases {
         'this session has no model, so it cannot run prompt turns: give `model` when creating the session, or configure NORMA_MODEL_PROVIDER on the server; direct turns (`tool_uses`) work without one',
       );
     }
+    const budget = 'budget' in body ? body.budget : undefined;
+    if (budget?.max_usd !== undefined && rt.model && !parts.prices.lookup(rt.model.provider, rt.model.model)) {
+      throw new DomainError('invalid', `budget.max_usd: ${rt.model.provider} model ${JSON.stringify(rt.model.model)} has no known price (the operator can give one in NORMA_MODEL_PRICES); use max_tokens instead`);
+    }
     if (parts.stopping) throw new DomainError('unavailable', 'the server is shutting down; post the turn again once it is back');
     if (rt.activeTurn) {
       throw new DomainError('conflict', `session ${sessionId} already runs turn ${rt.activeTurn.id} (${rt.activeTurn.turn.status}); one turn runs at a time`);
@@ -56,7 +61,8 @@ export class TurnUseCases {
             prompt: typeof prompt === 'string' ? [{ type: 'text' as const, text: prompt }] : prompt,
             messages: [],
             model_calls: 0,
-            usage: { input_tokens: 0, output_tokens: 0 },
+            usage: emptyUsage(),
+            ...(budget ? { budget } : {}),
           }
         : {}),
       created_at: parts.deps.clock().toISOString(),

@@ -19,7 +19,10 @@ export const PermissionRequestSchema = Type.Object(
     turn_id: Type.String(),
     tool_use_id: Type.String(),
     tool: Type.String(),
-    input: Type.Unknown({ description: 'The input the call would run with if allowed' }),
+    input: Type.Unknown({
+      description:
+        'The input the call would run with if allowed. `tool: "Network"`: `{host, port, scheme}`; `tool: "Budget"`: `{scope (turn, session, tenant), unit (usd, tokens), spent, limit, next_call_max}`',
+    }),
     reason: Type.String({ description: 'Why a person is asked' }),
     suggestions: Type.Array(Type.String(), { description: 'Rule strings a client can offer as "always allow"' }),
     status: StringEnum(PERMISSION_STATUSES),

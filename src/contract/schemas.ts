@@ -14,6 +14,7 @@ export * from './memory.js';
 export * from './session.js';
 export * from './tool.js';
 export * from './turn.js';
+export * from './budget.js';
 export * from './output.js';
 export * from './health.js';
 export * from './tenant.js';

@@ -12,6 +12,7 @@ import { McpServerPublicSchema, McpServersSchema } from './mcp.js';
 import { PolicyPublicSchema } from './tenant.js';
 import { ForkedFromSchema } from './checkpoint.js';
 import { SecretsSchema } from './secrets.js';
+import { BudgetSchema, SessionUsageSchema } from './budget.js';
 
 /** A tool name or `*` pattern in `deferred_tools`. */
 export const DEFERRED_PATTERN = '^[A-Za-z0-9_*-]{1,128}$';
@@ -91,6 +92,7 @@ export const SessionCreateSchema = Type.Object(
       }),
     ),
     secrets: Type.Optional(SecretsSchema),
+    budget: Type.Optional(ref(BudgetSchema, 'A limit on all the session\'s model calls (every turn\'s, subagents\' included)')),
     mcp_servers: Type.Optional(McpServersSchema),
     deferred_tools: Type.Optional(
       Type.Array(Type.String({ pattern: DEFERRED_PATTERN }), {
@@ -127,6 +129,9 @@ export const SessionPatchSchema = Type.Object(
       ),
     ),
     remove_rules: Type.Optional(Type.Array(RuleString, { maxItems: 256, description: 'Session rules to remove' })),
+    budget: Type.Optional(
+      Type.Union([ref(BudgetSchema), Type.Null()], { description: 'The session\'s new budget (replacing the old one; null: none). A pending `Budget` request of the session\'s is decided again under it' }),
+    ),
   },
   { $id: 'SessionPatch', additionalProperties: false, minProperties: 1 },
 );
@@ -187,6 +192,8 @@ export const SessionSchema = Type.Object(
     system_prompt: Type.Union([Type.String(), Type.Null()]),
     sandbox_network: Type.Union([Type.Boolean(), StringEnum(['rules', 'ask'])], { description: 'The network of the session\'s processes: false, true (any public host), "rules" or "ask"' }),
     secret_names: Type.Array(Type.String(), { description: 'The secrets the session\'s processes may use (the operator\'s, the tenant\'s and its own), by name; values are never shown' }),
+    budget: Type.Union([ref(BudgetSchema), Type.Null()], { description: 'The limit on the session\'s model calls (null: none)' }),
+    usage: ref(SessionUsageSchema),
     checkpoints: Type.Boolean({ description: 'Whether the session records checkpoints of its workspace (GET …/checkpoints)' }),
     forked_from: Type.Union([ref(ForkedFromSchema), Type.Null()], { description: 'The session and checkpoint this one was forked from (POST …/fork); null: not a fork' }),
     limits: ref(SessionLimitsSchema),

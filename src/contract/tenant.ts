@@ -60,6 +60,14 @@ export const TenantPolicySchema = Type.Object(
       Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Bytes all the tenant\'s sessions\' checkpoints may hold together on disk; past it, new content is not captured (said in the checkpoint) and calls run without undo' }),
     ),
     secrets: Type.Optional(SecretsSchema),
+    max_usd_per_day: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1_000_000,
+        description:
+          'What all the tenant\'s sessions\' model calls may cost together per UTC day, in US dollars, counted across replicas; reaching it pauses a prompt turn with a `Budget` permission request (or ends it with `budget_exceeded` where nobody can be asked). Sessions whose model has no known price are refused while it is set',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -88,6 +96,7 @@ export const PolicyPublicSchema = Type.Object(
     max_running_turns: Type.Union([Type.Integer(), Type.Null()]),
     requests_per_minute: Type.Union([Type.Integer(), Type.Null()]),
     max_checkpoint_bytes: Type.Union([Type.Integer(), Type.Null()]),
+    max_usd_per_day: Type.Union([Type.Number(), Type.Null()], { description: 'What the tenant\'s model calls may cost per UTC day, in US dollars (null: no limit)' }),
     secret_names: Type.Array(Type.String(), { description: 'Secrets every session of the tenant\'s processes may use, by name' }),
   },
   { $id: 'TenantPolicyPublic', description: 'The limits the session\'s tenant sets, which the session cannot loosen' },

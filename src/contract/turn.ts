@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, OneOf, ref, StringEnum } from './common.js';
 import { Timestamp } from './fields.js';
+import { BudgetSchema, UsageSchema } from './budget.js';
 import { ContentBlockSchema, ToolResultSchema, ToolUseInputSchema, ToolUseSchema } from './tool.js';
 
 export const TURN_STATUSES = ['running', 'awaiting_permission', 'awaiting_input', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
@@ -37,6 +38,7 @@ export const PromptTurnCreateSchema = Type.Object(
       { description: 'The user message: text, or text blocks' },
     ),
     tool_uses: Type.Optional(Type.Never({ description: 'Not in a prompt turn' })),
+    budget: Type.Optional(ref(BudgetSchema, 'A limit on this turn\'s model calls (subagents\' included), on top of the session\'s and the tenant\'s')),
   },
   { $id: 'PromptTurnCreate', additionalProperties: false, description: 'A prompt turn: the server runs the model loop with the session\'s model' },
 );
@@ -51,10 +53,6 @@ export const TurnErrorSchema = Type.Object(
   { $id: 'TurnError' },
 );
 
-export const UsageSchema = Type.Object(
-  { input_tokens: Type.Integer(), output_tokens: Type.Integer() },
-  { $id: 'Usage', description: 'Tokens as the provider counted them (summed over model calls)' },
-);
 export const MessageSchema = Type.Object(
   {
     role: StringEnum(['user', 'assistant']),
@@ -89,6 +87,7 @@ export const TurnSchema = Type.Object(
     ),
     usage: Type.Optional(ref(UsageSchema)),
     model_calls: Type.Optional(Type.Integer({ description: 'Prompt turns: model calls made' })),
+    budget: Type.Optional(ref(BudgetSchema, 'Prompt turns: the turn\'s budget as posted, raised by approvals of its `Budget` requests')),
     created_at: Timestamp('Creation time'),
     ended_at: Type.Optional(Timestamp('When the turn reached a final status')),
     rewound_at: Type.Optional(Timestamp('When a rewind with `conversation: true` dropped this turn from the transcript later prompt turns see')),

@@ -23,12 +23,18 @@ import {
 } from '../model/provider.js';
 import { closeTranscript, mergeConsecutive, toModelResult } from '../model/transcript.js';
 import { TurnRunner, TurnStop, type TurnRunnerDeps } from './turn.js';
+import { budgetGate, type BudgetGateHost } from './budget-gate.js';
+import { emptyUsage, type Spending } from './spending.js';
 
 /** The conversation sent to a provider may not pass this many characters (JSON); providers cap far lower. */
 export const MAX_TRANSCRIPT_CHARS = 16 * 1024 * 1024;
 
 export interface PromptTurnDeps {
   provider: ModelProvider;
+  /** What model calls cost, against the turn's, session's and tenant's budgets. */
+  spending: Spending;
+  /** A person raised the session's budget (its `Budget` request's updated limit). */
+  raiseSessionBudget: (unit: 'usd' | 'tokens', limit: number) => void;
   /** The provider subagents (the Agent tool) talk to. */
   subagentProvider: ModelProvider;
   model: ResolvedModel;
@@ -55,7 +61,7 @@ export class PromptTurnRunner extends TurnRunner {
   ) {
     super(turn, deps);
     turn.messages ??= [];
-    turn.usage ??= { input_tokens: 0, output_tokens: 0 };
+    turn.usage ??= emptyUsage();
     turn.model_calls ??= 0;
   }
 
@@ -147,6 +153,14 @@ export class PromptTurnRunner extends TurnRunner {
       this.fail('context_too_large', `The conversation is ${size} characters of JSON, more than the ${MAX_TRANSCRIPT_CHARS} a model call may send; start a new session.`);
       return null;
     }
+    const tools = this.prompt.tools();
+    const inputChars = size + (this.system?.length ?? 0) + JSON.stringify(tools).length;
+    const gate = await budgetGate(this.budgetHost(), inputChars, { canAsk: true });
+    if (this.isFinal()) return null;
+    if (!gate.go) {
+      this.fail('budget_exceeded', gate.message);
+      return null;
+    }
     const emitDelta = (text: string, blockIndex: number, reset?: boolean) =>
       this.deps.events.emit(this.turn.session_id, {
         type: 'message.delta',
@@ -161,7 +175,7 @@ export class PromptTurnRunner extends TurnRunner {
       response = await this.prompt.provider.complete({
         ...(this.system !== undefined ? { system: this.system } : {}),
         messages: conversation,
-        tools: this.prompt.tools(),
+        tools,
         maxTokens: this.prompt.model.maxTokens,
         signal: this.signal,
         onText: (text, index) => {
@@ -192,14 +206,13 @@ export class PromptTurnRunner extends TurnRunner {
       return { ...b, id };
     });
     const uses = toolUsesOf(content);
-    const usage = this.turn.usage!;
-    usage.input_tokens += response.usage.input_tokens;
-    usage.output_tokens += response.usage.output_tokens;
-    this.turn.model_calls! += 1;
     const message: Message = { role: 'assistant', content };
     // The model's last answer, when no Stop hook may keep it going, ends the turn in the same commit.
     const ends = uses.length === 0 && !this.prompt.hooks.has('Stop');
     this.write(() => {
+      // What it cost is counted with the message: the turn, the session and the tenant's day.
+      const usage = this.prompt.spending.record(this.turn, response.usage, response.usageReported !== false, inputChars);
+      this.turn.model_calls! += 1;
       this.messages.push(message);
       this.turn.tool_uses.push(...uses.map((u): ToolUse => ({ type: 'tool_use', id: u.id, name: u.name, input: u.input })));
       this.persist();
@@ -209,7 +222,7 @@ export class PromptTurnRunner extends TurnRunner {
         message_index: messageIndex,
         message: structuredClone(message),
         stop_reason: response.stopReason,
-        usage: response.usage,
+        usage,
       });
       if (ends) {
         this.turn.stop_reason = response.stopReason;
@@ -304,6 +317,13 @@ export class PromptTurnRunner extends TurnRunner {
       if (calls >= this.prompt.model.maxTurns) {
         return textOutput(`The subagent reached max_turns (${this.prompt.model.maxTurns} model calls) before it finished its task.`, true);
       }
+      const inputChars = JSON.stringify(messages).length + system.length + JSON.stringify(tools).length;
+      // Its spending counts toward the turn's budgets; nobody is asked from inside it.
+      const gate = await budgetGate(this.budgetHost(), inputChars, { canAsk: false, who: `the subagent of ${parent.id}` });
+      if (!gate.go) {
+        this.fail('budget_exceeded', gate.message);
+        return textOutput(`Stopped: ${gate.message}`, true);
+      }
       let response: ModelResponse;
       try {
         response = await this.prompt.subagentProvider.complete({ system, messages, tools, maxTokens: this.prompt.model.maxTokens, signal: this.signal });
@@ -311,9 +331,7 @@ export class PromptTurnRunner extends TurnRunner {
         if (err instanceof ProviderError) return textOutput(`The subagent's model call failed: ${err.message}`, true);
         throw err;
       }
-      const usage = this.turn.usage!;
-      usage.input_tokens += response.usage.input_tokens;
-      usage.output_tokens += response.usage.output_tokens;
+      const usage = this.deps.store.transaction(() => this.prompt.spending.record(this.turn, response.usage, response.usageReported !== false, inputChars));
       const content = response.content.map((b) => {
         if (b.type !== 'tool_use') return b;
         let id = b.id;
@@ -330,7 +348,7 @@ export class PromptTurnRunner extends TurnRunner {
         message_index: messages.length - 1,
         message: structuredClone(message),
         stop_reason: response.stopReason,
-        usage: response.usage,
+        usage,
       });
       const uses = toolUsesOf(content);
       if (uses.length === 0) {
@@ -368,6 +386,28 @@ export class PromptTurnRunner extends TurnRunner {
   private emitCompleted(sid: string, mark: { parent_tool_use_id: string }, u: { id: string; name: string }, result: ToolResult): void {
     const changes = this.takeChanges(u.id);
     this.deps.events.emit(sid, { type: 'tool.completed', turn_id: this.turn.id, ...mark, tool_use_id: u.id, tool: u.name, result, ...(changes ? { changes } : {}) });
+  }
+
+  private gateHost: BudgetGateHost | undefined;
+
+  /** What the budget check before each model call works with (budget-gate.ts). */
+  private budgetHost(): BudgetGateHost {
+    return (this.gateHost ??= {
+      turn: this.turn,
+      spending: this.prompt.spending,
+      mode: () => this.deps.env.permissionContext().mode,
+      ask: (request, reevaluate) => this.deps.env.awaitApproval(request, this.signal, reevaluate),
+      recordDecision: (note) => this.recordDecision(note),
+      raise: (scope, unit, limit) => {
+        const key = unit === 'usd' ? 'max_usd' : 'max_tokens';
+        if (scope === 'session') return this.prompt.raiseSessionBudget(unit, limit);
+        this.write(() => {
+          this.turn.budget = { ...this.turn.budget, [key]: limit };
+          this.persist();
+        });
+      },
+      pastForTurn: new Set(),
+    });
   }
 
   private fail(code: string, message: string): void {

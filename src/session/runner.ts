@@ -12,7 +12,9 @@ import type { Clock } from '../ids.js';
 import type { InteractionBroker } from '../interaction/broker.js';
 import { permissionKind, questionKind } from '../interaction/kinds.js';
 import { createProvider, type ProviderOptions } from '../model/index.js';
-import type { Message } from '../model/provider.js';
+import type { Message, Usage } from '../model/provider.js';
+import type { PriceTable } from '../model/prices.js';
+import type { SpendLedger } from '../store/spend.js';
 import { inputDigest, type DecisionNote } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
 import type { EgressPolicy } from '../sandbox/egress.js';
@@ -23,6 +25,8 @@ import type { HookAudit } from './lifecycle.js';
 import { loadInstructions, systemPrompt } from './instructions.js';
 import { openSkillFolder } from './skills.js';
 import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
+import { Spending } from './spending.js';
+import { BUDGET_TOOL } from './budget-gate.js';
 import type { SessionRuntime } from './runtime.js';
 import { TurnRunner, type TurnRunnerDeps } from './turn.js';
 
@@ -39,7 +43,13 @@ export interface RunnerDeps {
   egress: EgressPolicy;
   /** Retry and timeout settings for model providers (tests shorten them). */
   modelOptions?: Omit<ProviderOptions, 'egress'>;
+  prices: PriceTable;
+  spend: SpendLedger;
+  onModelCall?: ModelCallObserver;
 }
+
+/** A model call's usage and cost (null: no known price), by tenant and model (metrics). */
+export type ModelCallObserver = (call: { tenant: string; provider: string; model: string; priced: boolean; usage: Usage; costUsd: number | null }) => void;
 
 /** Requests an earlier process left pending, by tool_use id. */
 export interface Resumable {
@@ -77,7 +87,8 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       permissionContext: () => settings.permission(),
       isUnlocked: (name) => rt.isUnlocked(name),
       awaitApproval: (request, signal, reevaluate) => {
-        const earlier = takeEarlier(resumable.permissions, request.toolUseId, (p) => inputDigest(p.input) === inputDigest(request.input));
+        // A `Budget` request is the same question by its id (one per scope and model call): its estimate may differ after a restart.
+        const earlier = takeEarlier(resumable.permissions, request.toolUseId, (p) => p.tool === BUDGET_TOOL || inputDigest(p.input) === inputDigest(request.input));
         return deps.broker.askPermission(sessionId, runner, request, {
           timeoutS: settings.session.permission_timeout_s,
           signal,
@@ -157,7 +168,28 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
     redactor: rt.redactor,
   };
   const providers = (rt.providers ??= { main: createProvider(model, options), subagent: createProvider(model, options, 'subagent') });
+  const tenant = rt.settings.session.tenant;
+  const spending = (rt.spending ??= new Spending({
+    prices: deps.prices,
+    ledger: deps.spend,
+    now: deps.clock,
+    provider: model.provider,
+    model: model.model,
+    maxTokens: model.maxTokens,
+    session: () => rt.settings.session,
+    tenantLimitUsd: () => rt.settings.policy()?.source.max_usd_per_day ?? null,
+    updateSession: (change) => rt.settings.update(change),
+    ...(deps.onModelCall ? { onCall: (usage, costUsd) => deps.onModelCall!({ tenant, provider: model.provider, model: model.model, priced: spending.price !== null, usage, costUsd }) } : {}),
+  }));
   return {
+    spending,
+    raiseSessionBudget: (unit, limit) =>
+      void rt.settings.update(
+        (s) => {
+          s.budget = { ...s.budget, [unit === 'usd' ? 'max_usd' : 'max_tokens']: limit };
+        },
+        { announce: true },
+      ),
     provider: providers.main,
     subagentProvider: providers.subagent,
     model,

@@ -1,6 +1,7 @@
 // The live parts of one session (what does not survive the process): its tools (with the state
 // their groups keep), workspace, sandbox, hooks, model, and the turn it runs. Built from the
 // stored record by build.ts, for a new session and after a restart alike.
+import type { Spending } from './spending.js';
 import type { HookRegistry } from '../hooks/registry.js';
 import type { McpHub } from '../mcp/hub.js';
 import type { ResolvedModel } from '../model/index.js';
@@ -49,6 +50,8 @@ export interface SessionRuntime {
   readonly checkpoints: SessionCheckpoints | null;
   /** Made on the first prompt turn and kept (with their connections) until the session closes. */
   providers?: { main: ModelProvider; subagent: ModelProvider };
+  /** What its model calls cost, against its budgets (made with its first prompt turn). */
+  spending?: Spending;
 }
 
 /** The runtimes of this process's live sessions. */

@@ -216,7 +216,7 @@ function permissionContext(s: Session): PermissionContext {
   return { mode: s.permission_mode, rules };
 }
 
-/** The mode and rule texts the parsed context is built from: a change re-evaluates pending asks. */
+/** The mode, rule texts and budget pending asks are decided under: a change re-evaluates them. */
 function permissionKey(s: Session): string {
-  return JSON.stringify([s.permission_mode, s.allowed_tools, s.disallowed_tools, s.ask_rules, s.rules.map((r) => [r.rule, r.behavior])]);
+  return JSON.stringify([s.permission_mode, s.allowed_tools, s.disallowed_tools, s.ask_rules, s.rules.map((r) => [r.rule, r.behavior]), s.budget ?? null]);
 }

@@ -3,10 +3,12 @@
 // permission, question and egress counts are derived from the event log (every domain event
 // passes through it once it committed); HTTP latency comes from the HTTP edge, store latency
 // from a timer around the store, and the model's outbound requests from their transport.
-// Every label value is one the server defines, from a set it bounds: no session ids, tenant
-// names, MCP server names or raw URLs — nothing a tenant chooses becomes a label.
+// Every label value is one the server defines, from a set it bounds: no session ids, MCP server
+// names or raw URLs — nothing a tenant chooses becomes a label (model-metrics.ts: the operator's
+// tenant names and priced model names, each bounded).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { NormaEvent } from '../contract/events.js';
+import { ModelMetrics, type ModelCallSample } from './model-metrics.js';
 
 export const METRIC_PREFIX = 'norma_';
 
@@ -56,6 +58,7 @@ export class ServerMetrics {
   readonly questionWait: Histogram<'outcome' | 'resolved_by'>;
   readonly egress: Counter<'kind' | 'outcome'>;
   readonly storeDuration: Histogram<'operation'>;
+  private readonly models: ModelMetrics;
   private sources: MetricSources | undefined;
   /** Running calls by turn (`session/turn`), then tool_use id: when tool.started was seen. */
   private readonly started = new Map<string, Map<string, number>>();
@@ -127,6 +130,7 @@ export class ServerMetrics {
       buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
       registers,
     });
+    this.models = new ModelMetrics(this.registry, p);
     const sources = () => this.sources;
     new Gauge({
       name: `${p}sse_subscribers`,
@@ -164,6 +168,9 @@ export class ServerMetrics {
   request(method: string, route: string | undefined, status: number, seconds: number): void {
     this.httpDuration.observe({ method: METHODS.has(method) ? method : 'other', route: route ?? 'unmatched', status_code: String(status) }, seconds);
   }
+
+  /** A model call's usage and cost (model-metrics.ts bounds its labels). */
+  readonly modelCall = (call: ModelCallSample): void => this.models.observe(call);
 
   /** A model request's attempt (the others are counted from their `egress.request` events). */
   modelEgress(outcome: EgressOutcome): void {

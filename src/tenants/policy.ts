@@ -45,6 +45,7 @@ export function compilePolicy(tenant: string, policy: TenantPolicy, where: strin
         max_running_turns: policy.max_running_turns ?? null,
         requests_per_minute: policy.requests_per_minute ?? null,
         max_checkpoint_bytes: policy.max_checkpoint_bytes ?? null,
+        max_usd_per_day: policy.max_usd_per_day ?? null,
         secret_names: Object.keys(policy.secrets ?? {}),
       },
     },

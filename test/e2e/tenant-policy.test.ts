@@ -75,7 +75,7 @@ describe('disallowed_tools', () => {
     const t = await boot([{ key, tenant: 'acme', scopes: ['write'], policy }]);
     const c = clientFor(t.url, key);
     const s = (await c.post('/v1/sessions', { tools: ['Write', 'LS', 'Read'], permission_mode: 'bypassPermissions', allowed_tools: ['Write', 'LS'] })).body;
-    expect(s.policy).toEqual({ max_permission_mode: null, disallowed_tools: policy.disallowed_tools, hook_events: [], max_sessions: null, max_running_turns: null, requests_per_minute: null, max_checkpoint_bytes: null, secret_names: [] });
+    expect(s.policy).toEqual({ max_permission_mode: null, disallowed_tools: policy.disallowed_tools, hook_events: [], max_sessions: null, max_running_turns: null, requests_per_minute: null, max_checkpoint_bytes: null, max_usd_per_day: null, secret_names: [] });
     // The session's own lists do not carry them, so nothing a client changes there removes them.
     expect(s.disallowed_tools).toEqual([]);
     await c.patch(`/v1/sessions/${s.id}`, { disallowed_tools: [], allowed_tools: ['*'], add_rules: [{ rule: 'LS', behavior: 'allow' }] });

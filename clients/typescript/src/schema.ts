@@ -1275,6 +1275,8 @@ export interface components {
             max_running_turns: number | null;
             requests_per_minute: number | null;
             max_checkpoint_bytes: number | null;
+            /** @description What the tenant's model calls may cost per UTC day, in US dollars (null: no limit) */
+            max_usd_per_day: number | null;
             /** @description Secrets every session of the tenant's processes may use, by name */
             secret_names: string[];
         };
@@ -1326,6 +1328,7 @@ export interface components {
                     format?: string;
                 };
             };
+            budget?: components["schemas"]["Budget"];
             /** @description MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?, workspace?, workspace_code?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard) */
             mcp_servers?: {
                 [key: string]: components["schemas"]["McpServerConfig"];
@@ -1382,6 +1385,8 @@ export interface components {
             }[];
             /** @description Session rules to remove */
             remove_rules?: string[];
+            /** @description The session's new budget (replacing the old one; null: none). A pending `Budget` request of the session's is decided again under it */
+            budget?: components["schemas"]["Budget"] | null;
         };
         Session: {
             /** @description Server-made session id (`ses_…`) */
@@ -1438,6 +1443,9 @@ export interface components {
             sandbox_network: boolean | ("rules" | "ask");
             /** @description The secrets the session's processes may use (the operator's, the tenant's and its own), by name; values are never shown */
             secret_names: string[];
+            /** @description The limit on the session's model calls (null: none) */
+            budget: components["schemas"]["Budget"] | null;
+            usage: components["schemas"]["SessionUsage"];
             /** @description Whether the session records checkpoints of its workspace (GET …/checkpoints) */
             checkpoints: boolean;
             /** @description The session and checkpoint this one was forked from (POST …/fork); null: not a fork */
@@ -1554,6 +1562,7 @@ export interface components {
             prompt: components["schemas"]["PromptTextBlock"][] | string;
             /** @description Not in a prompt turn */
             tool_uses?: never;
+            budget?: components["schemas"]["Budget"];
         };
         /** @description A direct turn (`tool_uses`) or a prompt turn (`prompt`): exactly one of the two */
         TurnCreate: components["schemas"]["DirectTurnCreate"] | components["schemas"]["PromptTurnCreate"];
@@ -1561,10 +1570,44 @@ export interface components {
             code: string;
             message: string;
         };
-        /** @description Tokens as the provider counted them (summed over model calls) */
+        /** @description A limit on model calls: checked before each call with the call's worst case (its input and max_tokens of output); reaching it pauses the turn with a `Budget` permission request, or ends it with `budget_exceeded` where nobody can be asked (dontAsk, auto) */
+        Budget: {
+            /** @description What model calls may cost, in US dollars (the session's model needs a known price: NORMA_MODEL_PRICES or a built-in one) */
+            max_usd?: number;
+            /** @description Input plus output tokens model calls may use */
+            max_tokens?: number;
+        };
+        /** @description Tokens as the provider counted them and their cost (summed over model calls) */
         Usage: {
+            /** @description Every input token, cached ones included */
             input_tokens: number;
+            /** @description Output tokens, thinking included */
             output_tokens: number;
+            /** @description Of input_tokens: read from the provider's prompt cache */
+            cache_read_input_tokens?: number;
+            /** @description Of input_tokens: written to the provider's prompt cache */
+            cache_creation_input_tokens?: number;
+            /** @description What the calls cost in US dollars, from the operator's price table (NORMA_MODEL_PRICES) or the built-in one; null when the model's price is not known (never a guess) */
+            cost_usd?: number | null;
+            /** @description Calls whose provider reported no usage: they are counted at their worst case (their input estimate and max_tokens) */
+            estimated_calls?: number;
+        };
+        /** @description What all the session's model calls used and cost */
+        SessionUsage: {
+            /** @description Every input token, cached ones included */
+            input_tokens: number;
+            /** @description Output tokens, thinking included */
+            output_tokens: number;
+            /** @description Of input_tokens: read from the provider's prompt cache */
+            cache_read_input_tokens?: number;
+            /** @description Of input_tokens: written to the provider's prompt cache */
+            cache_creation_input_tokens?: number;
+            /** @description What the calls cost in US dollars, from the operator's price table (NORMA_MODEL_PRICES) or the built-in one; null when the model's price is not known (never a guess) */
+            cost_usd?: number | null;
+            /** @description Calls whose provider reported no usage: they are counted at their worst case (their input estimate and max_tokens) */
+            estimated_calls?: number;
+            /** @description Model calls made, subagents' included */
+            model_calls: number;
         };
         Message: {
             /** @enum {string} */
@@ -1598,6 +1641,7 @@ export interface components {
             usage?: components["schemas"]["Usage"];
             /** @description Prompt turns: model calls made */
             model_calls?: number;
+            budget?: components["schemas"]["Budget"];
             /**
              * Format: date-time
              * @description Creation time
@@ -1624,7 +1668,7 @@ export interface components {
             turn_id: string;
             tool_use_id: string;
             tool: string;
-            /** @description The input the call would run with if allowed */
+            /** @description The input the call would run with if allowed. `tool: "Network"`: `{host, port, scheme}`; `tool: "Budget"`: `{scope (turn, session, tenant), unit (usd, tokens), spent, limit, next_call_max}` */
             input: unknown;
             /** @description Why a person is asked */
             reason: string;

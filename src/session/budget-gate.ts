@@ -1,0 +1,84 @@
+// The check before each model call of a prompt turn (spending.ts says what is counted). A limit
+// the call would pass becomes a permission request `tool: "Budget"` through the one broker: the
+// turn waits, as for any ask, until a person allows it (the next call goes on; with
+// `updated_input.limit` the turn's or session's limit is raised), denies it, or the timeout
+// does. Where nobody can be asked — dontAsk and auto, a subagent's own loop, a limit that cannot
+// be kept because the model has no price — the turn ends with `budget_exceeded`.
+import type { BudgetAsk, BudgetScope } from '../contract/budget.js';
+import type { PermissionMode, Turn } from '../contract/schemas.js';
+import type { ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
+import { inputDigest, type DecisionNote } from '../pipeline/exec-one.js';
+import type { BudgetReached, Spending } from './spending.js';
+
+export const BUDGET_TOOL = 'Budget';
+
+export interface BudgetGateHost {
+  readonly turn: Turn;
+  readonly spending: Spending;
+  /** The session's permission mode as in force. */
+  mode(): PermissionMode;
+  ask(request: ApprovalRequest, reevaluate: Reevaluate): Promise<ApprovalAnswer>;
+  recordDecision(note: DecisionNote): void;
+  /** A person raised the turn's or the session's limit. */
+  raise(scope: 'turn' | 'session', unit: 'usd' | 'tokens', limit: number): void;
+  /** Scopes a person let this turn past for the rest of it (the tenant's day). */
+  readonly pastForTurn: Set<BudgetScope>;
+}
+
+export type GateOutcome = { go: true } | { go: false; message: string };
+
+const UNASKABLE: ReadonlySet<PermissionMode> = new Set(['dontAsk', 'auto']);
+
+/** Before a model call of `inputChars` characters: whether it may go, asking a person when one may be asked. */
+export async function budgetGate(host: BudgetGateHost, inputChars: number, opts: { canAsk: boolean; who?: string }): Promise<GateOutcome> {
+  const once = new Set<BudgetScope>();
+  // Each round either goes, ends, or lets one more scope past: at most one round per scope, and one to go.
+  for (let round = 0; round < 4; round++) {
+    const reached = host.spending.check(host.turn, { inputChars, past: new Set([...host.pastForTurn, ...once]) });
+    if (!reached) return { go: true };
+    if (reached.unpriced) return { go: false, message: `${reached.reason}.` };
+    const mode = host.mode();
+    if (!opts.canAsk || UNASKABLE.has(mode)) {
+      const why = !opts.canAsk ? `nobody can be asked in ${opts.who ?? 'this loop'}` : `the session's mode is ${mode}, in which nobody is asked`;
+      return { go: false, message: `${reached.reason}; ${why}.` };
+    }
+    const answer = await ask(host, reached);
+    if (answer.behavior === 'cancelled') return { go: false, message: `${reached.reason}; ${answer.reason}.` };
+    if (answer.behavior === 'deny') {
+      const by = answer.by === 'timeout' ? 'nobody answered before the permission timeout' : answer.by === 'rule' ? (answer.verdict?.reason ?? 'it was refused') : 'a person refused to go on';
+      return { go: false, message: `${reached.reason}; ${by}${answer.message ? ` (${answer.message})` : ''}.` };
+    }
+    if (answer.by === 'rule') continue; // decided again under a new budget: checked again
+    const limit = (answer.updatedInput as { limit?: unknown } | undefined)?.limit;
+    if (typeof limit === 'number' && reached.scope !== 'tenant') host.raise(reached.scope, reached.unit, limit);
+    if (reached.scope === 'tenant') host.pastForTurn.add('tenant');
+    else once.add(reached.scope);
+  }
+  return { go: true };
+}
+
+async function ask(host: BudgetGateHost, reached: BudgetReached): Promise<ApprovalAnswer> {
+  const input: BudgetAsk = { scope: reached.scope, unit: reached.unit, spent: reached.spent, limit: reached.limit, next_call_max: reached.next_call_max };
+  // One id per scope and model call: a turn resumed after a restart asks with the same one, and waits on the request left pending.
+  const toolUseId = `budget_${host.turn.model_calls ?? 0}_${reached.scope}`;
+  const note = { tool_use_id: toolUseId, tool: BUDGET_TOOL, mode: host.mode(), input_digest: inputDigest(input), input_source: 'call' as const };
+  host.recordDecision({ ...note, behavior: 'ask', decided_by: 'mode', rules: [], reason: reached.reason });
+  const answer = await host.ask({ toolUseId, tool: BUDGET_TOOL, input, reason: reached.reason, suggestions: [] }, async () => {
+    // A new budget (PATCH) or mode may decide the request without a person.
+    if (UNASKABLE.has(host.mode())) return { behavior: 'deny', reason: `the session's mode is now ${host.mode()}, in which nobody is asked`, decidedBy: 'mode', rules: [] };
+    const again = host.spending.check(host.turn, { inputChars: 0, past: host.pastForTurn });
+    const same = again !== null && again.scope === reached.scope && again.unit === reached.unit && again.limit === reached.limit;
+    return same ? null : { behavior: 'allow', reason: 'the budget changed', decidedBy: 'rule', rules: [] };
+  });
+  const by = answer.behavior === 'cancelled' ? 'cancel' : answer.by === 'timeout' ? 'timeout' : answer.by === 'rule' ? (answer.verdict?.decidedBy ?? 'rule') : 'person';
+  const allow = answer.behavior === 'allow';
+  host.recordDecision({
+    ...note,
+    behavior: allow ? 'allow' : 'deny',
+    decided_by: by,
+    rules: [],
+    reason: allow ? `${reached.reason}: allowed to go on` : answer.behavior === 'cancelled' ? answer.reason : `${reached.reason}: refused`,
+    ...(answer.permissionId ? { permission_id: answer.permissionId } : {}),
+  });
+  return answer;
+}
