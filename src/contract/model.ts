@@ -32,6 +32,21 @@ export const ScriptReplySchema = Type.Union(
   { $id: 'ScriptReply', description: 'One reply of the scripted provider: assistant content blocks, or a provider error' },
 );
 
+const EffortSchema = () => StringEnum(['low', 'medium', 'high']);
+
+const ThinkingInputSchema = Type.Object(
+  {
+    budget_tokens: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1_000_000, description: 'Tokens the model may spend thinking' })),
+    effort: Type.Optional(EffortSchema()),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      'Extended thinking. anthropic: thinking with `budget_tokens` (from `effort` when only that is given: low 2048, medium 8192, high 24576), and max_tokens raised above the budget when it is not. openai: `reasoning_effort` (from `budget_tokens` when only that is given: up to 4096 low, up to 16384 medium, else high). Thinking blocks are kept in the transcript and sent back with their signatures. The scripted provider ignores it.',
+  },
+);
+
 export const ModelConfigInputSchema = Type.Object(
   {
     provider: StringEnum(['anthropic', 'openai', 'scripted']),
@@ -48,6 +63,10 @@ export const ModelConfigInputSchema = Type.Object(
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 8192, description: 'Largest response per model call' })),
     max_turns: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Most model calls in one prompt turn; beyond it the turn fails with `max_turns`' }),
+    ),
+    thinking: Type.Optional(ThinkingInputSchema),
+    context_window: Type.Optional(
+      Type.Integer({ minimum: 1024, maximum: 10_000_000, description: "The model's context window in tokens, for compaction; default: known models' own" }),
     ),
     script: Type.Optional(
       Type.Array(ref(ScriptReplySchema), {
@@ -73,6 +92,10 @@ export const ModelConfigSchema = Type.Object(
     has_api_key: Type.Boolean({ description: 'Whether a key is configured; the key itself is never echoed' }),
     max_tokens: Type.Integer(),
     max_turns: Type.Integer(),
+    thinking: Type.Optional(
+      Type.Object({ budget_tokens: Type.Optional(Type.Integer()), effort: Type.Optional(EffortSchema()) }, { description: 'Extended thinking, when the session asked for it' }),
+    ),
+    context_window: Type.Optional(Type.Integer({ description: "The model's context window in tokens, when one was given" })),
     source: StringEnum(['session', 'server'], {
       description: '`session`: given at creation; `server`: the server default (NORMA_MODEL_*)',
     }),

@@ -64,8 +64,24 @@ export const ToolResultSchema = Type.Object(
 );
 export type ToolResult = Static<typeof ToolResultSchema>;
 
-export const ContentBlockSchema = OneOf([ref(TextBlockSchema), ref(ToolUseSchema), ref(ToolResultSchema)], {
-  $id: 'ContentBlock',
-  discriminator: 'type',
-  description: 'A block of a model message: text, a tool_use (assistant) or a tool_result (user)',
-});
+export const ThinkingBlockSchema = Type.Object(
+  {
+    type: Type.Literal('thinking'),
+    thinking: Type.String(),
+    signature: Type.String({ description: 'The provider\'s signature of the thinking, sent back with it unchanged (empty: a provider that signs none)' }),
+  },
+  { $id: 'ThinkingBlock', description: 'The model\'s thinking (model.thinking), kept and sent back as the provider gave it' },
+);
+export const RedactedThinkingBlockSchema = Type.Object(
+  { type: Type.Literal('redacted_thinking'), data: Type.String({ description: 'Encrypted thinking, sent back unchanged' }) },
+  { $id: 'RedactedThinkingBlock', description: 'Thinking the provider encrypted' },
+);
+
+export const ContentBlockSchema = OneOf(
+  [ref(TextBlockSchema), ref(ToolUseSchema), ref(ToolResultSchema), ref(ThinkingBlockSchema), ref(RedactedThinkingBlockSchema)],
+  {
+    $id: 'ContentBlock',
+    discriminator: 'type',
+    description: 'A block of a model message: text, a tool_use, thinking or redacted_thinking (assistant), or a tool_result (user)',
+  },
+);

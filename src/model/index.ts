@@ -9,7 +9,7 @@ import { AnthropicProvider } from './anthropic.js';
 import { OpenAIProvider } from './openai.js';
 import type { EgressObserver } from './http.js';
 import type { Redactor } from '../redact.js';
-import type { ModelProvider, ProviderTimeouts, RetryPolicy } from './provider.js';
+import type { ModelProvider, ModelRequest, ProviderTimeouts, RetryPolicy, ThinkingOptions } from './provider.js';
 import { ScriptedProvider, type ScriptReply } from './scripted.js';
 
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -24,6 +24,10 @@ export interface ResolvedModel {
   apiKey: string | undefined;
   maxTokens: number;
   maxTurns: number;
+  /** Extended thinking the session asked for; the scripted provider ignores it. */
+  thinking: ThinkingOptions | undefined;
+  /** The model's context window in tokens, when the session gave one (else known models' own). */
+  contextWindow: number | undefined;
   script: ScriptReply[] | undefined;
   subagentScript: ScriptReply[] | undefined;
   source: 'session' | 'server';
@@ -46,6 +50,8 @@ export function resolveModel(input: ModelConfigInput | undefined, apiKey: string
         apiKey: server.apiKey,
         maxTokens: DEFAULT_MAX_TOKENS,
         maxTurns: DEFAULT_MAX_TURNS,
+        thinking: undefined,
+        contextWindow: undefined,
         script: server.script,
         subagentScript: undefined,
         source: 'server',
@@ -90,12 +96,23 @@ export function resolveModel(input: ModelConfigInput | undefined, apiKey: string
       apiKey: key,
       maxTokens: input.max_tokens ?? DEFAULT_MAX_TOKENS,
       maxTurns: input.max_turns ?? DEFAULT_MAX_TURNS,
+      thinking: input.thinking ? thinkingOptions(input.thinking) : undefined,
+      contextWindow: input.context_window,
       script,
       subagentScript: input.subagent_script,
       source: 'session',
       trustedEndpoint: input.base_url === undefined && sameAsServer,
     },
   };
+}
+
+function thinkingOptions(t: NonNullable<ModelConfigInput['thinking']>): ThinkingOptions {
+  return { ...(t.budget_tokens !== undefined ? { budgetTokens: t.budget_tokens } : {}), ...(t.effort !== undefined ? { effort: t.effort } : {}) };
+}
+
+/** What every model call of a session carries from its model config; spread into each ModelRequest. */
+export function requestOptions(model: ResolvedModel): Pick<ModelRequest, 'thinking'> {
+  return model.thinking ? { thinking: { ...model.thinking } } : {};
 }
 
 function sameUrl(a: string, b: string | undefined): boolean {
@@ -111,6 +128,15 @@ export function publicModel(m: ResolvedModel): ModelConfig {
     has_api_key: m.apiKey !== undefined,
     max_tokens: m.maxTokens,
     max_turns: m.maxTurns,
+    ...(m.thinking
+      ? {
+          thinking: {
+            ...(m.thinking.budgetTokens !== undefined ? { budget_tokens: m.thinking.budgetTokens } : {}),
+            ...(m.thinking.effort !== undefined ? { effort: m.thinking.effort } : {}),
+          },
+        }
+      : {}),
+    ...(m.contextWindow !== undefined ? { context_window: m.contextWindow } : {}),
     source: m.source,
     ...(m.script ? { script_replies: m.script.length } : {}),
   };

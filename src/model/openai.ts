@@ -1,13 +1,28 @@
 // OpenAI's Chat Completions API, streamed, and the servers that speak it (vLLM, llama.cpp,
 // Ollama …): POST {baseUrl}/chat/completions with `stream: true`, read `data: {chunk}` events
-// until `data: [DONE]`. Text is one block (first in the content, `onText` index 0); tool calls
-// are assembled by their `index` from fragments and follow it in index order. Tolerated from
+// until `data: [DONE]`. Reasoning that a compatible server streams (`delta.reasoning_content` or
+// `delta.reasoning`) is one thinking block without a signature, and text is one block: they lead
+// the content in the order they first appeared (reasoning comes first in practice, so thinking
+// is at index 0 and text at 1), and `onThinking`/`onText` indexes are those positions. Tool calls
+// are assembled by their `index` from fragments and follow in index order. Tolerated from
 // compatible servers: a tool call without an id (one is made up), without an index, sent whole
-// in one chunk, or finished with `stop` instead of `tool_calls`. A stream without [DONE] was cut
-// off: the attempt is retried from scratch.
+// in one chunk, several whole calls at one index with distinct ids (each is its own call), or
+// finished with `stop` instead of `tool_calls`. A stream without [DONE] was cut off: the attempt
+// is retried from scratch.
 import { randomBytes } from 'node:crypto';
 import { HttpTransport, type HttpProviderOptions } from './http.js';
-import { ProviderError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type ToolUseBlock, type Usage } from './provider.js';
+import {
+  ProviderError,
+  type AssistantBlock,
+  type Message,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type ThinkingEffort,
+  type ThinkingOptions,
+  type ToolUseBlock,
+  type Usage,
+} from './provider.js';
 import type { SseEvent } from './sse.js';
 import { parseToolInput } from './tool-input.js';
 import { parsePeerJson } from '../json-depth.js';
@@ -34,11 +49,22 @@ const FINISH_REASONS: Record<string, string> = {
 /** Said by a stream error that is worth another attempt. */
 const TRANSIENT = /overload|rate.?limit|server.?error|internal|unavailable|capacity|timeout|try again/i;
 
+/** The `reasoning_effort` of a request: its own, or the level its budget falls in. */
+export function reasoningEffort(thinking: ThinkingOptions | undefined): ThinkingEffort | undefined {
+  if (thinking?.effort) return thinking.effort;
+  const budget = thinking?.budgetTokens;
+  if (budget === undefined) return undefined;
+  return budget <= 4096 ? 'low' : budget <= 16_384 ? 'medium' : 'high';
+}
+
 export function generatedCallId(): string {
   return `call_${randomBytes(12).toString('hex')}`;
 }
 
-/** Our transcript as chat messages: tool results become `tool` messages, ahead of the user's text. */
+/**
+ * Our transcript as chat messages: tool results become `tool` messages, ahead of the user's text.
+ * Thinking blocks are left out: Chat Completions has no place for them.
+ */
 export function toOpenAIMessages(system: string | undefined, messages: Message[]): Json[] {
   const out: Json[] = [];
   if (system) out.push({ role: 'system', content: system });
@@ -55,7 +81,8 @@ export function toOpenAIMessages(system: string | undefined, messages: Message[]
       const calls = m.content.flatMap((b) =>
         b.type === 'tool_use' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input_error !== undefined ? {} : (b.input ?? {})) } }] : [],
       );
-      const msg: Json = { role: 'assistant', content: text === '' ? null : text };
+      // Null content is only allowed beside tool calls; a message that was all thinking sends ''.
+      const msg: Json = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text };
       if (calls.length > 0) msg.tool_calls = calls;
       out.push(msg);
     }
@@ -84,6 +111,8 @@ export class OpenAIProvider implements ModelProvider {
     body.stream = true;
     body.stream_options = { include_usage: true };
     body.max_tokens = request.maxTokens;
+    const effort = reasoningEffort(request.thinking);
+    if (effort) body.reasoning_effort = effort;
     return body;
   }
 
@@ -96,7 +125,7 @@ export class OpenAIProvider implements ModelProvider {
       headers,
       body: this.requestBody(request),
       request,
-      consume: (events) => readChunkStream(events, request.onText, (text) => this.transport.redact(text)),
+      consume: (events) => readChunkStream(events, request, (text) => this.transport.redact(text)),
     });
   }
 
@@ -110,19 +139,48 @@ interface PendingCall {
   id: string;
   name: string;
   args: string;
+  /** Where it goes among the calls: its `index`, or a fresh place after the others. */
+  pos: number;
+  /** Order of opening; breaks ties of `pos`. */
+  seq: number;
 }
 
 /** One attempt's chunk stream into the final message; throws when it failed or was cut off. */
 export async function readChunkStream(
   events: AsyncIterable<SseEvent>,
-  onText?: (text: string, index: number) => void,
+  { onText, onThinking }: Pick<ModelRequest, 'onText' | 'onThinking'> = {},
   /** Secrets out of event text quoted in an error, before it is cut (the whole message is redacted again later). */
   redact: (text: string) => string = (text) => text,
 ): Promise<ModelResponse> {
   let text = '';
-  /** By the tool call's `index`, in the order the indexes are sorted at the end. */
-  const calls = new Map<number, PendingCall>();
-  let lastIndex = -1;
+  let thinking = '';
+  /** The text and thinking blocks in the order they first appeared: their positions in the content. */
+  const lead: ('text' | 'thinking')[] = [];
+  /** Adds a piece to the text or the thinking (placing the block on its first piece) and streams it. */
+  const add = (kind: 'text' | 'thinking', piece: string): void => {
+    let at = lead.indexOf(kind);
+    if (at === -1) at = lead.push(kind) - 1;
+    if (kind === 'text') {
+      text += piece;
+      onText?.(piece, at);
+    } else {
+      thinking += piece;
+      onThinking?.(piece, at);
+    }
+  };
+  const calls: PendingCall[] = [];
+  /** By the `index` of the fragments: the call last opened there, which continuations extend. */
+  const atIndex = new Map<number, PendingCall>();
+  /** By id: the first call that had it. */
+  const byIds = new Map<string, PendingCall>();
+  let last: PendingCall | undefined;
+  let maxPos = -1;
+  const open = (pos: number): PendingCall => {
+    const call: PendingCall = { id: '', name: '', args: '', pos, seq: calls.length };
+    calls.push(call);
+    maxPos = Math.max(maxPos, pos);
+    return call;
+  };
   let finish: string | null = null;
   let refused = false;
   const usage: Usage = { input_tokens: 0, output_tokens: 0 };
@@ -131,15 +189,15 @@ export async function readChunkStream(
   for await (const ev of events) {
     const raw = ev.data.trim();
     if (raw === '[DONE]') {
-      const content: AssistantBlock[] = text === '' ? [] : [{ type: 'text', text }];
-      for (const [, call] of [...calls.entries()].sort((a, b) => a[0] - b[0])) {
+      const content: AssistantBlock[] = lead.map((kind) => (kind === 'text' ? { type: 'text', text } : { type: 'thinking', thinking, signature: '' }));
+      for (const call of [...calls].sort((a, b) => a.pos - b.pos || a.seq - b.seq)) {
         const parsed = parseToolInput(call.args);
         const block: ToolUseBlock = { type: 'tool_use', id: call.id || generatedCallId(), name: call.name, input: parsed.input };
         if (parsed.input_error !== undefined) block.input_error = parsed.input_error;
         content.push(block);
       }
       let stopReason = finish === null ? 'end_turn' : (FINISH_REASONS[finish] ?? finish);
-      if (calls.size > 0 && (finish === null || finish === 'stop')) stopReason = 'tool_use';
+      if (calls.length > 0 && (finish === null || finish === 'stop')) stopReason = 'tool_use';
       else if (refused && (finish === null || finish === 'stop')) stopReason = 'refusal';
       return { content, stopReason, usage, usageReported: reported };
     }
@@ -174,15 +232,15 @@ export async function readChunkStream(
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const choice = obj(choices.find((c) => num(obj(c).index) === 0) ?? choices[0]);
     const delta = obj(choice.delta);
-    if (typeof delta.content === 'string' && delta.content !== '') {
-      text += delta.content;
-      onText?.(delta.content, 0);
-    }
+    // DeepSeek and older vLLM say reasoning_content, newer vLLM, Ollama and OpenRouter say
+    // reasoning; a server sending both sends the same text twice, so one is read.
+    const reasoning = [delta.reasoning_content, delta.reasoning].find((r): r is string => typeof r === 'string' && r !== '');
+    if (reasoning !== undefined) add('thinking', reasoning);
+    if (typeof delta.content === 'string' && delta.content !== '') add('text', delta.content);
     // OpenAI streams a refusal in its own field; it is the answer's text all the same.
     if (typeof delta.refusal === 'string' && delta.refusal !== '') {
       refused = true;
-      text += delta.refusal;
-      onText?.(delta.refusal, 0);
+      add('text', delta.refusal);
     }
     if (Array.isArray(delta.tool_calls)) {
       for (const tc of delta.tool_calls) {
@@ -190,22 +248,26 @@ export async function readChunkStream(
         const fn = obj(t.function);
         const id = typeof t.id === 'string' ? t.id : '';
         const name = typeof fn.name === 'string' ? fn.name : '';
-        let index: number;
-        if (typeof t.index === 'number') index = t.index;
-        else {
+        const byId = id !== '' ? byIds.get(id) : undefined;
+        let call: PendingCall;
+        if (typeof t.index === 'number') {
+          const there = atIndex.get(t.index);
+          if (!there) call = open(t.index);
+          // Some gateways send parallel calls whole, all at index 0: a new id there is a new call.
+          else if (id !== '' && there.id !== '' && id !== there.id) call = byId ?? open(maxPos + 1);
+          else call = there;
+          atIndex.set(t.index, call);
+        } else {
           // No index (some compatible servers): a new id or a name opens a new call; else it continues the last.
-          const byId = id !== '' ? [...calls.entries()].find(([, c]) => c.id === id) : undefined;
-          if (byId) index = byId[0];
-          else if (id !== '' || name !== '' || lastIndex === -1) index = calls.size === 0 ? 0 : Math.max(...calls.keys()) + 1;
-          else index = lastIndex;
+          if (byId) call = byId;
+          else if (id !== '' || name !== '' || !last) call = open(maxPos + 1);
+          else call = last;
         }
-        lastIndex = index;
-        let call = calls.get(index);
-        if (!call) {
-          call = { id: '', name: '', args: '' };
-          calls.set(index, call);
+        last = call;
+        if (id !== '' && call.id === '') {
+          call.id = id;
+          if (!byIds.has(id)) byIds.set(id, call);
         }
-        if (id !== '' && call.id === '') call.id = id;
         if (name !== '' && call.name === '') call.name = name;
         if (typeof fn.arguments === 'string') call.args += fn.arguments;
         else if (fn.arguments && typeof fn.arguments === 'object') call.args += JSON.stringify(fn.arguments);

@@ -1,7 +1,8 @@
 // One streaming interface for every model backend. A provider turns a transcript and a tool list
-// into one assistant message, streaming its text through `onText` while it arrives. Providers speak
-// their real wire formats (anthropic.ts, openai.ts) or play a script (scripted.ts); the prompt loop
-// (src/session/prompt-loop.ts) only ever sees these types.
+// into one assistant message, streaming its text through `onText` (and its reasoning through
+// `onThinking`) while it arrives. Providers speak their real wire formats (anthropic.ts,
+// openai.ts) or play a script (scripted.ts); the prompt loop (src/session/prompt-turn.ts) only
+// ever sees these types.
 import type { ImageMediaType } from '../contract/common.js';
 
 export interface TextBlock {
@@ -32,7 +33,24 @@ export interface ToolResultBlock {
   is_error: boolean;
 }
 
-export type AssistantBlock = TextBlock | ToolUseBlock;
+/**
+ * The model's reasoning before its answer. Anthropic signs it: a message sent back must carry the
+ * block unchanged, signature included. An OpenAI-compatible server's reasoning has no signature
+ * (`''`) and is never sent to Anthropic.
+ */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Reasoning the provider encrypted (Anthropic's safety systems flagged it): sent back as it came. */
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export type AssistantBlock = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock;
 export type UserBlock = TextBlock | ToolResultBlock;
 
 export type Message = { role: 'user'; content: UserBlock[] } | { role: 'assistant'; content: AssistantBlock[] };
@@ -55,6 +73,19 @@ export interface Usage {
   cache_creation_input_tokens?: number;
 }
 
+export type ThinkingEffort = 'low' | 'medium' | 'high';
+
+/**
+ * How much the model may reason before answering. Each provider takes its own setting when it is
+ * given and maps the other one when it is not: Anthropic the budget, OpenAI-compatible servers the effort.
+ */
+export interface ThinkingOptions {
+  /** Tokens of reasoning (Anthropic's `budget_tokens`; mapped to an effort for OpenAI-compatible servers). */
+  budgetTokens?: number;
+  /** Coarse level (OpenAI's `reasoning_effort`; mapped to a budget for Anthropic). */
+  effort?: ThinkingEffort;
+}
+
 export interface ModelRequest {
   system?: string;
   messages: Message[];
@@ -62,8 +93,12 @@ export interface ModelRequest {
   /** Largest response the model may produce, in tokens. */
   maxTokens: number;
   signal: AbortSignal;
+  /** Extended thinking (reasoning); off when absent. */
+  thinking?: ThinkingOptions;
   /** Text as it streams; `index` is the content block's position in the final message. */
   onText?: (text: string, index: number) => void;
+  /** Thinking text as it streams; `index` is the thinking block's position in the final message. */
+  onThinking?: (text: string, index: number) => void;
   /** A failed attempt is retried after `delayMs`; text already streamed by it is void. */
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }

@@ -1,9 +1,10 @@
 // The Anthropic provider against a loopback server replaying recorded Messages API streams:
-// what it sends, how it reads the stream however it is split, and how it retries, fails and
-// stops when cancelled.
+// what it sends (thinking included), how it reads the stream however it is split (thinking
+// blocks kept), and how it retries, fails and stops when cancelled.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/model/anthropic.js';
 import type { HttpProviderOptions } from '../../src/model/http.js';
+import type { Message, ModelRequest } from '../../src/model/provider.js';
 import { FakeServer, fixture, jsonError, sse } from './fake-server.js';
 import { complete, failure, request } from './harness.js';
 
@@ -12,30 +13,17 @@ const server = new FakeServer();
 const providers: AnthropicProvider[] = [];
 let slept: number[] = [];
 
-beforeAll(async () => {
-  await server.start();
-});
+beforeAll(async () => void (await server.start()));
 afterEach(async () => {
   await Promise.all(providers.splice(0).map((p) => p.close()));
   server.reset();
   slept = [];
 });
-afterAll(async () => {
-  await server.close();
-});
+afterAll(() => server.close());
 
 function provider(over: Partial<HttpProviderOptions> = {}): AnthropicProvider {
-  const p = new AnthropicProvider({
-    model: 'claude-sonnet-4-5',
-    baseUrl: server.origin,
-    apiKey: KEY,
-    egress: null,
-    retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 4 },
-    sleep: async (ms) => {
-      slept.push(ms);
-    },
-    ...over,
-  });
+  const sleep = async (ms: number): Promise<void> => void slept.push(ms);
+  const p = new AnthropicProvider({ model: 'claude-sonnet-4-5', baseUrl: server.origin, apiKey: KEY, egress: null, retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 4 }, sleep, ...over });
   providers.push(p);
   return p;
 }
@@ -66,10 +54,7 @@ describe('AnthropicProvider: reading the stream', () => {
   it('assembles a tool_use input streamed in many JSON fragments', async () => {
     server.reply(sse(fixture('anthropic/tool-use.sse'), { split: 13 }));
     const { result, texts } = await complete(provider());
-    expect(texts).toEqual([
-      ["I'll update", 0],
-      [' the constant.', 0],
-    ]);
+    expect(texts).toEqual([["I'll update", 0], [' the constant.', 0]]);
     expect(result).toEqual({
       content: [
         { type: 'text', text: "I'll update the constant." },
@@ -93,17 +78,31 @@ describe('AnthropicProvider: reading the stream', () => {
     expect(result.usage).toEqual({ input_tokens: 610, output_tokens: 121 });
   });
 
-  it('drops thinking blocks and indexes text by its place in the returned content', async () => {
-    server.reply(sse(fixture('anthropic/thinking.sse')));
-    const { result, texts } = await complete(provider());
-    expect(texts).toEqual([
-      ['Hello', 0],
-      [' there.', 0],
-    ]);
+  it('keeps a thinking block with its signature, streams its text to onThinking, and indexes by place in the returned content', async () => {
+    server.reply(sse(fixture('anthropic/thinking.sse'), { split: 50 }));
+    const thoughts: [string, number][] = [];
+    const { result, texts } = await complete(provider(), { onThinking: (t, i) => thoughts.push([t, i]) });
+    expect(thoughts).toEqual([['The user wants a greeting.', 0]]);
+    expect(texts).toEqual([['Hello', 1], [' there.', 1]]);
     expect(result.content).toEqual([
+      { type: 'thinking', thinking: 'The user wants a greeting.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' },
       { type: 'text', text: 'Hello there.' },
       { type: 'tool_use', id: 'toolu_01ThInKiNgTool000000001', name: 'Read', input: { file_path: 'x' } },
     ]);
+  });
+
+  it('keeps redacted_thinking as it came, drops server-tool blocks, and passes pause_turn through', async () => {
+    server.reply(sse(fixture('anthropic/redacted-thinking.sse'), { split: 97 }));
+    const thoughts: [string, number][] = [];
+    const { result, texts } = await complete(provider(), { onThinking: (t, i) => thoughts.push([t, i]) });
+    expect(thoughts).toEqual([['I should look up', 0], [" today's weather.", 0]]);
+    expect(texts).toEqual([['Still searching', 2], ['…', 2]]);
+    expect(result.content).toEqual([
+      { type: 'thinking', thinking: "I should look up today's weather.", signature: 'ErUBCkYIBRgCIkDkTq2pVHF3k5xBwXnq8ZrU0f8dLdHc4n1b+2wR5s/y9hQ0WQm0hFqKq7cT3o1Hh0xJ' },
+      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pPmN3tVJ8qT3KgL9rW0Nl' },
+      { type: 'text', text: 'Still searching…' },
+    ]);
+    expect(result.stopReason).toBe('pause_turn');
   });
 
   it('gives malformed tool input an input_error instead of throwing; no input at all is {}', async () => {
@@ -118,8 +117,16 @@ describe('AnthropicProvider: reading the stream', () => {
 });
 
 describe('AnthropicProvider: the request', () => {
-  it('sends the Messages API body and headers', async () => {
+  it('sends the Messages API body and headers; thinking goes back exactly, unsigned thinking and empty text do not', async () => {
     server.reply(sse(fixture('anthropic/text.sse')));
+    const results: Message = {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'const a = 1;' }], is_error: false },
+        { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'invalid input' }], is_error: true },
+        { type: 'text', text: 'go on' },
+      ],
+    };
     await complete(provider(), {
       system: 'You are terse.',
       messages: [
@@ -127,22 +134,20 @@ describe('AnthropicProvider: the request', () => {
         {
           role: 'assistant',
           content: [
+            { type: 'thinking', thinking: 'Read it first.', signature: 'EqQBCgIYAhIMsig==' },
+            { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3p/Lf+Pz==' },
+            { type: 'thinking', thinking: 'another provider reasoned', signature: '' },
+            { type: 'text', text: '' },
             { type: 'text', text: 'Reading it.' },
             { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'main.ts' } },
             { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: {}, input_error: 'the tool input is not valid JSON' },
           ],
         },
-        {
-          role: 'user',
-          content: [
-            { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'const a = 1;' }], is_error: false },
-            { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'invalid input' }], is_error: true },
-            { type: 'text', text: 'go on' },
-          ],
-        },
+        results,
       ],
       tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }],
       maxTokens: 4096,
+      thinking: { budgetTokens: 2048 },
     });
     const [got] = server.received;
     expect(got?.method).toBe('POST');
@@ -163,21 +168,17 @@ describe('AnthropicProvider: the request', () => {
           {
             role: 'assistant',
             content: [
+              { type: 'thinking', thinking: 'Read it first.', signature: 'EqQBCgIYAhIMsig==' },
+              { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3p/Lf+Pz==' },
               { type: 'text', text: 'Reading it.' },
               { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'main.ts' } },
               { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: {} },
             ],
           },
-          {
-            role: 'user',
-            content: [
-              { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'const a = 1;' }], is_error: false },
-              { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'invalid input' }], is_error: true },
-              { type: 'text', text: 'go on' },
-            ],
-          },
+          results,
         ],
         tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }],
+        thinking: { type: 'enabled', budget_tokens: 2048 },
         stream: true,
       }),
     );
@@ -190,6 +191,15 @@ describe('AnthropicProvider: the request', () => {
     expect(got?.url).toBe('/v1/messages');
     expect(got?.headers['x-api-key']).toBeUndefined();
     expect(JSON.parse(got!.body)).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello' }] }], stream: true });
+  });
+
+  it('maps an effort to a thinking budget (an explicit budget wins) and raises max_tokens above a budget it does not exceed', () => {
+    const p = provider();
+    const body = (thinking: ModelRequest['thinking'], maxTokens = 32_000) => p.requestBody(request({ thinking, maxTokens }).request);
+    const sent = (...args: Parameters<typeof body>) => [body(...args).max_tokens, (body(...args).thinking as { budget_tokens: number }).budget_tokens];
+    expect([sent({ effort: 'low' }), sent({ effort: 'medium' }), sent({ effort: 'high' })]).toEqual([[32_000, 2048], [32_000, 8192], [32_000, 24_576]]);
+    expect([sent({ budgetTokens: 5000, effort: 'high' }), sent({ budgetTokens: 100 })]).toEqual([[32_000, 5000], [32_000, 1024]]);
+    expect([sent({ budgetTokens: 16_000 }, 4096), sent({ budgetTokens: 4096 }, 4096), sent({ effort: 'high' }, 8192)]).toEqual([[20_096, 16_000], [8192, 4096], [32_768, 24_576]]);
   });
 });
 
@@ -375,10 +385,7 @@ describe('AnthropicProvider: cancellation', () => {
     const ac = new AbortController();
     const reason = new Error('turn cancelled');
     const started = Date.now();
-    const run = request({
-      signal: ac.signal,
-      onText: () => ac.abort(reason),
-    });
+    const run = request({ signal: ac.signal, onText: () => ac.abort(reason) });
     await expect(provider().complete(run.request)).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(await server.received[0]!.closed).toEqual({ finished: false });

@@ -1,9 +1,10 @@
 // The OpenAI-compatible provider against a loopback server replaying recorded Chat Completions
-// streams (OpenAI itself, Ollama, an sse-starlette server): what it sends, how it assembles text
-// and tool calls, and how it retries, fails and stops when cancelled.
+// streams (OpenAI itself, Ollama, DeepSeek, gateways, an sse-starlette server): what it sends, how
+// it assembles reasoning, text and tool calls, and how it retries, fails and stops when cancelled.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpProviderOptions } from '../../src/model/http.js';
-import { OpenAIProvider } from '../../src/model/openai.js';
+import { OpenAIProvider, toOpenAIMessages } from '../../src/model/openai.js';
+import type { Message, ModelRequest } from '../../src/model/provider.js';
 import { FakeServer, fixture, jsonError, sse } from './fake-server.js';
 import { complete, failure, request } from './harness.js';
 
@@ -146,6 +147,46 @@ describe('OpenAIProvider: reading the stream', () => {
   });
 });
 
+describe('OpenAIProvider: reasoning and gateways', () => {
+  it('reads reasoning_content (DeepSeek) as a thinking block without a signature, ahead of the text', async () => {
+    server.reply(sse(fixture('openai/reasoning-content.sse'), { split: 61 }));
+    const thoughts: [string, number][] = [];
+    const { result, texts } = await complete(provider(), { onThinking: (t, i) => thoughts.push([t, i]) });
+    expect(thoughts).toEqual([['The user ', 0], ['wants a greeting', 0], ['; keep it short.', 0]]);
+    expect(texts).toEqual([['Hello', 1], ['! 👋', 1]]);
+    expect(result.content).toEqual([{ type: 'thinking', thinking: 'The user wants a greeting; keep it short.', signature: '' }, { type: 'text', text: 'Hello! 👋' }]);
+    expect(result).toMatchObject({ stopReason: 'end_turn', usage: { input_tokens: 12, output_tokens: 25 } });
+  });
+
+  it('reads `reasoning` (newer vLLM, Ollama, OpenRouter), once when sent under both names; text and calls follow it', async () => {
+    const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'Read', arguments: '{"file_path":"a.ts"}' } };
+    server.reply(sse(chunk({ role: 'assistant', content: '', reasoning: 'Look at a.ts', reasoning_content: 'Look at a.ts' }) + chunk({ reasoning: ' first.' }) + chunk({ content: 'Reading.' }) + chunk({ tool_calls: [call] }, 'tool_calls') + 'data: [DONE]\n\n'));
+    const { result, texts } = await complete(provider());
+    expect(texts).toEqual([['Reading.', 1]]);
+    expect(result.content).toEqual([
+      { type: 'thinking', thinking: 'Look at a.ts first.', signature: '' },
+      { type: 'text', text: 'Reading.' },
+      { type: 'tool_use', id: 'call_1', name: 'Read', input: { file_path: 'a.ts' } },
+    ]);
+  });
+
+  for (const [name, how] of [
+    ['index0-whole', 'whole in one chunk each'],
+    ['index0-fragments', 'in two fragments each, the second without an id'],
+  ]) {
+    it(`keeps parallel calls apart that a gateway sends all at index 0 with distinct ids, ${how}`, async () => {
+      server.reply(sse(fixture(`openai/${name}.sse`), { split: 37 }));
+      const { result } = await complete(provider());
+      expect(result.content).toEqual([
+        { type: 'tool_use', id: 'call_R3ad0000000000000000000A', name: 'Read', input: { file_path: '/work/README.md' } },
+        { type: 'tool_use', id: 'call_Bash000000000000000000B', name: 'Bash', input: { command: 'ls -la', description: 'List files' } },
+      ]);
+      expect(result.stopReason).toBe('tool_use');
+    });
+  }
+});
+
 describe('OpenAIProvider: refusals', () => {
   it('streams a refusal as text and reports stopReason refusal', async () => {
     server.reply(sse(fixture('openai/refusal.sse')));
@@ -227,6 +268,22 @@ describe('OpenAIProvider: the request', () => {
     expect(got?.url).toBe('/v1/chat/completions');
     expect(got?.headers.authorization).toBeUndefined();
     expect(got?.body).toBe('{"model":"gpt-4o","messages":[{"role":"user","content":"Say hello"}],"stream":true,"stream_options":{"include_usage":true},"max_tokens":1024}');
+  });
+
+  it('sends reasoning_effort (from a budget when no effort is given) and leaves thinking out of the messages', () => {
+    const p = provider();
+    const effort = (thinking: ModelRequest['thinking']) => p.requestBody(request({ thinking }).request).reasoning_effort;
+    expect([effort({ effort: 'low' }), effort({ effort: 'high', budgetTokens: 1024 }), effort(undefined)]).toEqual(['low', 'high', undefined]);
+    expect([4096, 4097, 16_384, 16_385].map((budgetTokens) => effort({ budgetTokens }))).toEqual(['low', 'medium', 'medium', 'high']);
+    const thought = { type: 'thinking', thinking: 'hmm', signature: 'sig' } as const;
+    const messages: Message[] = [
+      { role: 'assistant', content: [thought, { type: 'redacted_thinking', data: 'x' }, { type: 'text', text: 'Hi' }, { type: 'tool_use', id: 'call_1', name: 'Read', input: {} }] },
+      { role: 'assistant', content: [thought] },
+    ];
+    expect(toOpenAIMessages(undefined, messages)).toEqual([
+      { role: 'assistant', content: 'Hi', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Read', arguments: '{}' } }] },
+      { role: 'assistant', content: '' },
+    ]);
   });
 });
 
