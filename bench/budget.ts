@@ -27,7 +27,7 @@ function session(): SessionRecord {
     allowed_tools: [], disallowed_tools: [], ask_rules: [], rules: [], tools: ['Read'], output_cap_chars: 30000, permission_timeout_s: null,
     question_timeout_s: null, mode_before_plan: null, memory_store: null, skills: [], used_skills: [], unlocked_tools: [], deferred_tools: [],
     mcp_servers: {}, instructions: [], sandbox: 'off', hook_events: [], model: null, system_prompt: null, sandbox_network: false, secret_names: [],
-    checkpoints: false, forked_from: null, budget: { max_usd: 1e5 }, usage: emptySessionUsage(),
+    checkpoints: false, forked_from: null, budget: { max_usd: 1e5 }, usage: emptySessionUsage(), compaction: { auto: true, threshold: 0.8 },
     limits: { enforcement: 'none', memory_bytes: 1 << 30, processes: 64, cpu_weight: 50, file_size_bytes: 1 << 30, open_files: 256, disk_bytes: 1 << 30 },
     active_turn_id: null, warnings: [], created_at: new Date().toISOString(), closed_at: null,
   } as unknown as Session;

@@ -1,10 +1,13 @@
-// Checkpoints, changes, rewind and fork (API.md "Checkpoints, changes, rewind and fork").
+// Checkpoints, changes, rewind and fork (API.md "Checkpoints, changes, rewind and fork"), and
+// compaction on demand ("Long sessions"): what changes a session's record of work after the fact.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import {
   ChangeListSchema,
+  CompactRequestSchema,
+  CompactResultSchema,
   CheckpointDetailSchema,
   CheckpointListSchema,
   ForkRequestSchema,
@@ -154,6 +157,28 @@ export const checkpointRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
       },
     },
     async (req) => ctx.owner.call(scopeOf(req), 'checkpoints.rewind', req.params.session_id, req.body),
+  );
+
+  app.post(
+    '/v1/sessions/:session_id/compact',
+    {
+      config: { access: 'write' },
+      schema: {
+        operationId: 'compactSession',
+        tags: ['turns'],
+        summary: 'Compact the session\'s conversation now',
+        description:
+          'Between turns: the conversation of its prompt turns is compacted — old tool results left out (each replaced by a note naming where its full text stays), ' +
+          'the older messages summarised by the session\'s model (`instructions` added to what the summary keeps), the newest kept verbatim — and recorded on the last ' +
+          'prompt turn (`compaction`): later turns send it instead of what it covers. The full transcript stays in the turns and the export. PreCompact hooks may refuse it; ' +
+          'PostCompact hooks see the result. Its model call counts toward the session\'s and the tenant\'s budgets. Events `compaction.started`, `compaction.completed` ' +
+          '(or `compaction.failed`). 409 while a turn runs, or when the summary fails or a budget is reached (nothing changes); `compacted: false` when there is nothing to compact.',
+        params: SessionParams,
+        body: ref(CompactRequestSchema),
+        response: { 200: ref(CompactResultSchema, 'What the compaction did'), ...bodyProblems, 404: problems[404], 409: problems[409] },
+      },
+    },
+    async (req) => ctx.owner.call(scopeOf(req), 'sessions.compact', req.params.session_id, req.body ?? {}),
   );
 
   app.post(

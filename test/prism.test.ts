@@ -310,6 +310,9 @@ describe('the document under Prism (proxy mode, validating every request and res
 
     // A prompt turn: the session has no model, so the documented 400 that says so.
     expectStatus(await d.post(`${base}/turns`, { prompt: 'hello' }), 400);
+    // Compaction needs a model too: the documented 400; a body it does not take is the request's fault.
+    expectStatus(await d.post(`${base}/compact`, {}), 400);
+    expectStatus(await d.call('POST', `${base}/compact`, { body: { instructions: '' }, invalid: true }), 400);
     // A body that is neither kind of turn: 400, and Prism finds the request at fault.
     expectStatus(await d.call('POST', `${base}/turns`, { body: {}, invalid: true }), 400);
 

@@ -301,5 +301,6 @@ function forkBody(record: SessionRecord): SessionCreate {
     limits,
     checkpoints: s.checkpoints,
     ...(s.budget ? { budget: s.budget } : {}),
+    compaction: s.compaction,
   };
 }

@@ -10,6 +10,7 @@ import { SessionUseCases } from './sessions.js';
 import { shutdownSessions } from './shutdown.js';
 import { TurnUseCases } from './turns.js';
 import { CheckpointUseCases } from './checkpoints.js';
+import { CompactionUseCases } from './compaction.js';
 import { IdempotencyUseCases } from './idempotency.js';
 import type { SearchStatus } from '../web/state.js';
 import type { ClusterNode } from '../cluster/node.js';
@@ -31,6 +32,8 @@ export interface Application {
   recovery: RecoveryUseCases;
   /** A session's checkpoints, changes, rewind and fork. */
   checkpoints: CheckpointUseCases;
+  /** Compaction of a session's conversation on demand. */
+  compaction: CompactionUseCases;
   /** Idempotency-Key answers of the POSTs that create work. */
   idempotency: IdempotencyUseCases;
   /** The operator's search backend, as checked at start-up (readiness reports it). */
@@ -62,6 +65,7 @@ export function createApplication(deps: AppDeps): Application {
     retention: new RetentionUseCases(parts),
     recovery: new RecoveryUseCases(parts),
     checkpoints: new CheckpointUseCases(parts, sessions),
+    compaction: new CompactionUseCases(parts),
     idempotency: new IdempotencyUseCases(parts),
     webSearch: parts.webSearch,
     shutdown: (scope, graceMs) => shutdownSessions(parts, sessions, scope, graceMs),

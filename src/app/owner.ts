@@ -11,7 +11,8 @@ import type { SessionStateUseCases } from './session-state.js';
 import type { SessionUseCases } from './sessions.js';
 import type { TurnUseCases } from './turns.js';
 import type { CheckpointUseCases } from './checkpoints.js';
-import type { ForkRequest, RewindRequest } from '../contract/schemas.js';
+import type { CompactionUseCases } from './compaction.js';
+import type { CompactRequest, ForkRequest, RewindRequest } from '../contract/schemas.js';
 import type { KeyScope } from '../contract/tenant.js';
 import type { IdempotencyKeys, KeptWork } from '../store/idempotency.js';
 import type { Store } from '../store/store.js';
@@ -24,6 +25,7 @@ export interface Application {
   interactions: InteractionUseCases;
   recovery: RecoveryUseCases;
   checkpoints: CheckpointUseCases;
+  compaction: CompactionUseCases;
 }
 
 export const OWNER_CALLS = {
@@ -42,6 +44,7 @@ export const OWNER_CALLS = {
   'checkpoints.turnChanges': (app: Application, scope: Scope, sessionId: string, turnId: string, diff: boolean) => app.checkpoints.turnChanges(scope, sessionId, turnId, diff),
   'checkpoints.rewind': (app: Application, scope: Scope, sessionId: string, body: RewindRequest) => app.checkpoints.rewind(scope, sessionId, body),
   'checkpoints.fork': (app: Application, scope: Scope, sessionId: string, body: ForkRequest) => app.checkpoints.fork(scope, sessionId, body),
+  'sessions.compact': (app: Application, scope: Scope, sessionId: string, body: CompactRequest) => app.compaction.compact(scope, sessionId, body),
   'interactions.answerPermission': (app: Application, scope: Scope, sessionId: string, permissionId: string, body: PermissionResponse) =>
     app.interactions.answerPermission(scope, sessionId, permissionId, body),
   'interactions.answerQuestion': (app: Application, scope: Scope, sessionId: string, questionId: string, body: QuestionResponse) =>

@@ -178,6 +178,7 @@ export function createParts(deps: AppDeps): Parts {
       audit,
       egress,
       ...(deps.modelOptions ? { modelOptions: deps.modelOptions } : {}),
+      newId,
       prices,
       spend: deps.spend ?? spendOf(store),
       ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),

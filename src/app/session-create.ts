@@ -2,7 +2,7 @@
 // problem in one 400 answer (SPEC §9.10), never a silently different session.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Budget, Session, SessionCreate } from '../contract/schemas.js';
+import { DEFAULT_COMPACTION_THRESHOLD, type Budget, type Session, type SessionCreate } from '../contract/schemas.js';
 import { emptySessionUsage } from '../session/spending.js';
 import { compileSessionHooks } from '../hooks/config.js';
 import { publicModel, resolveModel, type ResolvedModel } from '../model/index.js';
@@ -168,6 +168,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
     checkpoints: body.checkpoints ?? config.checkpoints.enabled,
     budget: body.budget ?? null,
     usage: emptySessionUsage(),
+    compaction: { auto: body.compaction?.auto ?? true, threshold: body.compaction?.threshold ?? DEFAULT_COMPACTION_THRESHOLD },
     forked_from: null,
     limits: { enforcement: host.mode === 'off' ? 'none' : host.limits.enforcement, ...limits },
     active_turn_id: null,

@@ -1,5 +1,6 @@
 // Session use cases: create (plan, make, build, store, SessionStart), read, list, change
 // rules and mode, list tools, close.
+import { DEFAULT_COMPACTION_THRESHOLD } from '../contract/compaction.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { PermissionMode, Session, SessionCreate, SessionPatch } from '../contract/schemas.js';
@@ -198,6 +199,7 @@ export class SessionUseCases {
         if (body.disallowed_tools !== undefined) s.disallowed_tools = body.disallowed_tools;
         if (body.ask_rules !== undefined) s.ask_rules = body.ask_rules;
         if (body.budget !== undefined) s.budget = body.budget;
+        if (body.compaction !== undefined) s.compaction = { auto: body.compaction.auto ?? true, threshold: body.compaction.threshold ?? DEFAULT_COMPACTION_THRESHOLD };
         if (body.remove_rules) s.rules = s.rules.filter((r) => !body.remove_rules!.includes(r.rule));
         for (const r of body.add_rules ?? []) {
           s.rules = s.rules.filter((x) => !(x.rule === r.rule && x.behavior === r.behavior));

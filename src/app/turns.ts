@@ -37,6 +37,7 @@ export class TurnUseCases {
       throw new DomainError('invalid', `budget.max_usd: ${rt.model.provider} model ${JSON.stringify(rt.model.model)} has no known price (the operator can give one in NORMA_MODEL_PRICES); use max_tokens instead`);
     }
     if (parts.stopping) throw new DomainError('unavailable', 'the server is shutting down; post the turn again once it is back');
+    if (rt.compacting) throw new DomainError('conflict', `session ${sessionId} is being compacted (POST …/compact); post the turn once that has ended`);
     if (rt.activeTurn) {
       throw new DomainError('conflict', `session ${sessionId} already runs turn ${rt.activeTurn.id} (${rt.activeTurn.turn.status}); one turn runs at a time`);
     }

@@ -2,6 +2,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { StringEnum } from './common.js';
 import { CallChangesSchema } from './checkpoint.js';
+import { COMPACTION_TRIGGERS, CompactionEventFacts } from './compaction.js';
 import {
   DecisionSchema,
   MessageSchema,
@@ -157,6 +158,30 @@ export const EVENT_SCHEMAS = [
       Type.Boolean({ description: 'The model call is being retried: drop the text streamed so far for this message' }),
     ),
   }),
+  eventSchema('compaction.started', 'EventCompactionStarted', 'A compaction of the conversation began (prompt sessions)', {
+    turn_id: Type.Union([Type.String(), Type.Null()], { description: 'The turn it happens in; null: on demand between turns' }),
+    compaction_id: Type.String(),
+    trigger: StringEnum(COMPACTION_TRIGGERS),
+    tokens_before: Type.Integer({ minimum: 0 }),
+  }),
+  eventSchema('compaction.completed', 'EventCompactionCompleted', 'A compaction is in force: what it left out and what it kept; part of the audit trail (the full transcript stays in the turns)', {
+    turn_id: Type.String({ description: 'The turn it is recorded on (its `compaction`)' }),
+    ...CompactionEventFacts,
+  }),
+  eventSchema('compaction.failed', 'EventCompactionFailed', 'A compaction could not be made; the conversation is as it was', {
+    turn_id: Type.Union([Type.String(), Type.Null()]),
+    compaction_id: Type.String(),
+    trigger: StringEnum(COMPACTION_TRIGGERS),
+    tokens_before: Type.Integer({ minimum: 0 }),
+    reason: Type.String(),
+  }),
+  eventSchema('thinking.delta', 'EventThinkingDelta', 'The model\'s thinking as it streams (model.thinking; prompt turns; live-only: not replayed, the whole block is in `message.completed`)', {
+    turn_id: Type.String(),
+    parent_tool_use_id: Type.Optional(Type.String()),
+    message_index: Type.Integer({ minimum: 0 }),
+    block_index: Type.Integer({ minimum: 0, description: 'Position of the thinking block in that message' }),
+    text: Type.String(),
+  }),
   eventSchema('message.completed', 'EventMessageCompleted', 'A model call finished: the whole assistant message (prompt turns)', {
     turn_id: Type.String(),
     parent_tool_use_id: Type.Optional(Type.String({ description: 'Set for a subagent\'s own calls and messages: the Agent call they belong to' })),
@@ -311,4 +336,4 @@ export type EventInput = EventUnion extends infer E
   : never;
 
 /** Events delivered live but not stored or replayed (API.md allows this for progress). */
-export const LIVE_ONLY_EVENTS: ReadonlySet<string> = new Set(['tool.progress', 'message.delta', 'stream.end']);
+export const LIVE_ONLY_EVENTS: ReadonlySet<string> = new Set(['tool.progress', 'message.delta', 'thinking.delta', 'stream.end']);

@@ -46,6 +46,14 @@ export const HOOK_EVENTS = [
   'SessionEnd',
   'Stop',
   'SubagentStart',
+  'SubagentStop',
+  'StopFailure',
+  'PermissionRequest',
+  'PermissionDenied',
+  'Notification',
+  'PreCompact',
+  'PostCompact',
+  'PostToolBatch',
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 const HookMatcherGroup = Type.Object(

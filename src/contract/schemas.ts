@@ -15,6 +15,7 @@ export * from './session.js';
 export * from './tool.js';
 export * from './turn.js';
 export * from './budget.js';
+export * from './compaction.js';
 export * from './output.js';
 export * from './health.js';
 export * from './tenant.js';

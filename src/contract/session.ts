@@ -13,6 +13,7 @@ import { PolicyPublicSchema } from './tenant.js';
 import { ForkedFromSchema } from './checkpoint.js';
 import { SecretsSchema } from './secrets.js';
 import { BudgetSchema, SessionUsageSchema } from './budget.js';
+import { CompactionSettingsSchema } from './compaction.js';
 
 /** A tool name or `*` pattern in `deferred_tools`. */
 export const DEFERRED_PATTERN = '^[A-Za-z0-9_*-]{1,128}$';
@@ -93,6 +94,7 @@ export const SessionCreateSchema = Type.Object(
     ),
     secrets: Type.Optional(SecretsSchema),
     budget: Type.Optional(ref(BudgetSchema, 'A limit on all the session\'s model calls (every turn\'s, subagents\' included)')),
+    compaction: Type.Optional(ref(CompactionSettingsSchema)),
     mcp_servers: Type.Optional(McpServersSchema),
     deferred_tools: Type.Optional(
       Type.Array(Type.String({ pattern: DEFERRED_PATTERN }), {
@@ -129,6 +131,7 @@ export const SessionPatchSchema = Type.Object(
       ),
     ),
     remove_rules: Type.Optional(Type.Array(RuleString, { maxItems: 256, description: 'Session rules to remove' })),
+    compaction: Type.Optional(ref(CompactionSettingsSchema, 'Replaces the session\'s compaction settings')),
     budget: Type.Optional(
       Type.Union([ref(BudgetSchema), Type.Null()], { description: 'The session\'s new budget (replacing the old one; null: none). A pending `Budget` request of the session\'s is decided again under it' }),
     ),
@@ -194,6 +197,10 @@ export const SessionSchema = Type.Object(
     secret_names: Type.Array(Type.String(), { description: 'The secrets the session\'s processes may use (the operator\'s, the tenant\'s and its own), by name; values are never shown' }),
     budget: Type.Union([ref(BudgetSchema), Type.Null()], { description: 'The limit on the session\'s model calls (null: none)' }),
     usage: ref(SessionUsageSchema),
+    compaction: Type.Object(
+      { auto: Type.Boolean(), threshold: Type.Number() },
+      { description: 'How the conversation of prompt turns is compacted: automatically past `threshold` of the context window, or on demand (POST …/compact)' },
+    ),
     checkpoints: Type.Boolean({ description: 'Whether the session records checkpoints of its workspace (GET …/checkpoints)' }),
     forked_from: Type.Union([ref(ForkedFromSchema), Type.Null()], { description: 'The session and checkpoint this one was forked from (POST …/fork); null: not a fork' }),
     limits: ref(SessionLimitsSchema),

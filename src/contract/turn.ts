@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Id, OneOf, ref, StringEnum } from './common.js';
 import { Timestamp } from './fields.js';
 import { BudgetSchema, UsageSchema } from './budget.js';
+import type { Compaction } from './compaction.js';
 import { ContentBlockSchema, ToolResultSchema, ToolUseInputSchema, ToolUseSchema } from './tool.js';
 
 export const TURN_STATUSES = ['running', 'awaiting_permission', 'awaiting_input', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
@@ -88,6 +89,7 @@ export const TurnSchema = Type.Object(
     usage: Type.Optional(ref(UsageSchema)),
     model_calls: Type.Optional(Type.Integer({ description: 'Prompt turns: model calls made' })),
     budget: Type.Optional(ref(BudgetSchema, 'Prompt turns: the turn\'s budget as posted, raised by approvals of its `Budget` requests')),
+    compaction: Type.Optional(Type.Unsafe<Compaction>({ $ref: 'Compaction#', description: 'Prompt turns: the newest compaction made in (or, on demand, after) this turn' })),
     created_at: Timestamp('Creation time'),
     ended_at: Type.Optional(Timestamp('When the turn reached a final status')),
     rewound_at: Type.Optional(Timestamp('When a rewind with `conversation: true` dropped this turn from the transcript later prompt turns see')),

@@ -32,6 +32,25 @@ export interface HookInput {
   /** SubagentStart: the subagent's id, its type and its task. */
   agent_id?: string;
   agent_type?: string;
+  /** PreCompact, PostCompact: what started the compaction. */
+  trigger?: 'manual' | 'auto';
+  /** PreCompact: the instructions given with POST …/compact (null: none). */
+  custom_instructions?: string | null;
+  /** PostCompact: the summary (null: old tool results were left out, nothing was summarised), and the tokens before and after. */
+  compact_summary?: string | null;
+  tokens_before?: number;
+  tokens_after?: number;
+  /** PermissionRequest: the rules a person could choose to remember. */
+  permission_suggestions?: string[];
+  /** PermissionDenied: what decided the denial (`rule`, `mode`, `person`, `timeout`, `hook`, `policy`, …). */
+  decided_by?: string;
+  /** Notification: what a person is needed for, in words, and its kind. */
+  message?: string;
+  notification_type?: 'permission_prompt' | 'question' | 'budget_near';
+  /** StopFailure: the turn's error code (`error` holds its message). */
+  error_code?: string;
+  /** PostToolBatch: the calls of one model response, as they ended. */
+  tool_calls?: { tool_use_id: string; tool_name: string; is_error: boolean }[];
 }
 
 export interface HookOutput {

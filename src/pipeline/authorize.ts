@@ -25,8 +25,8 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
     input = await inputs.validated(next, what);
     source = from;
   };
-  /** Digests of inputs a person (or a rule, while the call waited) approved in this call. */
-  const approved = new Set<string>();
+  /** Inputs a person (or a rule or a PermissionRequest hook, while the call waited) approved in this call, by digest: who did. */
+  const approved = new Map<string, Recorded['decided_by']>();
   let hooksRan = false;
   /** A PreToolUse hook asked for a person: the current input needs an approval whatever the rules say. */
   let hookAsk: { hook: string; reason: string } | undefined;
@@ -40,10 +40,11 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
     if (hookAsk && decision.behavior === 'allow') {
       decision = { ...decision, behavior: 'ask', decidedBy: 'hook', rules: [], reason: `${hookAsk.reason} (PreToolUse hook ${hookAsk.hook})`, suggestions: [] };
     }
-    const approvedBefore = decision.behavior === 'ask' && approved.has(inputs.digest(input));
+    const approvedBy = decision.behavior === 'ask' ? approved.get(inputs.digest(input)) : undefined;
+    const approvedBefore = approvedBy !== undefined;
     record(
-      approvedBefore
-        ? { behavior: 'allow', decided_by: 'person', rules: [], reason: `${decision.reason}; this exact input was approved earlier in this call` }
+      approvedBy !== undefined
+        ? { behavior: 'allow', decided_by: approvedBy, rules: [], reason: `${decision.reason}; this exact input was approved earlier in this call` }
         : { behavior: decision.behavior, decided_by: decision.decidedBy, rules: decision.rules, reason: decision.reason },
     );
     if (decision.behavior === 'deny') throw fail(call, `Permission denied: ${decision.reason}.`);
@@ -73,9 +74,9 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
       }
       if (answer.by === 'rule' && answer.verdict) {
         const v = answer.verdict;
-        record({ behavior: v.behavior, decided_by: v.decidedBy, rules: v.rules, reason: `while waiting for an answer: ${v.reason}`, ...perm });
+        record({ behavior: v.behavior, decided_by: v.decidedBy, rules: v.rules, reason: v.decidedBy === 'hook' ? v.reason : `while waiting for an answer: ${v.reason}`, ...perm });
         if (v.behavior === 'deny') throw fail(call, `Permission denied: ${v.reason}.`);
-        approved.add(inputs.digest(input));
+        approved.set(inputs.digest(input), v.decidedBy);
         continue;
       }
       if (answer.behavior === 'deny') {
@@ -85,7 +86,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
       }
       record({ behavior: 'allow', decided_by: 'person', rules: [], reason: answer.updatedInput !== undefined ? 'approved with an updated input' : 'approved', ...perm });
       if (answer.updatedInput !== undefined) await rewrite(answer.updatedInput, 'updated_input (from the approval)', 'approval');
-      approved.add(inputs.digest(input));
+      approved.set(inputs.digest(input), 'person');
       // Evaluate again: deny rules still apply to an approved (possibly rewritten) input.
       continue;
     }

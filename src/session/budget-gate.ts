@@ -23,7 +23,13 @@ export interface BudgetGateHost {
   raise(scope: 'turn' | 'session', unit: 'usd' | 'tokens', limit: number): void;
   /** Scopes a person let this turn past for the rest of it (the tenant's day). */
   readonly pastForTurn: Set<BudgetScope>;
+  /** Tells Notification hooks that a budget is near (once per scope and unit in a turn). */
+  notify(message: string): void;
+  readonly warned: Set<string>;
 }
+
+/** The share of a limit spent past which Notification hooks are told the budget is near. */
+export const NEAR_SHARE = 0.8;
 
 export type GateOutcome = { go: true } | { go: false; message: string };
 
@@ -35,7 +41,10 @@ export async function budgetGate(host: BudgetGateHost, inputChars: number, opts:
   // Each round either goes, ends, or lets one more scope past: at most one round per scope, and one to go.
   for (let round = 0; round < 4; round++) {
     const reached = host.spending.check(host.turn, { inputChars, past: new Set([...host.pastForTurn, ...once]) });
-    if (!reached) return { go: true };
+    if (!reached) {
+      warnNear(host);
+      return { go: true };
+    }
     if (reached.unpriced) return { go: false, message: `${reached.reason}.` };
     const mode = host.mode();
     if (!opts.canAsk || UNASKABLE.has(mode)) {
@@ -48,7 +57,8 @@ export async function budgetGate(host: BudgetGateHost, inputChars: number, opts:
       const by = answer.by === 'timeout' ? 'nobody answered before the permission timeout' : answer.by === 'rule' ? (answer.verdict?.reason ?? 'it was refused') : 'a person refused to go on';
       return { go: false, message: `${reached.reason}; ${by}${answer.message ? ` (${answer.message})` : ''}.` };
     }
-    if (answer.by === 'rule') continue; // decided again under a new budget: checked again
+    // Decided again under a new budget: checked again. A PermissionRequest hook's allow lets this call go on.
+    if (answer.by === 'rule' && answer.verdict?.decidedBy !== 'hook') continue;
     const limit = (answer.updatedInput as { limit?: unknown } | undefined)?.limit;
     if (typeof limit === 'number' && reached.scope !== 'tenant') host.raise(reached.scope, reached.unit, limit);
     if (reached.scope === 'tenant') host.pastForTurn.add('tenant');
@@ -81,4 +91,14 @@ async function ask(host: BudgetGateHost, reached: BudgetReached): Promise<Approv
     ...(answer.permissionId ? { permission_id: answer.permissionId } : {}),
   });
   return answer;
+}
+
+function warnNear(host: BudgetGateHost): void {
+  for (const s of host.spending.shares(host.turn)) {
+    const key = `${s.scope}/${s.unit}`;
+    if (s.share < NEAR_SHARE || host.warned.has(key)) continue;
+    host.warned.add(key);
+    const say = (n: number) => (s.unit === 'usd' ? `$${n.toFixed(4)}` : `${n} tokens`);
+    host.notify(`The ${s.scope}'s budget is near: ${say(s.spent)} of ${say(s.limit)} spent (${Math.round(s.share * 100)}%)`);
+  }
 }

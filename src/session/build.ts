@@ -129,7 +129,6 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     sessionId: s.id,
     settings: () => settings,
     activeTurn: () => runtime?.activeTurn ?? null,
-    broker: deps.broker,
     ...(deps.operatorSecrets ? { operatorSecrets: deps.operatorSecrets } : {}),
     record,
   });

@@ -5,7 +5,6 @@
 // waits. Connections to the same host share one request; a person's answer holds for that call
 // (its later connections to the host are not asked again); `remember` keeps a rule for the session.
 import type { Secrets } from '../contract/secrets.js';
-import type { InteractionBroker } from '../interaction/broker.js';
 import { TurnStop } from '../interaction/stop.js';
 import type { ApprovalAnswer } from '../interaction/kinds.js';
 import { evaluateNetwork, type NetworkMode, type NetworkTarget, type NetworkVerdict } from '../permission/network.js';
@@ -25,7 +24,6 @@ export interface SessionNetworkDeps {
   sessionId: string;
   settings: () => SessionSettings;
   activeTurn: () => TurnRunner | null;
-  broker: InteractionBroker;
   operatorSecrets?: Secrets;
   record: SessionRecord;
 }
@@ -78,18 +76,14 @@ export function sessionNetwork(d: SessionNetworkDeps): SessionNetwork {
     const note = { tool_use_id: origin.toolUseId, tool: 'Network', mode: settings.permission().mode, input_digest: inputDigest(input), input_source: 'call' as const };
     turn.recordDecision({ ...note, behavior: 'ask', decided_by: v.rules.length > 0 ? 'rule' : 'mode', rules: v.rules, reason: v.reason });
     const stop = new AbortController();
-    const answer = d.broker
-      .askPermission(
-        d.sessionId,
-        turn,
+    // Through the turn's own asks: PermissionRequest and Notification hooks, the broker, the timeout.
+    const answer = turn
+      .approve(
         { toolUseId: origin.toolUseId, tool: 'Network', input, reason: v.reason, suggestions: v.suggestions },
-        {
-          timeoutS: settings.session.permission_timeout_s,
-          signal: AbortSignal.any([turn.signal, stop.signal]),
-          reevaluate: async () => {
-            const again = verdict(t, origin);
-            return again.behavior === 'ask' ? null : { behavior: again.behavior, reason: again.reason, decidedBy: again.decidedBy, rules: again.rules };
-          },
+        AbortSignal.any([turn.signal, stop.signal]),
+        async () => {
+          const again = verdict(t, origin);
+          return again.behavior === 'ask' ? null : { behavior: again.behavior, reason: again.reason, decidedBy: again.decidedBy, rules: again.rules };
         },
       )
       .then((answer: ApprovalAnswer): ProxyDecision => {

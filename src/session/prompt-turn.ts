@@ -3,55 +3,33 @@
 // cap); all their tool_results go back in one user message, paired by id, in the order the model
 // asked; and again, until the model stops, a hook stops it, `max_turns` is reached or the turn is
 // cancelled. The transcript lives on the turn (`messages`) and the next prompt turn continues it.
-import type { ToolResult, ToolUse, Turn } from '../contract/schemas.js';
-import type { HookInput, HookRegistry } from '../hooks/registry.js';
-import type { HookRunRecord } from '../hooks/registry.js';
-import { errorResult, execOne, type PipelineEnv, type ToolCall } from '../pipeline/exec-one.js';
-import { textOutput, type SubagentTask, type ToolOutput } from '../tools/tool.js';
-import type { ResolvedModel } from '../model/index.js';
+import type { ToolUse, Turn } from '../contract/schemas.js';
+import { errorResult } from '../pipeline/exec-one.js';
+import type { SubagentTask, ToolOutput } from '../tools/tool.js';
+import { requestOptions } from '../model/index.js';
 import {
   ProviderError,
   type AssistantBlock,
   type Message,
-  type ModelProvider,
   type ModelResponse,
-  type ModelToolSpec,
-  type TextBlock,
-  type ToolResultBlock,
   type ToolUseBlock,
   type UserBlock,
 } from '../model/provider.js';
 import { closeTranscript, mergeConsecutive, toModelResult } from '../model/transcript.js';
 import { TurnRunner, TurnStop, type TurnRunnerDeps } from './turn.js';
+import type { PromptTurnDeps } from './prompt-deps.js';
 import { budgetGate, type BudgetGateHost } from './budget-gate.js';
-import { emptyUsage, type Spending } from './spending.js';
+import { runSubagent, type SubagentHost } from './subagent.js';
+import { emptyUsage } from './spending.js';
+import { MAX_COMPACTIONS_PER_TURN, MAX_COMPACTIONS_WITHOUT_PROGRESS, type CompactionTrigger } from './compactor.js';
+import { isContextOverflow } from './compaction.js';
+import { postToolBatchHooks, stopFailure, stopHooks } from './hook-events.js';
+import type { Compaction } from '../contract/compaction.js';
 
 /** The conversation sent to a provider may not pass this many characters (JSON); providers cap far lower. */
 export const MAX_TRANSCRIPT_CHARS = 16 * 1024 * 1024;
 
-export interface PromptTurnDeps {
-  provider: ModelProvider;
-  /** What model calls cost, against the turn's, session's and tenant's budgets. */
-  spending: Spending;
-  /** A person raised the session's budget (its `Budget` request's updated limit). */
-  raiseSessionBudget: (unit: 'usd' | 'tokens', limit: number) => void;
-  /** The provider subagents (the Agent tool) talk to. */
-  subagentProvider: ModelProvider;
-  model: ResolvedModel;
-  /** The system prompt, made once when the turn starts (or resumes): the session's own plus its instruction files. */
-  system: () => Promise<string | undefined>;
-  /** The session's earlier prompt turns' messages, oldest first. */
-  history: () => Message[];
-  /** The tools as exposed to the model (the registry's exposed list). */
-  tools: () => ModelToolSpec[];
-  hooks: HookRegistry;
-  hookBase: () => Omit<HookInput, 'hook_event_name'>;
-  onHookRun: (record: HookRunRecord, toolUseId?: string) => void;
-}
-
-const SUBAGENT_SYSTEM =
-  'You are a subagent: you were given one task by another agent, which will see only your final message. ' +
-  'Do the task with the tools you have, then answer with a complete, self-contained report.';
+export type { PromptTurnDeps };
 
 export class PromptTurnRunner extends TurnRunner {
   constructor(
@@ -65,7 +43,7 @@ export class PromptTurnRunner extends TurnRunner {
     turn.model_calls ??= 0;
   }
 
-  override readonly subagents = (parentId: string, task: SubagentTask): Promise<ToolOutput> => this.runSubagent(parentId, task);
+  override readonly subagents = (parentId: string, task: SubagentTask): Promise<ToolOutput> => runSubagent(this.subagentHost(), parentId, task);
 
   private get messages(): Message[] {
     return this.turn.messages as Message[];
@@ -101,7 +79,9 @@ export class PromptTurnRunner extends TurnRunner {
         await this.answer(uses);
         continue;
       }
-      const stop = await this.runStopHooks(response, continuations > 0);
+      // The provider paused a long turn: the paused message, sent back as it is, lets it go on.
+      if (response.stopReason === 'pause_turn') continue;
+      const stop = await stopHooks(this.prompt, response, continuations > 0, this.signal);
       if (this.isFinal()) return;
       if (stop.kind === 'continue') {
         continuations++;
@@ -144,17 +124,20 @@ export class PromptTurnRunner extends TurnRunner {
     return true;
   }
 
+  /** The conversation the next call sends: the newest compaction's messages and what came after, or everything. */
+  private conversation(): Message[] {
+    const c = this.turn.compaction;
+    return c ? [...(c.messages as Message[]), ...this.messages.slice(c.covers)] : [...this.prompt.history(), ...this.messages];
+  }
+
   /** One model call; the assistant message is stored with its event. Null when the turn ended. */
   private async callModel(): Promise<ModelResponse | null> {
     const messageIndex = this.messages.length;
-    const conversation = mergeConsecutive([...this.prompt.history(), ...this.messages]);
-    const size = JSON.stringify(conversation).length;
-    if (size > MAX_TRANSCRIPT_CHARS) {
-      this.fail('context_too_large', `The conversation is ${size} characters of JSON, more than the ${MAX_TRANSCRIPT_CHARS} a model call may send; start a new session.`);
-      return null;
-    }
     const tools = this.prompt.tools();
-    const inputChars = size + (this.system?.length ?? 0) + JSON.stringify(tools).length;
+    const overhead = (this.system?.length ?? 0) + JSON.stringify(tools).length;
+    if (!(await this.fitContext(overhead))) return null;
+    let conversation = mergeConsecutive(this.conversation());
+    let inputChars = JSON.stringify(conversation).length + overhead;
     const gate = await budgetGate(this.budgetHost(), inputChars, { canAsk: true });
     if (this.isFinal()) return null;
     if (!gate.go) {
@@ -170,29 +153,48 @@ export class PromptTurnRunner extends TurnRunner {
         text,
         ...(reset ? { reset: true } : {}),
       });
-    let response: ModelResponse;
-    try {
-      response = await this.prompt.provider.complete({
-        ...(this.system !== undefined ? { system: this.system } : {}),
-        messages: conversation,
-        tools,
-        maxTokens: this.prompt.model.maxTokens,
-        signal: this.signal,
-        onText: (text, index) => {
-          if (!this.isFinal()) emitDelta(text, index);
-        },
-        onRetry: (info) => {
-          this.deps.logger.warn({ session_id: this.turn.session_id, turn_id: this.turn.id, ...info }, 'model call retried');
-          if (!this.isFinal()) emitDelta('', 0, true);
-        },
-      });
-    } catch (err) {
-      if (this.isFinal() || this.signal.aborted) return null;
-      if (err instanceof ProviderError) {
-        this.fail(err.code, `The model call failed (${this.prompt.provider.name} ${this.prompt.provider.model}): ${err.message}`);
-        return null;
+    let response: ModelResponse | undefined;
+    for (let overflowed = false; response === undefined; ) {
+      try {
+        response = await this.prompt.provider.complete({
+          ...(this.system !== undefined ? { system: this.system } : {}),
+          messages: conversation,
+          tools,
+          maxTokens: this.prompt.model.maxTokens,
+          ...requestOptions(this.prompt.model),
+          signal: this.signal,
+          onText: (text, index) => {
+            if (!this.isFinal()) emitDelta(text, index);
+          },
+          onThinking: (text, index) => {
+            if (!this.isFinal()) this.deps.events.emit(this.turn.session_id, { type: 'thinking.delta', turn_id: this.turn.id, message_index: messageIndex, block_index: index, text });
+          },
+          onRetry: (info) => {
+            this.deps.logger.warn({ session_id: this.turn.session_id, turn_id: this.turn.id, ...info }, 'model call retried');
+            if (!this.isFinal()) emitDelta('', 0, true);
+          },
+        });
+      } catch (err) {
+        if (this.isFinal() || this.signal.aborted) return null;
+        // The provider says the input does not fit: one compaction and one more try, never a loop.
+        if (isContextOverflow(err) && !overflowed && this.prompt.compaction().auto) {
+          overflowed = true;
+          if (!(await this.compactNow('overflow', overhead, false))) return null;
+          conversation = mergeConsecutive(this.conversation());
+          inputChars = JSON.stringify(conversation).length + overhead;
+          continue;
+        }
+        if (isContextOverflow(err)) {
+          const why = overflowed ? 'even after a compaction' : 'and compaction.auto is false (compact it with POST …/compact, or start a new session)';
+          this.fail('context_exhausted', `The conversation does not fit the model's context window ${why}: ${(err as Error).message}`);
+          return null;
+        }
+        if (err instanceof ProviderError) {
+          this.fail(err.code, `The model call failed (${this.prompt.provider.name} ${this.prompt.provider.model}): ${err.message}`);
+          return null;
+        }
+        throw err;
       }
-      throw err;
     }
     if (this.isFinal()) return null;
 
@@ -208,11 +210,12 @@ export class PromptTurnRunner extends TurnRunner {
     const uses = toolUsesOf(content);
     const message: Message = { role: 'assistant', content };
     // The model's last answer, when no Stop hook may keep it going, ends the turn in the same commit.
-    const ends = uses.length === 0 && !this.prompt.hooks.has('Stop');
+    const ends = uses.length === 0 && response.stopReason !== 'pause_turn' && !this.prompt.hooks.has('Stop');
     this.write(() => {
       // What it cost is counted with the message: the turn, the session and the tenant's day.
-      const usage = this.prompt.spending.record(this.turn, response.usage, response.usageReported !== false, inputChars);
+      const usage = this.prompt.spending.record(this.turn, response!.usage, response!.usageReported !== false, inputChars);
       this.turn.model_calls! += 1;
+      this.compactionsSinceCall = 0;
       this.messages.push(message);
       this.turn.tool_uses.push(...uses.map((u): ToolUse => ({ type: 'tool_use', id: u.id, name: u.name, input: u.input })));
       this.persist();
@@ -254,138 +257,111 @@ export class PromptTurnRunner extends TurnRunner {
         stored = true;
       },
     });
-    if (this.isFinal() || stored) return; // beforeFinish closes the transcript
-    this.write(() => {
-      this.messages.push(this.resultsMessage(uses));
-      this.persist();
-    });
+    if (this.isFinal()) return; // beforeFinish closes the transcript
+    if (!stored) {
+      this.write(() => {
+        this.messages.push(this.resultsMessage(uses));
+        this.persist();
+      });
+    }
+    await this.postToolBatch(uses);
+  }
+
+  /** PostToolBatch: every call of one model response has its result; a hook may add context for the model or stop the loop. */
+  private async postToolBatch(uses: ToolUseBlock[]): Promise<void> {
+    const hooks = await postToolBatchHooks(this.prompt, uses, this.results, this.signal);
+    if (!hooks || this.isFinal()) return;
+    if (hooks.additionalContext.length > 0) {
+      this.write(() => {
+        this.messages.push({ role: 'user', content: hooks.additionalContext.map((text) => ({ type: 'text' as const, text })) });
+        this.persist();
+      });
+    }
+    if (hooks.stop) {
+      const message = `A PostToolBatch hook stopped the turn (${hooks.stop.hook}): ${hooks.stop.reason}`;
+      this.stop(new TurnStop(message, 'interrupt'), 'cancelled', { code: 'stopped_by_hook', message });
+    }
   }
 
   private resultsMessage(uses: ToolUseBlock[]): Message {
     return { role: 'user', content: uses.map((u) => toModelResult(u.id, this.results.get(u.id))) };
   }
 
-  /** Stop hooks: a block keeps the model going with the reason; `continue: false` ends the turn now. */
-  private async runStopHooks(
-    response: ModelResponse,
-    active: boolean,
-  ): Promise<{ kind: 'done' } | { kind: 'hard' } | { kind: 'continue'; reason: string }> {
-    const text = response.content
-      .filter((b): b is TextBlock => b.type === 'text')
-      .map((b) => b.text)
-      .join('\n');
-    const hooks = await this.prompt.hooks.run(
-      'Stop',
-      { ...this.prompt.hookBase(), hook_event_name: 'Stop', stop_hook_active: active, last_assistant_message: text },
-      { stopOnBlock: false, collectBlock: true, signal: this.signal, onRun: this.prompt.onHookRun },
-    );
-    if (hooks.stop) return { kind: 'hard' };
-    if (hooks.blocked) return { kind: 'continue', reason: hooks.blocked.reason };
-    return { kind: 'done' };
+  /** What a subagent's loop uses of this turn (subagent.ts). */
+  private subagentHost(): SubagentHost {
+    return {
+      turn: this.turn,
+      signal: this.signal,
+      system: this.system,
+      prompt: this.prompt,
+      env: () => super.env(),
+      write: (fn) => this.write(fn),
+      events: this.deps.events,
+      store: this.deps.store,
+      budgetHost: () => this.budgetHost(),
+      fail: (code, message) => this.fail(code, message),
+      stop: (reason, status, error) => this.stop(reason, status, error),
+      takeChanges: (id) => this.takeChanges(id),
+    };
+  }
+
+  /** Compactions this turn made or tried (MAX_COMPACTIONS_PER_TURN), and since its last model call. */
+  private compactions = 0;
+  private compactionsSinceCall = 0;
+
+  /**
+   * Before a call: a conversation past the threshold of the window (or the 16 MiB a call may send)
+   * is compacted first, when compaction is automatic. False when the turn ended.
+   */
+  private async fitContext(overhead: number): Promise<boolean> {
+    const settings = this.prompt.compaction();
+    const tooLarge = () => JSON.stringify(this.conversation()).length > MAX_TRANSCRIPT_CHARS;
+    if (settings.auto && (tooLarge() || this.prompt.compactor.over(this.conversation(), overhead, settings.threshold))) {
+      if (!(await this.compactNow('auto', overhead, !tooLarge()))) return false;
+    }
+    if (tooLarge()) {
+      this.fail('context_exhausted', `The conversation is more than the ${MAX_TRANSCRIPT_CHARS} characters of JSON a model call may send${settings.auto ? ', even after a compaction' : ' and compaction.auto is false'}; compact it (POST …/compact) or start a new session.`);
+      return false;
+    }
+    return true;
   }
 
   /**
-   * The Agent tool: a fresh conversation with the model, the session's tools minus Agent, every
-   * call through the pipeline (permissions, hooks, sandbox) with its events marked by the Agent
-   * call's id. Its failures are the Agent call's is_error result, never the parent turn's.
+   * One compaction in this turn, recorded on it with its event. False when the turn ended: it
+   * failed `context_exhausted` (past the bound, or the compaction failed) — unless `tolerant`
+   * (the window still has room) and the compaction was refused by a hook or found nothing to do.
    */
-  private async runSubagent(parentId: string, task: SubagentTask): Promise<ToolOutput> {
-    const parent = { id: parentId };
-    const agentId = `agent_${parent.id}`;
-    const hooks = await this.prompt.hooks.run(
-      'SubagentStart',
-      { ...this.prompt.hookBase(), hook_event_name: 'SubagentStart', agent_id: agentId, agent_type: task.type, prompt: task.prompt },
-      { stopOnBlock: false, signal: this.signal, onRun: (r) => this.prompt.onHookRun(r, parent.id) },
-    );
-    const sid = this.turn.session_id;
-    const mark = { parent_tool_use_id: parent.id };
-    const base = super.env();
-    const env: PipelineEnv = {
-      ...base,
-      onStarted: (call, input) =>
-        this.write(() => this.deps.events.emit(sid, { type: 'tool.started', turn_id: this.turn.id, ...mark, tool_use_id: call.id, tool: call.name, input })),
-      onProgress: (call, chunk) =>
-        this.deps.events.emit(sid, { type: 'tool.progress', turn_id: this.turn.id, ...mark, tool_use_id: call.id, chunk }),
-    };
-    const tools = this.prompt.tools().filter((t) => t.name !== 'Agent');
-    const messages: Message[] = [
-      { role: 'user', content: [{ type: 'text', text: task.prompt }, ...hooks.additionalContext.map((text) => ({ type: 'text' as const, text }))] },
-    ];
-    const system = [SUBAGENT_SYSTEM, this.system].filter((x) => x !== undefined).join('\n\n');
-    const seen = new Set<string>();
-    for (let calls = 0; ; calls++) {
-      if (calls >= this.prompt.model.maxTurns) {
-        return textOutput(`The subagent reached max_turns (${this.prompt.model.maxTurns} model calls) before it finished its task.`, true);
-      }
-      const inputChars = JSON.stringify(messages).length + system.length + JSON.stringify(tools).length;
-      // Its spending counts toward the turn's budgets; nobody is asked from inside it.
-      const gate = await budgetGate(this.budgetHost(), inputChars, { canAsk: false, who: `the subagent of ${parent.id}` });
-      if (!gate.go) {
-        this.fail('budget_exceeded', gate.message);
-        return textOutput(`Stopped: ${gate.message}`, true);
-      }
-      let response: ModelResponse;
-      try {
-        response = await this.prompt.subagentProvider.complete({ system, messages, tools, maxTokens: this.prompt.model.maxTokens, signal: this.signal });
-      } catch (err) {
-        if (err instanceof ProviderError) return textOutput(`The subagent's model call failed: ${err.message}`, true);
-        throw err;
-      }
-      const usage = this.deps.store.transaction(() => this.prompt.spending.record(this.turn, response.usage, response.usageReported !== false, inputChars));
-      const content = response.content.map((b) => {
-        if (b.type !== 'tool_use') return b;
-        let id = b.id;
-        for (let n = 2; seen.has(id) || id === ''; n++) id = `${b.id || 'toolu'}_${n}`;
-        seen.add(id);
-        return { ...b, id };
-      });
-      const message: Message = { role: 'assistant', content };
-      messages.push(message);
-      this.deps.events.emit(sid, {
-        type: 'message.completed',
-        turn_id: this.turn.id,
-        ...mark,
-        message_index: messages.length - 1,
-        message: structuredClone(message),
-        stop_reason: response.stopReason,
-        usage,
-      });
-      const uses = toolUsesOf(content);
-      if (uses.length === 0) {
-        const answer = content.filter((b): b is TextBlock => b.type === 'text').map((b) => b.text).join('\n');
-        return textOutput(answer || '(The subagent finished without an answer.)');
-      }
-      const results = new Map<string, ToolResult>();
-      for (const u of uses) {
-        this.signal.throwIfAborted();
-        let result;
-        if (u.input_error !== undefined) result = errorResult(u.id, `The input of this ${u.name} call could not be used: ${u.input_error}.`);
-        else if (u.name === 'Agent') result = errorResult(u.id, 'A subagent cannot start subagents.');
-        else {
-          const outcome = await execOne({ id: u.id, name: u.name, input: u.input }, env);
-          result = outcome.result;
-          if (outcome.interrupt || outcome.stopTurn) {
-            // The person (or a hook) stopped the work: the parent turn stops too.
-            const why = outcome.interrupt ? `the user denied ${u.name} in the subagent and interrupted the turn` : `hook ${outcome.stopTurn!.hook} stopped the turn: ${outcome.stopTurn!.reason}`;
-            this.emitCompleted(sid, mark, u, result);
-            this.stop(new TurnStop(why, 'interrupt'), 'cancelled', {
-              code: outcome.interrupt ? 'interrupted' : 'stopped_by_hook',
-              message: `In the subagent of ${parent.id}, ${why}.`,
-            });
-            return textOutput(`Stopped: ${why}.`, true);
-          }
-        }
-        results.set(u.id, result);
-        this.emitCompleted(sid, mark, u, result);
-      }
-      messages.push({ role: 'user', content: uses.map((u) => toModelResult(u.id, results.get(u.id))) });
+  private async compactNow(trigger: CompactionTrigger, overhead: number, tolerant: boolean): Promise<boolean> {
+    if (this.compactions >= MAX_COMPACTIONS_PER_TURN || this.compactionsSinceCall >= MAX_COMPACTIONS_WITHOUT_PROGRESS) {
+      const bound = this.compactions >= MAX_COMPACTIONS_PER_TURN ? `${MAX_COMPACTIONS_PER_TURN} compactions in this turn (the most one turn makes)` : `${MAX_COMPACTIONS_WITHOUT_PROGRESS} compactions with no model call between them`;
+      this.fail('context_exhausted', `The conversation still does not fit after ${bound}; start a new session or rewind.`);
+      return false;
     }
-  }
-
-  /** A subagent's call ended: its tool.completed, with what it changed in the workspace. */
-  private emitCompleted(sid: string, mark: { parent_tool_use_id: string }, u: { id: string; name: string }, result: ToolResult): void {
-    const changes = this.takeChanges(u.id);
-    this.deps.events.emit(sid, { type: 'tool.completed', turn_id: this.turn.id, ...mark, tool_use_id: u.id, tool: u.name, result, ...(changes ? { changes } : {}) });
+    this.compactions++;
+    this.compactionsSinceCall++;
+    const outcome = await this.prompt.compactor.compact({
+      conversation: this.conversation(),
+      trigger,
+      overheadChars: overhead,
+      threshold: this.prompt.compaction().threshold,
+      turn: this.turn,
+      gate: (chars) => budgetGate(this.budgetHost(), chars, { canAsk: true }),
+      signal: this.signal,
+    });
+    if (this.isFinal()) return false;
+    if (!outcome.ok) {
+      if (tolerant && (outcome.nothing || outcome.reason.startsWith('a PreCompact hook'))) return true;
+      this.fail('context_exhausted', `The conversation had to be compacted (${trigger}) and could not be: ${outcome.reason}.`);
+      return false;
+    }
+    const record: Compaction = { id: outcome.id, ...outcome.facts, covers: this.messages.length, messages: outcome.messages, created_at: this.deps.clock().toISOString() };
+    this.write(() => {
+      this.turn.compaction = record;
+      this.persist();
+      this.deps.events.emit(this.turn.session_id, { type: 'compaction.completed', turn_id: this.turn.id, compaction_id: record.id, ...outcome.facts });
+    });
+    await this.prompt.compactor.completed(outcome, this.turn.id, this.signal);
+    return !this.isFinal();
   }
 
   private gateHost: BudgetGateHost | undefined;
@@ -407,11 +383,15 @@ export class PromptTurnRunner extends TurnRunner {
         });
       },
       pastForTurn: new Set(),
+      notify: (message) => this.prompt.notify('budget_near', message),
+      warned: new Set(),
     });
   }
 
   private fail(code: string, message: string): void {
+    const failing = !this.isFinal();
     this.stop(new TurnStop(message, 'cancel'), 'failed', { code, message });
+    if (failing && this.turn.status === 'failed') stopFailure(this.deps.env, this.turn.id, this.deps.env.permissionContext().mode, { code, message });
   }
 
   /** Whatever ended the turn, an assistant message's calls are followed by their results. */

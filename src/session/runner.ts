@@ -3,53 +3,35 @@
 // a prompt turn the model loop's parts. A turn resumed after a restart gets the requests an
 // earlier process left pending, to wait on again when its calls ask about the same input.
 import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
-import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Decision, PermissionRequest, Question, Turn } from '../contract/schemas.js';
+import type { PermissionRequest, Question, Turn } from '../contract/schemas.js';
 import { DomainError } from '../errors.js';
-import type { EventLog } from '../events/log.js';
-import type { Clock } from '../ids.js';
 import type { InteractionBroker } from '../interaction/broker.js';
-import { permissionKind, questionKind } from '../interaction/kinds.js';
-import { createProvider, type ProviderOptions } from '../model/index.js';
-import type { Message, Usage } from '../model/provider.js';
-import type { PriceTable } from '../model/prices.js';
-import type { SpendLedger } from '../store/spend.js';
-import { inputDigest, type DecisionNote } from '../pipeline/exec-one.js';
+import { permissionKind, questionKind, type ApprovalAnswer, type ApprovalRequest } from '../interaction/kinds.js';
+import type { HookInput } from '../hooks/registry.js';
+import type { Message } from '../model/provider.js';
+import { inputDigest } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
-import type { EgressPolicy } from '../sandbox/egress.js';
 import type { OutputFiles } from '../store/outputs.js';
-import type { Store } from '../store/store.js';
 import type { TraceContext } from '../trace/context.js';
-import type { HookAudit } from './lifecycle.js';
 import { loadInstructions, systemPrompt } from './instructions.js';
 import { openSkillFolder } from './skills.js';
-import { PromptTurnRunner, type PromptTurnDeps } from './prompt-turn.js';
-import { Spending } from './spending.js';
+import { PromptTurnRunner } from './prompt-turn.js';
+import type { PromptTurnDeps } from './prompt-deps.js';
+import { sessionCompactor, sessionModelParts, type ModelCallObserver, type ModelPartsDeps } from './model-parts.js';
+import { conversationOf } from './compaction.js';
 import { BUDGET_TOOL } from './budget-gate.js';
 import type { SessionRuntime } from './runtime.js';
 import { TurnRunner, type TurnRunnerDeps } from './turn.js';
 
-export interface RunnerDeps {
+export interface RunnerDeps extends ModelPartsDeps {
   config: Config;
-  store: Store;
-  events: EventLog;
-  clock: Clock;
-  logger: Logger;
   validator: InputValidator;
   outputs: OutputFiles;
   broker: InteractionBroker;
-  audit: HookAudit;
-  egress: EgressPolicy;
-  /** Retry and timeout settings for model providers (tests shorten them). */
-  modelOptions?: Omit<ProviderOptions, 'egress'>;
-  prices: PriceTable;
-  spend: SpendLedger;
-  onModelCall?: ModelCallObserver;
 }
 
-/** A model call's usage and cost (null: no known price), by tenant and model (metrics). */
-export type ModelCallObserver = (call: { tenant: string; provider: string; model: string; priced: boolean; usage: Usage; costUsd: number | null }) => void;
+export type { ModelCallObserver };
 
 /** Requests an earlier process left pending, by tool_use id. */
 export interface Resumable {
@@ -86,7 +68,9 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       spill: (p) => deps.outputs.begin({ sessionId, turnId: turn.id, ...p }),
       permissionContext: () => settings.permission(),
       isUnlocked: (name) => rt.isUnlocked(name),
-      awaitApproval: (request, signal, reevaluate) => {
+      awaitApproval: async (request, signal, reevaluate) => {
+        const decided = await beforeAsking(rt, turn.id, request, signal, deps);
+        if (decided) return decided;
         // A `Budget` request is the same question by its id (one per scope and model call): its estimate may differ after a restart.
         const earlier = takeEarlier(resumable.permissions, request.toolUseId, (p) => p.tool === BUDGET_TOOL || inputDigest(p.input) === inputDigest(request.input));
         return deps.broker.askPermission(sessionId, runner, request, {
@@ -108,6 +92,7 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       },
     },
     askQuestions: (host, ask, signal) => {
+      notify(rt, turn.id, 'question', `A call asks a person ${ask.questions.length === 1 ? 'a question' : `${ask.questions.length} questions`}: ${ask.questions[0]?.question ?? ''}`, deps, ask.toolUseId);
       const earlier = takeEarlier(resumable.questions, ask.toolUseId, (q) => inputDigest(q.questions) === inputDigest(ask.questions));
       return deps.broker.askQuestion(sessionId, host, ask, {
         timeoutS: settings.session.question_timeout_s,
@@ -152,37 +137,14 @@ function takeEarlier<R>(left: Map<string, R>, toolUseId: string, same: (earlier:
 
 /** What a prompt turn's model loop needs: the provider, the earlier conversation, the tools, the hooks. */
 function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTurnDeps {
-  const model = rt.model;
-  if (!model) throw new DomainError('invalid', `session ${rt.id} has no model for prompt turn ${turn.id}`);
+  if (!rt.model) throw new DomainError('invalid', `session ${rt.id} has no model for prompt turn ${turn.id}`);
+  const { model, providers, spending } = sessionModelParts(rt, deps);
   let history: Message[] | undefined;
-  const observe = deps.modelOptions?.onEgress;
-  const options = {
-    egress: deps.egress,
-    ...(deps.modelOptions ?? {}),
-    // A refused model request is said in the log, with the session and the turn it was for.
-    onEgress: (outcome: 'allowed' | 'refused' | 'error', detail?: string) => {
-      observe?.(outcome, detail);
-      if (outcome === 'refused') deps.logger.warn({ session_id: rt.id, turn_id: rt.activeTurn?.id, egress: 'model', reason: detail }, 'egress refused');
-    },
-    // The session's and the server's secrets out of whatever the provider answers.
-    redactor: rt.redactor,
-  };
-  const providers = (rt.providers ??= { main: createProvider(model, options), subagent: createProvider(model, options, 'subagent') });
-  const tenant = rt.settings.session.tenant;
-  const spending = (rt.spending ??= new Spending({
-    prices: deps.prices,
-    ledger: deps.spend,
-    now: deps.clock,
-    provider: model.provider,
-    model: model.model,
-    maxTokens: model.maxTokens,
-    session: () => rt.settings.session,
-    tenantLimitUsd: () => rt.settings.policy()?.source.max_usd_per_day ?? null,
-    updateSession: (change) => rt.settings.update(change),
-    ...(deps.onModelCall ? { onCall: (usage, costUsd) => deps.onModelCall!({ tenant, provider: model.provider, model: model.model, priced: spending.price !== null, usage, costUsd }) } : {}),
-  }));
   return {
     spending,
+    compactor: sessionCompactor(rt, deps, turn.id),
+    compaction: () => rt.settings.session.compaction,
+    notify: (type, message) => notify(rt, turn.id, type, message, deps),
     raiseSessionBudget: (unit, limit) =>
       void rt.settings.update(
         (s) => {
@@ -212,7 +174,7 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
       if (!history) {
         const all = deps.store.listTurns(rt.id);
         const at = all.findIndex((t) => t.id === turn.id);
-        history = (at >= 0 ? all.slice(0, at) : all).filter((t) => t.kind === 'prompt' && t.rewound_at === undefined).flatMap((t) => (t.messages ?? []) as Message[]);
+        history = conversationOf((at >= 0 ? all.slice(0, at) : all).filter((t) => t.kind === 'prompt' && t.rewound_at === undefined));
       }
       return history;
     },
@@ -224,4 +186,48 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
     },
     onHookRun: (r, toolUseId) => deps.audit.recordRun(rt.id, r, turn.id, toolUseId),
   };
+}
+
+/**
+ * Before a person is asked: PermissionRequest hooks may allow or deny in their place (a hook that
+ * fails or says nothing leaves the ask to a person); otherwise Notification hooks are told, and
+ * the ask goes on without waiting for them.
+ */
+async function beforeAsking(rt: SessionRuntime, turnId: string, request: ApprovalRequest, signal: AbortSignal, deps: RunnerDeps): Promise<ApprovalAnswer | null> {
+  if (rt.hooks.has('PermissionRequest')) {
+    const s = rt.settings.session;
+    const hooks = await rt.hooks.run(
+      'PermissionRequest',
+      {
+        hook_event_name: 'PermissionRequest',
+        session_id: rt.id,
+        turn_id: turnId,
+        cwd: s.workspace,
+        permission_mode: rt.settings.permission().mode,
+        tool_name: request.tool,
+        tool_input: request.input,
+        tool_use_id: request.toolUseId,
+        reason: request.reason,
+        permission_suggestions: request.suggestions,
+      },
+      { stopOnBlock: false, collectBlock: true, signal, onRun: (r) => deps.audit.recordRun(rt.id, r, turnId, request.toolUseId) },
+    );
+    if (hooks.blocked) return { behavior: 'deny', by: 'rule', verdict: { behavior: 'deny', reason: `PermissionRequest hook ${hooks.blocked.hook} denied it: ${hooks.blocked.reason}`, decidedBy: 'hook', rules: [] } };
+    if (hooks.decision?.behavior === 'allow') return { behavior: 'allow', by: 'rule', verdict: { behavior: 'allow', reason: `PermissionRequest hook ${hooks.decision.hook} allowed it: ${hooks.decision.reason}`, decidedBy: 'hook', rules: [] } };
+  }
+  notify(rt, turnId, 'permission_prompt', `${request.tool} needs a person's permission: ${request.reason}`, deps, request.toolUseId);
+  return null;
+}
+
+/** Notification hooks, told that a person is needed (or a budget is near); nothing waits for them. */
+export function notify(rt: SessionRuntime, turnId: string, type: NonNullable<HookInput['notification_type']>, message: string, deps: Pick<RunnerDeps, 'audit'>, toolUseId?: string): void {
+  if (!rt.hooks.has('Notification')) return;
+  const s = rt.settings.session;
+  void rt.hooks
+    .run(
+      'Notification',
+      { hook_event_name: 'Notification', session_id: rt.id, turn_id: turnId, cwd: s.workspace, permission_mode: s.permission_mode, notification_type: type, message },
+      { stopOnBlock: false, onRun: (r) => deps.audit.recordRun(rt.id, r, turnId, toolUseId) },
+    )
+    .catch(() => undefined);
 }

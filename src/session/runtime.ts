@@ -50,6 +50,8 @@ export interface SessionRuntime {
   readonly checkpoints: SessionCheckpoints | null;
   /** Made on the first prompt turn and kept (with their connections) until the session closes. */
   providers?: { main: ModelProvider; subagent: ModelProvider };
+  /** A compaction asked for between turns is under way (a second one, or a turn, waits for it). */
+  compacting?: boolean;
   /** What its model calls cost, against its budgets (made with its first prompt turn). */
   spending?: Spending;
 }

@@ -16,6 +16,23 @@ import { fromNano, toNano, utcDay } from '../store/spend.js';
 
 /** Characters per token assumed before a provider has reported a call (a low figure: estimates run high). */
 const DEFAULT_CHARS_PER_TOKEN = 3;
+/** The tokens per character a report may set the estimate to: a provider's figure outside is taken as these. */
+const MIN_TOKENS_PER_CHAR = 0.05;
+const MAX_TOKENS_PER_CHAR = 2;
+/** The most tokens one call is counted with, of each kind. */
+const MAX_CALL_TOKENS = 100_000_000;
+
+function count(n: number | undefined): number {
+  return typeof n === 'number' && Number.isFinite(n) ? Math.min(MAX_CALL_TOKENS, Math.max(0, Math.floor(n))) : 0;
+}
+
+/** A provider's usage as counted: whole, non-negative, bounded; the cache's parts within the input. */
+export function saneUsage(u: Usage): Usage {
+  const input = count(u.input_tokens);
+  const read = Math.min(input, count(u.cache_read_input_tokens));
+  const written = Math.min(input - read, count(u.cache_creation_input_tokens));
+  return { input_tokens: input, output_tokens: count(u.output_tokens), ...(read > 0 ? { cache_read_input_tokens: read } : {}), ...(written > 0 ? { cache_creation_input_tokens: written } : {}) };
+}
 
 export interface SpendingDeps {
   prices: PriceTable;
@@ -62,6 +79,11 @@ export class Spending {
     this.price = d.prices.lookup(d.provider, d.model)?.price ?? null;
   }
 
+  /** Characters per input token, as the session's last reported call measured it. */
+  get charsPerToken(): number {
+    return 1 / this.tokensPerChar;
+  }
+
   /** The input tokens a call of `chars` characters is taken to send. */
   inputEstimate(chars: number): number {
     return Math.ceil(chars * this.tokensPerChar);
@@ -98,18 +120,40 @@ export class Spending {
     return null;
   }
 
+  /** How much of each limit in force is spent (0–1 and beyond), for warnings that a budget is near. */
+  shares(turn: Turn): { scope: BudgetScope; unit: 'usd' | 'tokens'; share: number; spent: number; limit: number }[] {
+    const out: ReturnType<Spending['shares']> = [];
+    const session = this.d.session();
+    for (const [scope, budget, used] of [['turn', turn.budget, turn.usage], ['session', session.budget, session.usage]] as const) {
+      if (!budget) continue;
+      const tokens = (used?.input_tokens ?? 0) + (used?.output_tokens ?? 0);
+      if (budget.max_tokens !== undefined) out.push({ scope, unit: 'tokens', share: tokens / budget.max_tokens, spent: tokens, limit: budget.max_tokens });
+      if (budget.max_usd !== undefined && used?.cost_usd != null) out.push({ scope, unit: 'usd', share: used.cost_usd / budget.max_usd, spent: used.cost_usd, limit: budget.max_usd });
+    }
+    const daily = this.d.tenantLimitUsd();
+    if (daily !== null) {
+      const spent = fromNano(this.d.ledger.spent(session.tenant, utcDay(this.d.now())));
+      out.push({ scope: 'tenant', unit: 'usd', share: spent / daily, spent, limit: daily });
+    }
+    return out;
+  }
+
   /**
-   * A call's usage, priced, added to the turn, the session and the tenant's day: run inside the
+   * A call's usage, priced, added to the turn (null: a compaction between turns), the session and the tenant's day: run inside the
    * transaction that stores the call. `inputChars`: what the call sent, for the estimate of a call
    * whose provider reported no usage (then counted at its worst case).
    */
-  record(turn: Turn, usage: Usage, reported: boolean, inputChars: number): UsageTotals {
+  record(turn: Turn | null, reportedUsage: Usage, reported: boolean, inputChars: number): UsageTotals {
+    // What a provider reports is its word: counts are whole, never negative, never absurd.
+    const usage = saneUsage(reportedUsage);
     let counted: Usage = usage;
-    if (reported && usage.input_tokens > 0 && inputChars > 0) this.tokensPerChar = usage.input_tokens / inputChars;
+    if (reported && usage.input_tokens > 0 && inputChars > 0) {
+      this.tokensPerChar = Math.min(MAX_TOKENS_PER_CHAR, Math.max(MIN_TOKENS_PER_CHAR, usage.input_tokens / inputChars));
+    }
     if (!reported) counted = { input_tokens: this.inputEstimate(inputChars), output_tokens: this.d.maxTokens };
     const cost = this.price ? callCost(this.price, counted) : null;
     const call: UsageTotals = { ...counted, cost_usd: cost, ...(reported ? {} : { estimated_calls: 1 }) };
-    turn.usage = addUsage(turn.usage ?? emptyUsage(), call);
+    if (turn) turn.usage = addUsage(turn.usage ?? emptyUsage(), call);
     this.d.updateSession((s) => {
       const before: SessionUsage = s.usage ?? emptySessionUsage();
       s.usage = { ...addUsage(before, call), model_calls: before.model_calls + 1 };

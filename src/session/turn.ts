@@ -11,13 +11,14 @@ import { errorResult, execOne, type DecisionNote, type PipelineEnv, type ToolCal
 import type { Store } from '../store/store.js';
 import type { SubagentTask, ToolOutput } from '../tools/tool.js';
 import type { PauseHost } from '../interaction/broker.js';
-import type { PauseKind, PauseRecord, QuestionAnswer, QuestionAsk } from '../interaction/kinds.js';
+import type { ApprovalAnswer, ApprovalRequest, PauseKind, PauseRecord, QuestionAnswer, QuestionAsk, Reevaluate } from '../interaction/kinds.js';
 import { currentTrace, newTrace, runInTrace, type TraceContext } from '../trace/context.js';
 import type { SessionCheckpoints } from '../checkpoints/session.js';
 import type { CallChanges } from '../contract/checkpoint.js';
 
 type PauseKindName = PauseKind<PauseRecord, unknown, unknown>['name'];
 import { TurnStop } from '../interaction/stop.js';
+import { permissionDenied } from './hook-events.js';
 
 export { TurnStop };
 
@@ -155,9 +156,18 @@ export class TurnRunner implements PauseHost {
     this.start();
   }
 
-  /** Records a permission decision about a call of this turn: stored with the turn's next write (see heldDecisions). */
+  /**
+   * Records a permission decision about a call of this turn: stored with the turn's next write
+   * (see heldDecisions). A denial tells PermissionDenied hooks, which nothing waits for.
+   */
   recordDecision(note: DecisionNote): void {
     this.heldDecisions.push({ session_id: this.turn.session_id, turn_id: this.turn.id, ...note, created_at: this.deps.clock().toISOString() });
+    if (note.behavior === 'deny') permissionDenied(this.deps.env, this.turn.id, note);
+  }
+
+  /** Asks a person about something a call of this turn does (a connection of its process), as its own asks are. */
+  approve(request: ApprovalRequest, signal: AbortSignal, reevaluate?: Reevaluate): Promise<ApprovalAnswer> {
+    return this.deps.env.awaitApproval(request, signal, reevaluate);
   }
 
   /** Stores the decisions held so far, in the transaction running now or in one of their own. */

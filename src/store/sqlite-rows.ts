@@ -36,7 +36,7 @@ export function sessionRecordOf(row: SessionRow | undefined): SessionRecord | un
   if (!row) return undefined;
   return {
     // Sessions stored before checkpoints existed read as sessions that take them.
-    session: { checkpoints: true, forked_from: null, secret_names: [], budget: null, usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0, model_calls: 0 }, ...JSON.parse(row.data) },
+    session: { checkpoints: true, forked_from: null, secret_names: [], budget: null, usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0, model_calls: 0 }, compaction: { auto: true, threshold: 0.8 }, ...JSON.parse(row.data) },
     hooks: row.hooks ? JSON.parse(row.hooks) : null,
     modelApiKey: row.model_api_key,
     model: row.model ? JSON.parse(row.model) : null,

@@ -247,7 +247,7 @@ describe('turns', () => {
     const s = await session();
     const url = `/v1/sessions/${s.id}/turns`;
     // Neither kind, or both: the problem names the two shapes a turn can have.
-    const kinds = /must be one of: DirectTurnCreate with `tool_uses`, nothing else; or PromptTurnCreate with `prompt`, nothing else/;
+    const kinds = /must be one of: DirectTurnCreate with `tool_uses`, nothing else; or PromptTurnCreate with `prompt` \(optional: `budget`\), nothing else/;
     const neither = await t.api.post(url, {});
     expectProblem(neither, 400, kinds);
     expect(neither.body.errors).toEqual([{ location: 'body', path: '', message: expect.stringMatching(kinds) }]);

@@ -155,6 +155,8 @@ const ROWS: Row[] = [
   { method: 'GET', template: S('/changes'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/changes?from=${s.checkpoint}` }) },
   { method: 'GET', template: S('/turns/{turn_id}/changes'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/turns/${s.turn}/changes` }) },
   { method: 'POST', template: S('/rewind'), access: 'write', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/rewind`, body: { to: s.checkpoint, dry_run: true } }) },
+  // The session has no model: compacting it is the documented 400, for a key that may ask.
+  { method: 'POST', template: S('/compact'), access: 'write', ok: 400, request: async (s) => ({ path: `/v1/sessions/${s.main}/compact`, body: {} }) },
   { method: 'POST', template: S('/fork'), access: 'write', ok: 201, request: async (s) => ({ path: `/v1/sessions/${s.main}/fork`, body: { at: s.checkpoint } }) },
   { method: 'GET', template: S('/outputs'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/outputs` }) },
   { method: 'GET', template: S('/outputs/{output_id}'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/outputs/${s.output}` }) },

@@ -59,6 +59,7 @@ export class FakeServer {
   readonly received: Received[] = [];
   private queue: Reply[] = [];
   private fallback: Reply | null = null;
+  private responder: ((req: Received) => Reply) | null = null;
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
 
   async start(): Promise<this> {
@@ -80,6 +81,12 @@ export class FakeServer {
     return this;
   }
 
+  /** Each request with nothing queued is answered by `fn`, from what it received (a fake with state). */
+  respond(fn: (req: Received) => Reply): this {
+    this.responder = fn;
+    return this;
+  }
+
   always(reply: Reply): this {
     this.fallback = reply;
     return this;
@@ -88,6 +95,7 @@ export class FakeServer {
   reset(): void {
     this.queue = [];
     this.fallback = null;
+    this.responder = null;
     this.received.length = 0;
     this.server.closeAllConnections();
   }
@@ -102,7 +110,7 @@ export class FakeServer {
     for await (const c of req) chunks.push(c as Buffer);
     const closed = new Promise<{ finished: boolean }>((resolve) => res.on('close', () => resolve({ finished: res.writableFinished })));
     this.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort, closed });
-    const reply = this.queue.shift() ?? this.fallback ?? jsonError(500, '{"error":"no reply queued"}');
+    const reply = this.queue.shift() ?? this.responder?.(this.received.at(-1)!) ?? this.fallback ?? jsonError(500, '{"error":"no reply queued"}');
     let body = Buffer.from(reply.body ?? '');
     if (reply.cutAt !== undefined) body = body.subarray(0, reply.cutAt);
     res.writeHead(reply.status ?? 200, reply.headers ?? {});

@@ -6,6 +6,7 @@ import type { Session, Turn, UsageTotals } from '../../src/contract/schemas.js';
 import { priceTable } from '../../src/model/prices.js';
 import { MemorySpend, toNano } from '../../src/store/spend.js';
 import { addUsage, emptySessionUsage, emptyUsage, Spending } from '../../src/session/spending.js';
+import { budgetGate, type BudgetGateHost } from '../../src/session/budget-gate.js';
 
 function setup(opts: { model?: string; sessionBudget?: Session['budget']; daily?: number | null } = {}) {
   const session = { tenant: 'acme', budget: opts.sessionBudget ?? null, usage: emptySessionUsage() } as unknown as Session;
@@ -74,3 +75,48 @@ describe('spending', () => {
     expect(spending.check(turn, { inputChars: 30 })).toMatchObject({ scope: 'turn', unpriced: true, reason: expect.stringContaining('has no known price') });
   });
 });
+
+describe('the budget gate', () => {
+  function host(spending: Spending, turn: Turn, answers: ('allow' | 'deny')[] = []) {
+    const notes: string[] = [];
+    const asked: unknown[] = [];
+    const h: BudgetGateHost = {
+      turn,
+      spending,
+      mode: () => 'default',
+      ask: async (request) => {
+        asked.push(request.input);
+        const a = answers.shift() ?? 'deny';
+        return a === 'allow' ? { behavior: 'allow', by: 'client' } : { behavior: 'deny', by: 'client' };
+      },
+      recordDecision: () => undefined,
+      raise: () => undefined,
+      pastForTurn: new Set(),
+      notify: (m) => notes.push(m),
+      warned: new Set(),
+    };
+    return { h, notes, asked };
+  }
+
+  it('tells once that a budget is near (80%), and asks before the call that would pass it', async () => {
+    const { spending, turn } = setup();
+    turn.budget = { max_tokens: 1000 };
+    const { h, notes, asked } = host(spending, turn, ['allow']);
+    turn.usage = { ...emptyUsage(), input_tokens: 700, output_tokens: 0 };
+    expect(await budgetGate(h, 30, { canAsk: true })).toEqual({ go: true });
+    expect(notes).toEqual([]);
+    turn.usage = { ...emptyUsage(), input_tokens: 850, output_tokens: 0 };
+    expect(await budgetGate(h, 30, { canAsk: true })).toEqual({ go: true });
+    expect(await budgetGate(h, 30, { canAsk: true })).toEqual({ go: true });
+    expect(notes).toEqual(["The turn's budget is near: 850 tokens of 1000 tokens spent (85%)"]);
+    expect(asked).toEqual([]);
+    // 990 + 20 at most passes 1000: asked, allowed once.
+    turn.usage = { ...emptyUsage(), input_tokens: 990, output_tokens: 0 };
+    expect(await budgetGate(h, 30, { canAsk: true })).toEqual({ go: true });
+    expect(asked).toEqual([{ scope: 'turn', unit: 'tokens', spent: 990, limit: 1000, next_call_max: 20 }]);
+    // Denied the next time: the turn ends, saying why.
+    const denied = await budgetGate(h, 30, { canAsk: true });
+    expect(denied).toMatchObject({ go: false, message: expect.stringContaining('a person refused to go on') });
+  });
+});
+

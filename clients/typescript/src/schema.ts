@@ -728,6 +728,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact the session's conversation now
+         * @description Between turns: the conversation of its prompt turns is compacted — old tool results left out (each replaced by a note naming where its full text stays), the older messages summarised by the session's model (`instructions` added to what the summary keeps), the newest kept verbatim — and recorded on the last prompt turn (`compaction`): later turns send it instead of what it covers. The full transcript stays in the turns and the export. PreCompact hooks may refuse it; PostCompact hooks see the result. Its model call counts toward the session's and the tenant's budgets. Events `compaction.started`, `compaction.completed` (or `compaction.failed`). 409 while a turn runs, or when the summary fails or a budget is reached (nothing changes); `compacted: false` when there is nothing to compact.
+         */
+        post: operations["compactSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/fork": {
         parameters: {
             query?: never;
@@ -1093,6 +1113,246 @@ export interface components {
                     on_failure?: "block" | "continue";
                 })[];
             }[];
+            SubagentStop?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            StopFailure?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            PermissionRequest?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            PermissionDenied?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            Notification?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            PreCompact?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            PostCompact?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
+            PostToolBatch?: {
+                matcher?: string;
+                /** @description A permission rule: `*`, a tool name, `mcp__server__*`, `Bash(<command pattern>)`, `Read(<path glob>)` / `Edit(<path glob>)` (or Write, MultiEdit, LS, Glob, Grep), `Memory(/memories/<path glob>)`, `WebFetch(domain:<host>[:port])`, `Network(domain:<host>[:port])` (connections of sandboxed processes) or `Skill(<name>)`; docs/PERMISSIONS.md gives the matching rules */
+                if?: string;
+                hooks: ({
+                    /** @enum {string} */
+                    type: "command";
+                    command: string;
+                    timeout_s?: number;
+                    /** @description The hook may connect out through the session's egress proxy, under the session's network scope (in a session without a network: any public host; deny rules and the tenant's policy still apply). Default false: no network */
+                    network?: boolean;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                } | {
+                    /** @enum {string} */
+                    type: "http";
+                    /** Format: uri */
+                    url: string;
+                    timeout_s?: number;
+                    secret?: string;
+                    /**
+                     * @description PreToolUse: when this hook times out or crashes, block the call (default, fail-closed) or go on
+                     * @enum {string}
+                     */
+                    on_failure?: "block" | "continue";
+                })[];
+            }[];
         };
         /** @description One reply of the scripted provider: assistant content blocks, or a provider error */
         ScriptReply: {
@@ -1127,6 +1387,15 @@ export interface components {
             max_tokens?: number;
             /** @description Most model calls in one prompt turn; beyond it the turn fails with `max_turns`. Default: `50`. */
             max_turns?: number;
+            /** @description Extended thinking. anthropic: thinking with `budget_tokens` (from `effort` when only that is given: low 2048, medium 8192, high 24576), and max_tokens raised above the budget when it is not. openai: `reasoning_effort` (from `budget_tokens` when only that is given: up to 4096 low, up to 16384 medium, else high). Thinking blocks are kept in the transcript and sent back with their signatures. The scripted provider ignores it. */
+            thinking?: {
+                /** @description Tokens the model may spend thinking */
+                budget_tokens?: number;
+                /** @enum {string} */
+                effort?: "low" | "medium" | "high";
+            };
+            /** @description The model's context window in tokens, for compaction; default: known models' own */
+            context_window?: number;
             /** @description scripted only: reply N answers the N-th model call of the conversation (counted by assistant messages) */
             script?: components["schemas"]["ScriptReply"][];
             /** @description scripted only: the replies of subagent conversations (the Agent tool), counted the same way within each */
@@ -1141,6 +1410,14 @@ export interface components {
             has_api_key: boolean;
             max_tokens: number;
             max_turns: number;
+            /** @description Extended thinking, when the session asked for it */
+            thinking?: {
+                budget_tokens?: number;
+                /** @enum {string} */
+                effort?: "low" | "medium" | "high";
+            };
+            /** @description The model's context window in tokens, when one was given */
+            context_window?: number;
             /**
              * @description `session`: given at creation; `server`: the server default (NORMA_MODEL_*)
              * @enum {string}
@@ -1329,6 +1606,7 @@ export interface components {
                 };
             };
             budget?: components["schemas"]["Budget"];
+            compaction?: components["schemas"]["CompactionSettings"];
             /** @description MCP servers by name (`^[a-zA-Z0-9_-]{1,32}$`): `{command, args?, env?, read_only_paths?, network?, workspace?, workspace_code?}` (stdio, in the process sandbox) or `{url, headers?}` (Streamable HTTP, through the egress guard) */
             mcp_servers?: {
                 [key: string]: components["schemas"]["McpServerConfig"];
@@ -1385,6 +1663,7 @@ export interface components {
             }[];
             /** @description Session rules to remove */
             remove_rules?: string[];
+            compaction?: components["schemas"]["CompactionSettings"];
             /** @description The session's new budget (replacing the old one; null: none). A pending `Budget` request of the session's is decided again under it */
             budget?: components["schemas"]["Budget"] | null;
         };
@@ -1446,6 +1725,11 @@ export interface components {
             /** @description The limit on the session's model calls (null: none) */
             budget: components["schemas"]["Budget"] | null;
             usage: components["schemas"]["SessionUsage"];
+            /** @description How the conversation of prompt turns is compacted: automatically past `threshold` of the context window, or on demand (POST …/compact) */
+            compaction: {
+                auto: boolean;
+                threshold: number;
+            };
             /** @description Whether the session records checkpoints of its workspace (GET …/checkpoints) */
             checkpoints: boolean;
             /** @description The session and checkpoint this one was forked from (POST …/fork); null: not a fork */
@@ -1536,8 +1820,29 @@ export interface components {
             /** @description Every capped block, when more than one was capped */
             truncations?: components["schemas"]["Truncation"][];
         };
-        /** @description A block of a model message: text, a tool_use (assistant) or a tool_result (user) */
-        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUse"] | components["schemas"]["ToolResult"];
+        /** @description The model's thinking (model.thinking), kept and sent back as the provider gave it */
+        ThinkingBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "thinking";
+            thinking: string;
+            /** @description The provider's signature of the thinking, sent back with it unchanged (empty: a provider that signs none) */
+            signature: string;
+        };
+        /** @description Thinking the provider encrypted */
+        RedactedThinkingBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "redacted_thinking";
+            /** @description Encrypted thinking, sent back unchanged */
+            data: string;
+        };
+        /** @description A block of a model message: text, a tool_use, thinking or redacted_thinking (assistant), or a tool_result (user) */
+        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUse"] | components["schemas"]["ToolResult"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"];
         PromptTextBlock: {
             /** @enum {string} */
             type: "text";
@@ -1609,6 +1914,60 @@ export interface components {
             /** @description Model calls made, subagents' included */
             model_calls: number;
         };
+        CompactionSettings: {
+            /** @description Compact before a model call whose input would pass the threshold, and once when the provider says the context is too long (default true); false: never on its own, overflow included */
+            auto?: boolean;
+            /** @description The share of the model's context window (model.context_window, or the known model's own) past which a call compacts first; default 0.8 */
+            threshold?: number;
+        };
+        /** @description The newest compaction of the conversation, on the turn it was made in; the full transcript stays in `messages` and the export */
+        Compaction: {
+            /** @description Server-made compaction id (`cmp_…`) */
+            id: string;
+            /**
+             * @description `auto`: the threshold was passed; `manual`: POST …/compact; `overflow`: the provider said the context was too long
+             * @enum {string}
+             */
+            trigger: "auto" | "manual" | "overflow";
+            /**
+             * @description `elided`: leaving out old tool results (each replaced by a note naming where its full text stays) was enough; `summarised`: the older messages were summarised by the session's model
+             * @enum {string}
+             */
+            stage: "elided" | "summarised";
+            /** @description The conversation's input tokens before (estimated) */
+            tokens_before: number;
+            /** @description And after */
+            tokens_after: number;
+            /** @description Tool results left out */
+            elided_results: number;
+            /** @description Messages the summary stands for */
+            summarised_messages: number;
+            /** @description The newest messages kept verbatim */
+            kept_messages: number;
+            /** @description SHA-256 (hex) of the summary text */
+            summary_sha256: string | null;
+            /** @description How many of this turn's `messages` it stands for (with every earlier prompt turn's) */
+            covers: number;
+            /** @description What the model is sent instead of the messages it covers; the later messages follow verbatim */
+            messages: components["schemas"]["Message"][];
+            /**
+             * Format: date-time
+             * @description When it was made
+             */
+            created_at: string;
+        };
+        CompactRequest: {
+            /** @description What the summary should keep or stress, added to the summary's instructions */
+            instructions?: string;
+        };
+        CompactResult: {
+            /** @description false: there was nothing to compact (said in `detail`) */
+            compacted: boolean;
+            /** @description The turn the compaction is recorded on */
+            turn_id: string | null;
+            compaction: components["schemas"]["Compaction"] | null;
+            detail?: string;
+        };
         Message: {
             /** @enum {string} */
             role: "user" | "assistant";
@@ -1642,6 +2001,7 @@ export interface components {
             /** @description Prompt turns: model calls made */
             model_calls?: number;
             budget?: components["schemas"]["Budget"];
+            compaction?: components["schemas"]["Compaction"];
             /**
              * Format: date-time
              * @description Creation time
@@ -2436,6 +2796,101 @@ export interface components {
             /** @description The model call is being retried: drop the text streamed so far for this message */
             reset?: boolean;
         };
+        /** @description A compaction of the conversation began (prompt sessions) */
+        EventCompactionStarted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "compaction.started";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @description The turn it happens in; null: on demand between turns */
+            turn_id: string | null;
+            compaction_id: string;
+            /** @enum {string} */
+            trigger: "auto" | "manual" | "overflow";
+            tokens_before: number;
+        };
+        /** @description A compaction is in force: what it left out and what it kept; part of the audit trail (the full transcript stays in the turns) */
+        EventCompactionCompleted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "compaction.completed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @description The turn it is recorded on (its `compaction`) */
+            turn_id: string;
+            compaction_id: string;
+            /**
+             * @description `auto`: the threshold was passed; `manual`: POST …/compact; `overflow`: the provider said the context was too long
+             * @enum {string}
+             */
+            trigger: "auto" | "manual" | "overflow";
+            /**
+             * @description `elided`: leaving out old tool results (each replaced by a note naming where its full text stays) was enough; `summarised`: the older messages were summarised by the session's model
+             * @enum {string}
+             */
+            stage: "elided" | "summarised";
+            /** @description The conversation's input tokens before (estimated) */
+            tokens_before: number;
+            /** @description And after */
+            tokens_after: number;
+            /** @description Tool results left out */
+            elided_results: number;
+            /** @description Messages the summary stands for */
+            summarised_messages: number;
+            /** @description The newest messages kept verbatim */
+            kept_messages: number;
+            /** @description SHA-256 (hex) of the summary text */
+            summary_sha256: string | null;
+        };
+        /** @description A compaction could not be made; the conversation is as it was */
+        EventCompactionFailed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "compaction.failed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string | null;
+            compaction_id: string;
+            /** @enum {string} */
+            trigger: "auto" | "manual" | "overflow";
+            tokens_before: number;
+            reason: string;
+        };
+        /** @description The model's thinking as it streams (model.thinking; prompt turns; live-only: not replayed, the whole block is in `message.completed`) */
+        EventThinkingDelta: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "thinking.delta";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            turn_id: string;
+            parent_tool_use_id?: string;
+            message_index: number;
+            /** @description Position of the thinking block in that message */
+            block_index: number;
+            text: string;
+        };
         /** @description A model call finished: the whole assistant message (prompt turns) */
         EventMessageCompleted: {
             /**
@@ -2655,7 +3110,7 @@ export interface components {
             resume_after: number;
         };
         /** @description Any SSE event; `type` tells which */
-        Event: components["schemas"]["EventSessionCreated"] | components["schemas"]["EventSessionUpdated"] | components["schemas"]["EventSessionClosed"] | components["schemas"]["EventTurnStarted"] | components["schemas"]["EventToolStarted"] | components["schemas"]["EventToolProgress"] | components["schemas"]["EventPermissionRequested"] | components["schemas"]["EventPermissionResolved"] | components["schemas"]["EventQuestionAsked"] | components["schemas"]["EventQuestionAnswered"] | components["schemas"]["EventTodoUpdated"] | components["schemas"]["EventToolCompleted"] | components["schemas"]["EventTaskStarted"] | components["schemas"]["EventTaskCompleted"] | components["schemas"]["EventTurnCompleted"] | components["schemas"]["EventTurnFailed"] | components["schemas"]["EventTurnCancelled"] | components["schemas"]["EventTurnInterrupted"] | components["schemas"]["EventTurnResumed"] | components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"] | components["schemas"]["EventMessageDelta"] | components["schemas"]["EventMessageCompleted"] | components["schemas"]["EventEgressRequest"] | components["schemas"]["EventMcpServerStarted"] | components["schemas"]["EventMcpServerExited"] | components["schemas"]["EventToolsChanged"] | components["schemas"]["EventMcpRequest"] | components["schemas"]["EventWorkspaceRewound"] | components["schemas"]["EventStreamEnd"];
+        Event: components["schemas"]["EventSessionCreated"] | components["schemas"]["EventSessionUpdated"] | components["schemas"]["EventSessionClosed"] | components["schemas"]["EventTurnStarted"] | components["schemas"]["EventToolStarted"] | components["schemas"]["EventToolProgress"] | components["schemas"]["EventPermissionRequested"] | components["schemas"]["EventPermissionResolved"] | components["schemas"]["EventQuestionAsked"] | components["schemas"]["EventQuestionAnswered"] | components["schemas"]["EventTodoUpdated"] | components["schemas"]["EventToolCompleted"] | components["schemas"]["EventTaskStarted"] | components["schemas"]["EventTaskCompleted"] | components["schemas"]["EventTurnCompleted"] | components["schemas"]["EventTurnFailed"] | components["schemas"]["EventTurnCancelled"] | components["schemas"]["EventTurnInterrupted"] | components["schemas"]["EventTurnResumed"] | components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"] | components["schemas"]["EventMessageDelta"] | components["schemas"]["EventCompactionStarted"] | components["schemas"]["EventCompactionCompleted"] | components["schemas"]["EventCompactionFailed"] | components["schemas"]["EventThinkingDelta"] | components["schemas"]["EventMessageCompleted"] | components["schemas"]["EventEgressRequest"] | components["schemas"]["EventMcpServerStarted"] | components["schemas"]["EventMcpServerExited"] | components["schemas"]["EventToolsChanged"] | components["schemas"]["EventMcpRequest"] | components["schemas"]["EventWorkspaceRewound"] | components["schemas"]["EventStreamEnd"];
         /** @description Everything the server knows about one session, for audit */
         SessionExport: {
             /** @enum {string} */
@@ -2907,16 +3362,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
-        Problem421_2: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
         Problem409: {
             headers: {
@@ -2924,6 +3369,16 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request's Host is not a name this server answers to (NORMA_ALLOWED_HOSTS; closes DNS rebinding) */
+        Problem421_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5746,6 +6201,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RewindResult"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    compactSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompactRequest"];
+            };
+        };
+        responses: {
+            /** @description What the compaction did */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompactResult"];
                 };
             };
             400: components["responses"]["Problem400"];

@@ -121,6 +121,14 @@ export function summarize(e: NormaEvent): string {
       return `${e.server}: +${e.added.length} −${e.removed.length} ~${e.changed.length}`;
     case 'mcp.request':
       return `${e.server} ${e.method}${e.tool ? ` ${e.tool}` : ''}: ${e.outcome}`;
+    case 'compaction.started':
+      return `${e.trigger}: ${e.tokens_before} tokens`;
+    case 'compaction.completed':
+      return `${e.trigger}, ${e.stage}: ${e.tokens_before} → ${e.tokens_after} tokens`;
+    case 'compaction.failed':
+      return `${e.trigger}: ${clip(e.reason)}`;
+    case 'thinking.delta':
+      return clip(e.text);
     case 'stream.end':
       return e.reason;
   }
