@@ -144,13 +144,18 @@ function checkBudgetAnswer(scope: Scope, request: PermissionRequest, response: P
   if (response.behavior !== 'allow') return;
   const ask = request.input as BudgetAsk;
   const problems: string[] = [];
+  if (ask.scope === 'tenant') {
+    throw new DomainError(
+      'invalid',
+      'behavior: the tenant\'s daily budget (max_usd_per_day) is the operator\'s, and an answer cannot let a turn past it: the request is decided when the operator raises it (a reload of NORMA_API_KEYS_FILE), or ends with a denial or the timeout. Nothing was answered: the request is still pending',
+    );
+  }
   if ((response.remember ?? []).length > 0) problems.push('remember: a Budget request has no rules to remember');
   if (response.updated_input !== undefined) {
     const given = response.updated_input as { limit?: unknown } | null;
     const keys = given && typeof given === 'object' && !Array.isArray(given) ? Object.keys(given) : null;
     const limit = given?.limit;
-    if (ask.scope === 'tenant') problems.push('updated_input: the tenant\'s daily budget is the operator\'s (max_usd_per_day); an approval lets this turn go on past it, and cannot raise it');
-    else if (keys === null || keys.length !== 1 || keys[0] !== 'limit') problems.push('updated_input: must be {"limit": N}, the new limit');
+    if (keys === null || keys.length !== 1 || keys[0] !== 'limit') problems.push('updated_input: must be {"limit": N}, the new limit');
     else if (typeof limit !== 'number' || !Number.isFinite(limit) || (ask.unit === 'tokens' && !Number.isInteger(limit))) {
       problems.push(`updated_input.limit: must be ${ask.unit === 'tokens' ? 'a whole number of tokens' : 'a number of US dollars'}`);
     } else if (limit <= ask.spent) problems.push(`updated_input.limit: ${limit} is not above what is spent (${ask.spent})`);

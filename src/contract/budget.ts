@@ -67,7 +67,7 @@ export const BudgetAskSchema = Type.Object(
   {
     $id: 'BudgetAsk',
     description:
-      'The input of a `tool: "Budget"` permission request. Allow lets the next model call go on; allow with `updated_input: {"limit": N}` raises the turn\'s or session\'s limit to N (above what is spent; a key with `write`). A tenant\'s limit is the operator\'s: allow lets this turn go on past it',
+      'The input of a `tool: "Budget"` permission request. Allow lets the next model call go on; allow with `updated_input: {"limit": N}` raises the turn\'s or session\'s limit to N (above what is spent; a key with `write`). A tenant\'s limit is the operator\'s: no answer lets a turn past it (400); the request is decided when the operator raises it, or denied',
   },
 );
 export type BudgetAsk = Static<typeof BudgetAskSchema>;

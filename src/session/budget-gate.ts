@@ -2,8 +2,10 @@
 // the call would pass becomes a permission request `tool: "Budget"` through the one broker: the
 // turn waits, as for any ask, until a person allows it (the next call goes on; with
 // `updated_input.limit` the turn's or session's limit is raised), denies it, or the timeout
-// does. Where nobody can be asked — dontAsk and auto, a subagent's own loop, a limit that cannot
-// be kept because the model has no price — the turn ends with `budget_exceeded`.
+// does. The tenant's daily limit is the operator's: only a policy that raises it (a reload of the
+// keys file decides the waiting request again) lets the turn go on; people and hooks cannot.
+// Where nobody can be asked — dontAsk and auto, a subagent's own loop, a limit that cannot be
+// kept because the model has no price — the turn ends with `budget_exceeded`.
 import type { BudgetAsk, BudgetScope } from '../contract/budget.js';
 import type { PermissionMode, Turn } from '../contract/schemas.js';
 import type { ApprovalAnswer, ApprovalRequest, Reevaluate } from '../interaction/kinds.js';
@@ -21,8 +23,6 @@ export interface BudgetGateHost {
   recordDecision(note: DecisionNote): void;
   /** A person raised the turn's or the session's limit. */
   raise(scope: 'turn' | 'session', unit: 'usd' | 'tokens', limit: number): void;
-  /** Scopes a person let this turn past for the rest of it (the tenant's day). */
-  readonly pastForTurn: Set<BudgetScope>;
   /** Tells Notification hooks that a budget is near (once per scope and unit in a turn). */
   notify(message: string): void;
   readonly warned: Set<string>;
@@ -38,9 +38,9 @@ const UNASKABLE: ReadonlySet<PermissionMode> = new Set(['dontAsk', 'auto']);
 /** Before a model call of `inputChars` characters: whether it may go, asking a person when one may be asked. */
 export async function budgetGate(host: BudgetGateHost, inputChars: number, opts: { canAsk: boolean; who?: string }): Promise<GateOutcome> {
   const once = new Set<BudgetScope>();
-  // Each round either goes, ends, or lets one more scope past: at most one round per scope, and one to go.
-  for (let round = 0; round < 4; round++) {
-    const reached = host.spending.check(host.turn, { inputChars, past: new Set([...host.pastForTurn, ...once]) });
+  // Each round goes, ends, lets a scope past or finds the budget changed; past the bound it ends.
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const reached = host.spending.check(host.turn, { inputChars, past: once });
     if (!reached) {
       warnNear(host);
       return { go: true };
@@ -57,15 +57,18 @@ export async function budgetGate(host: BudgetGateHost, inputChars: number, opts:
       const by = answer.by === 'timeout' ? 'nobody answered before the permission timeout' : answer.by === 'rule' ? (answer.verdict?.reason ?? 'it was refused') : 'a person refused to go on';
       return { go: false, message: `${reached.reason}; ${by}${answer.message ? ` (${answer.message})` : ''}.` };
     }
-    // Decided again under a new budget: checked again. A PermissionRequest hook's allow lets this call go on.
-    if (answer.by === 'rule' && answer.verdict?.decidedBy !== 'hook') continue;
+    // Decided again under a new budget (or policy): checked again. The tenant's day is never waved through.
+    if ((answer.by === 'rule' && answer.verdict?.decidedBy !== 'hook') || reached.scope === 'tenant') continue;
+    // A person's allow (or a PermissionRequest hook's) lets this call go on; a new limit stays.
     const limit = (answer.updatedInput as { limit?: unknown } | undefined)?.limit;
-    if (typeof limit === 'number' && reached.scope !== 'tenant') host.raise(reached.scope, reached.unit, limit);
-    if (reached.scope === 'tenant') host.pastForTurn.add('tenant');
-    else once.add(reached.scope);
+    if (typeof limit === 'number') host.raise(reached.scope, reached.unit, limit);
+    once.add(reached.scope);
   }
-  return { go: true };
+  return { go: false, message: `the budgets could not be settled after ${MAX_ROUNDS} checks before one model call` };
 }
+
+/** Checks before one call, at most: each scope let past once, budgets changed meanwhile. */
+const MAX_ROUNDS = 8;
 
 async function ask(host: BudgetGateHost, reached: BudgetReached): Promise<ApprovalAnswer> {
   const input: BudgetAsk = { scope: reached.scope, unit: reached.unit, spent: reached.spent, limit: reached.limit, next_call_max: reached.next_call_max };
@@ -76,7 +79,7 @@ async function ask(host: BudgetGateHost, reached: BudgetReached): Promise<Approv
   const answer = await host.ask({ toolUseId, tool: BUDGET_TOOL, input, reason: reached.reason, suggestions: [] }, async () => {
     // A new budget (PATCH) or mode may decide the request without a person.
     if (UNASKABLE.has(host.mode())) return { behavior: 'deny', reason: `the session's mode is now ${host.mode()}, in which nobody is asked`, decidedBy: 'mode', rules: [] };
-    const again = host.spending.check(host.turn, { inputChars: 0, past: host.pastForTurn });
+    const again = host.spending.check(host.turn, { inputChars: 0 });
     const same = again !== null && again.scope === reached.scope && again.unit === reached.unit && again.limit === reached.limit;
     return same ? null : { behavior: 'allow', reason: 'the budget changed', decidedBy: 'rule', rules: [] };
   });

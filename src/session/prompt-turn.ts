@@ -382,7 +382,6 @@ export class PromptTurnRunner extends TurnRunner {
           this.persist();
         });
       },
-      pastForTurn: new Set(),
       notify: (message) => this.prompt.notify('budget_near', message),
       warned: new Set(),
     });

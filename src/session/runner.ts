@@ -194,7 +194,9 @@ function promptDeps(rt: SessionRuntime, turn: Turn, deps: RunnerDeps): PromptTur
  * the ask goes on without waiting for them.
  */
 async function beforeAsking(rt: SessionRuntime, turnId: string, request: ApprovalRequest, signal: AbortSignal, deps: RunnerDeps): Promise<ApprovalAnswer | null> {
-  if (rt.hooks.has('PermissionRequest')) {
+  // The tenant's daily budget is the operator's: no hook answers for it (only a policy raising it does).
+  const operators = request.tool === BUDGET_TOOL && (request.input as { scope?: string }).scope === 'tenant';
+  if (rt.hooks.has('PermissionRequest') && !operators) {
     const s = rt.settings.session;
     const hooks = await rt.hooks.run(
       'PermissionRequest',

@@ -283,12 +283,13 @@ describe('budgets', () => {
 });
 
 describe('a tenant\'s daily budget', () => {
-  it('is counted across two replicas on one database: the second sees what the first spent', async () => {
+  it('is counted across two replicas on one database, and only the operator lets a turn past it', async () => {
     const db = await createTestDatabase();
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-budget-replicas-'));
     dirs.push(dataDir);
     const key = newKey('acme');
-    const keys = await keysFile([{ key, tenant: 'acme', scopes: ['admin'], policy: { max_usd_per_day: 0.000001 } }]);
+    const policy = (usd: number) => [{ key, tenant: 'acme', scopes: ['admin'], policy: { max_usd_per_day: usd } }];
+    const keys = await keysFile(policy(1000));
     const prices = await priceFile();
     try {
       const env = (node: string) => ({ NORMA_STORE: 'postgres', NORMA_DATABASE_URL: db.url, NORMA_NODE_ID: node, NORMA_API_KEYS_FILE: keys.file, NORMA_MODEL_PRICES: prices, NORMA_SANDBOX: 'off' });
@@ -303,23 +304,31 @@ describe('a tenant\'s daily budget', () => {
       const unpriced = await onA.post('/v1/sessions', { model: { ...model, model: 'free' } });
       expect(unpriced.status).toBe(400);
       expect(unpriced.body.detail).toContain("the tenant's max_usd_per_day");
+      // Replica A runs a session that spends.
       const first = (await onA.post('/v1/sessions', { model, tools: ['LS'] })).body;
-      expect(first.policy.max_usd_per_day).toBe(0.000001);
-      const t1 = (await onA.post(`/v1/sessions/${first.id}/turns`, { prompt: 'go' })).body;
-      const ask1 = await budgetAskWith(onA, first.id);
-      expect((ask1 as unknown as { input: Record<string, unknown> }).input).toMatchObject({ scope: 'tenant', unit: 'usd', spent: 0, limit: 0.000001 });
-      // The operator's limit cannot be raised by an answer; allowed, this turn goes on past it.
-      expect((await onA.post(`/v1/sessions/${first.id}/permissions/${ask1.id}`, { behavior: 'allow', updated_input: { limit: 1 } })).status).toBe(400);
-      await onA.post(`/v1/sessions/${first.id}/permissions/${ask1.id}`, { behavior: 'allow' });
-      const done = await waitTurn(onA, first.id, t1.id);
+      expect(first.policy.max_usd_per_day).toBe(1000);
+      const done = (await onA.post(`/v1/sessions/${first.id}/turns?wait=20`, { prompt: 'go' })).body;
       expect(done.status).toBe('completed');
       const spentOnA = done.usage.cost_usd as number;
       expect(spentOnA).toBeGreaterThan(0);
-      // A session that replica B runs: its ask says what A's session spent today.
-      const second = (await onB.post('/v1/sessions', { model, tools: ['LS'], permission_mode: 'default' })).body;
-      await onB.post(`/v1/sessions/${second.id}/turns`, { prompt: 'go' });
-      const ask2 = (await budgetAskWith(onB, second.id)) as unknown as { input: Record<string, unknown> };
-      expect(ask2.input).toMatchObject({ scope: 'tenant', spent: spentOnA });
+      // The operator lowers the tenant's day below what was spent, on both replicas.
+      await keys.write(policy(spentOnA / 2));
+      for (const r of [a, b]) expect((await r.server.reloadKeys()).ok).toBe(true);
+      // A session replica B runs: its request says what A's session spent today.
+      const second = (await onB.post('/v1/sessions', { model, tools: ['LS'] })).body;
+      const posted = (await onB.post(`/v1/sessions/${second.id}/turns`, { prompt: 'go' })).body;
+      const ask = (await budgetAskWith(onB, second.id)) as unknown as { id: string; input: Record<string, unknown> };
+      expect(ask.input).toMatchObject({ scope: 'tenant', unit: 'usd', spent: spentOnA, limit: spentOnA / 2 });
+      // Nobody but the operator lets a turn past the tenant's day.
+      const allow = await onB.post(`/v1/sessions/${second.id}/permissions/${ask.id}`, { behavior: 'allow' });
+      expect(allow.status).toBe(400);
+      expect(allow.body.detail).toContain("the tenant's daily budget (max_usd_per_day) is the operator's");
+      // The operator raises it: the waiting request is decided, and the turn goes on.
+      await keys.write(policy(1000));
+      for (const r of [a, b]) expect((await r.server.reloadKeys()).ok).toBe(true);
+      const finished = await waitTurn(onB, second.id, posted.id);
+      expect(finished.status).toBe('completed');
+      expect((await onB.get(`/v1/sessions/${second.id}/permissions/${ask.id}`)).body).toMatchObject({ status: 'allowed', resolved_by: 'rule' });
     } finally {
       await closeAll(servers);
       servers = [];

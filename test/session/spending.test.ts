@@ -91,7 +91,6 @@ describe('the budget gate', () => {
       },
       recordDecision: () => undefined,
       raise: () => undefined,
-      pastForTurn: new Set(),
       notify: (m) => notes.push(m),
       warned: new Set(),
     };
