@@ -205,6 +205,17 @@ describe('compaction', { timeout: 120_000 }, () => {
     for (const body of [{ instructions: '' }, { instructions: 5 }, { other: 1 }]) expect((await t.api.post(`/v1/sessions/${s.id}/compact`, body)).status).toBe(400);
   });
 
+  it('a PreCompact hook that never answers is stopped by its timeout: the compaction is refused, nothing hangs', async () => {
+    const m = await windowedModel({ window: 100_000, calls: 2 });
+    const t = await boot({ hooks: [{ event: 'PreCompact', timeoutMs: 200, callback: () => new Promise<never>(() => undefined) }] });
+    const s = await newSession(t, m.f);
+    expect((await t.api.post(`/v1/sessions/${s.id}/turns?wait=30`, { prompt: 'Read notes.txt.' })).body.status).toBe('completed');
+    const res = await t.api.post(`/v1/sessions/${s.id}/compact`, {});
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toMatch(/a PreCompact hook refused it: .*timed out after 200 ms/);
+    expect(m.state.summaries).toBe(0);
+  });
+
   it('refuses compaction settings out of range and a window out of range', async () => {
     const t = await boot();
     for (const body of [

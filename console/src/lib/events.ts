@@ -28,7 +28,11 @@ export const EVENT_TYPES: readonly EventType[] = [
   'hook.completed',
   'hook.failed',
   'message.delta',
+  'thinking.delta',
   'message.completed',
+  'compaction.started',
+  'compaction.completed',
+  'compaction.failed',
   'egress.request',
   'mcp.server.started',
   'mcp.server.exited',
@@ -42,7 +46,7 @@ export const EVENT_TYPES: readonly EventType[] = [
  * Delivered live but never stored or replayed; they repeat the seq of the last durable event
  * (so they are not part of the seq order and never count as duplicates or gaps).
  */
-export const LIVE_ONLY: ReadonlySet<string> = new Set(['tool.progress', 'message.delta', 'stream.end']);
+export const LIVE_ONLY: ReadonlySet<string> = new Set(['tool.progress', 'message.delta', 'thinking.delta', 'stream.end']);
 
 export function isLiveOnly(event: { type: string }): boolean {
   return LIVE_ONLY.has(event.type);

@@ -1,5 +1,6 @@
 // NORMA_SECRETS_FILE: the operator's secrets for every session's processes, read and checked at
-// start-up with NORMA_EGRESS_CA_FILE's certificates (loadOperatorNetwork)// start-up (`{NAME: {value, hosts, header?, format?}}`, or that under "secrets"). Any problem stops
+// start-up (`{NAME: {value, hosts, header?, format?}}`, or that under "secrets") with
+// NORMA_EGRESS_CA_FILE's certificates (loadOperatorNetwork). Any problem stops
 // start-up, naming the file and the secret; a file others may read is refused, as ssh refuses a
 // key others may read.
 import fs from 'node:fs/promises';
