@@ -9,3 +9,8 @@ export class TurnStop extends Error {
     this.name = 'TurnStop';
   }
 }
+
+/** How the results of calls a stop leaves unfinished begin. */
+export function stopPrefix(reason: TurnStop): string {
+  return reason.by === 'shutdown' ? 'Interrupted' : 'Cancelled';
+}

@@ -17,15 +17,12 @@ import type { SessionCheckpoints } from '../checkpoints/session.js';
 import type { CallChanges } from '../contract/checkpoint.js';
 
 type PauseKindName = PauseKind<PauseRecord, unknown, unknown>['name'];
-import { TurnStop } from '../interaction/stop.js';
+import { stopPrefix, TurnStop } from '../interaction/stop.js';
 import { permissionDenied } from './hook-events.js';
+import { callCheckpoints, turnStartCheckpoint } from './turn-checkpoints.js';
+import { SettleWaiters } from './settle.js';
 
 export { TurnStop };
-
-/** How the results of calls a stop leaves unfinished begin. */
-function stopPrefix(reason: TurnStop): string {
-  return reason.by === 'shutdown' ? 'Interrupted' : 'Cancelled';
-}
 
 const FINAL: ReadonlySet<TurnStatus> = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
 
@@ -53,7 +50,8 @@ export class TurnRunner implements PauseHost {
   protected readonly results = new Map<string, ToolResult>();
   /** Pending requests by id, with their kind (a permission request or a question). */
   private readonly pending = new Map<string, PauseKindName>();
-  private readonly settleWaiters = new Set<() => void>();
+  /** Who waits for the turn to settle (waitQuiet, waitSettled, waitStored). */
+  private readonly settle = new SettleWaiters();
   private finished!: Promise<void>;
 
   /** Calls between tool.started and their result. */
@@ -156,10 +154,7 @@ export class TurnRunner implements PauseHost {
     this.start();
   }
 
-  /**
-   * Records a permission decision about a call of this turn: stored with the turn's next write
-   * (see heldDecisions). A denial tells PermissionDenied hooks, which nothing waits for.
-   */
+  /** A permission decision about a call of this turn, stored with its next write (heldDecisions); a denial tells PermissionDenied hooks. */
   recordDecision(note: DecisionNote): void {
     this.heldDecisions.push({ session_id: this.turn.session_id, turn_id: this.turn.id, ...note, created_at: this.deps.clock().toISOString() });
     if (note.behavior === 'deny') permissionDenied(this.deps.env, this.turn.id, note);
@@ -224,60 +219,13 @@ export class TurnRunner implements PauseHost {
           tool_use_id: call.id,
           chunk,
         }),
-      ...(this.deps.checkpoints ? { checkpoint: this.checkpointHooks(this.deps.checkpoints) } : {}),
+      ...(this.deps.checkpoints ? { checkpoint: callCheckpoints(this.turn, this.deps.logger, this.callChanges, this.deps.checkpoints) } : {}),
       onRefusal: (call, tool, refusal) =>
         this.deps.logger.warn(
           { session_id: this.turn.session_id, turn_id: this.turn.id, tool_use_id: call.id, tool, refused: refusal.what, reason: refusal.why },
           'sandbox refused',
         ),
     };
-  }
-
-  /**
-   * The checkpoints around a call that may change the workspace. A checkpoint that cannot be made
-   * (a full disk) never fails the call: its changes say it cannot be undone, and why.
-   */
-  private checkpointHooks(cp: SessionCheckpoints): NonNullable<PipelineEnv['checkpoint']> {
-    const before = new Map<string, { id: string | null; complete: boolean; warnings: string[] }>();
-    const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
-    return {
-      before: async (call) => {
-        try {
-          const r = await cp.beforeCall(this.turn.id, call.id);
-          before.set(call.id, { id: r.id, complete: r.complete, warnings: r.warnings });
-        } catch (err) {
-          this.deps.logger.warn({ err, session_id: this.turn.session_id, turn_id: this.turn.id, tool_use_id: call.id }, 'no checkpoint before the call');
-          before.set(call.id, { id: null, complete: false, warnings: [`no checkpoint could be made before the call (${why(err)}): it cannot be undone`] });
-        }
-      },
-      after: async (call) => {
-        const b = before.get(call.id) ?? { id: null, complete: false, warnings: [] };
-        before.delete(call.id);
-        try {
-          const a = await cp.afterCall(this.turn.id, call.id);
-          this.callChanges.set(call.id, { checkpoint_id: b.id, undoable: b.id !== null && b.complete, files: a?.files ?? [], files_total: a?.total ?? 0, warnings: b.warnings });
-        } catch (err) {
-          this.callChanges.set(call.id, {
-            checkpoint_id: b.id,
-            undoable: b.id !== null && b.complete,
-            files: [],
-            files_total: 0,
-            warnings: [...b.warnings, `what the call changed could not be recorded (${why(err)})`],
-          });
-        }
-      },
-    };
-  }
-
-  /** The turn's first checkpoint (not again for a turn resumed after a restart). */
-  private async checkpointStart(): Promise<void> {
-    const cp = this.deps.checkpoints;
-    if (!cp || cp.list().some((r) => r.turn_id === this.turn.id)) return;
-    try {
-      await cp.take({ reason: 'turn_start', turnId: this.turn.id });
-    } catch (err) {
-      this.deps.logger.warn({ err, session_id: this.turn.session_id, turn_id: this.turn.id }, 'no checkpoint at the start of the turn');
-    }
   }
 
   /** Validates the call once (execOne reuses it) and says whether it may run alongside others. */
@@ -340,7 +288,7 @@ export class TurnRunner implements PauseHost {
 
   private async run(): Promise<void> {
     try {
-      await this.checkpointStart();
+      await turnStartCheckpoint(this.turn, this.deps.checkpoints, this.deps.logger);
       await this.body();
     } catch (err) {
       // Abandoned: its end is not this runner's to record.
@@ -358,7 +306,7 @@ export class TurnRunner implements PauseHost {
         this.deps.logger.error({ err: again, session_id: this.turn.session_id, turn_id: this.turn.id }, 'could not record the failed turn');
         this.controller.abort(new TurnStop('the turn failed', 'cancel'));
         this.turn.status = 'failed';
-        this.notifySettle();
+        this.settle.notify();
         this.deps.onFinished(this);
       }
     }
@@ -387,7 +335,7 @@ export class TurnRunner implements PauseHost {
       });
       then?.();
     });
-    this.notifySettle();
+    this.settle.notify();
   }
 
   /** What the call changed, once (for its tool.completed). */
@@ -414,7 +362,7 @@ export class TurnRunner implements PauseHost {
     const kinds = new Set(this.pending.values());
     this.turn.status = kinds.has('permission') ? 'awaiting_permission' : kinds.has('question') ? 'awaiting_input' : 'running';
     this.write(() => this.persist());
-    this.notifySettle();
+    this.settle.notify();
   }
 
   /**
@@ -431,7 +379,7 @@ export class TurnRunner implements PauseHost {
     this.dropped = true;
     this.controller.abort(reason);
     // Who waits for its stored end stops waiting: it is not coming from here.
-    this.notifySettle();
+    this.settle.notify();
   }
 
   stop(reason: TurnStop, status: 'cancelled' | 'failed' | 'interrupted', error: { code: string; message: string }): void {
@@ -472,50 +420,28 @@ export class TurnRunner implements PauseHost {
       this.deps.store.afterCommit(() => {
         this.finalStored = true;
         // A store that commits without waiting answers later: who waits for the stored turn is told.
-        this.notifySettle();
+        this.settle.notify();
       });
     });
-    this.notifySettle();
+    this.settle.notify();
   }
 
   protected persist(): void {
     this.deps.store.putTurn(this.turn);
   }
 
-  private notifySettle(): void {
-    for (const w of [...this.settleWaiters]) w();
-  }
-
   /** Resolves once no call of the turn is running and none is about to (final, or only waiting for people), or after `ms`. */
   waitQuiet(ms: number): Promise<void> {
-    return this.waitUntil(() => this.isFinal() || (PAUSED_STATUSES.has(this.turn.status) && this.runningCalls === 0), ms);
+    return this.settle.until(() => this.isFinal() || (PAUSED_STATUSES.has(this.turn.status) && this.runningCalls === 0), ms);
   }
 
   /** Resolves once the turn is final or waiting for a person, or after `ms`. */
   waitSettled(ms: number): Promise<void> {
-    return this.waitUntil(() => this.isFinal() || PAUSED_STATUSES.has(this.turn.status) || this.dropped, ms);
+    return this.settle.until(() => this.isFinal() || PAUSED_STATUSES.has(this.turn.status) || this.dropped, ms);
   }
 
   /** Resolves once the turn's final state has committed, or after `ms`. */
   waitStored(ms: number): Promise<void> {
-    return this.waitUntil(() => this.finalStored || this.controller.signal.aborted, ms);
-  }
-
-  /** Resolves when `condition` holds (checked at every settle notification), or after `ms`. */
-  private waitUntil(condition: () => boolean, ms: number): Promise<void> {
-    if (condition() || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.settleWaiters.delete(check);
-        resolve();
-      };
-      const check = () => {
-        if (condition()) done();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      this.settleWaiters.add(check);
-    });
+    return this.settle.until(() => this.finalStored || this.controller.signal.aborted, ms);
   }
 }
