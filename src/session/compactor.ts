@@ -70,9 +70,9 @@ export class Compactor {
     return this.d.spending.inputEstimate(JSON.stringify(messages).length + overheadChars);
   }
 
-  /** Whether a call sending `messages` passes the threshold of a known window. */
-  over(messages: readonly Message[], overheadChars: number, threshold: number): boolean {
-    return this.d.contextWindow !== null && this.tokens(messages, overheadChars) > threshold * this.d.contextWindow;
+  /** Whether a call of `inputChars` characters passes the threshold of a known window. */
+  over(inputChars: number, threshold: number): boolean {
+    return this.d.contextWindow !== null && this.d.spending.inputEstimate(inputChars) > threshold * this.d.contextWindow;
   }
 
   async compact(r: CompactRequest): Promise<CompactOutcome> {

@@ -182,6 +182,13 @@ export class PromptTurnRunner extends TurnRunner {
           if (!(await this.compactNow('overflow', overhead, false))) return null;
           conversation = mergeConsecutive(this.conversation());
           inputChars = JSON.stringify(conversation).length + overhead;
+          // The summary's call spent too: the retry is checked against the budgets like any call.
+          const again = await budgetGate(this.budgetHost(), inputChars, { canAsk: true });
+          if (this.isFinal()) return null;
+          if (!again.go) {
+            this.fail('budget_exceeded', again.message);
+            return null;
+          }
           continue;
         }
         if (isContextOverflow(err)) {
@@ -315,11 +322,12 @@ export class PromptTurnRunner extends TurnRunner {
    */
   private async fitContext(overhead: number): Promise<boolean> {
     const settings = this.prompt.compaction();
-    const tooLarge = () => JSON.stringify(this.conversation()).length > MAX_TRANSCRIPT_CHARS;
-    if (settings.auto && (tooLarge() || this.prompt.compactor.over(this.conversation(), overhead, settings.threshold))) {
-      if (!(await this.compactNow('auto', overhead, !tooLarge()))) return false;
+    const chars = () => JSON.stringify(this.conversation()).length;
+    const before = chars();
+    if (settings.auto && (before > MAX_TRANSCRIPT_CHARS || this.prompt.compactor.over(before + overhead, settings.threshold))) {
+      if (!(await this.compactNow('auto', overhead, before <= MAX_TRANSCRIPT_CHARS))) return false;
     }
-    if (tooLarge()) {
+    if ((this.turn.compaction ? chars() : before) > MAX_TRANSCRIPT_CHARS) {
       this.fail('context_exhausted', `The conversation is more than the ${MAX_TRANSCRIPT_CHARS} characters of JSON a model call may send${settings.auto ? ', even after a compaction' : ' and compaction.auto is false'}; compact it (POST …/compact) or start a new session.`);
       return false;
     }
