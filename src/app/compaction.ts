@@ -50,6 +50,7 @@ export class CompactionUseCases {
         throw new DomainError('conflict', `the conversation could not be compacted: ${outcome.reason}`);
       }
       const record: Compaction = { id: outcome.id, ...outcome.facts, covers: (last.messages ?? []).length, messages: outcome.messages, created_at: clock().toISOString() };
+      if (parts.runtimes.get(sessionId) !== rt) throw new DomainError('conflict', `session ${sessionId} was closed while its conversation was compacted; nothing was recorded`);
       store.transaction(() => {
         // Read again: the turn as stored now (a rewind meanwhile would have marked it).
         const current = store.getTurn(sessionId, last.id);
