@@ -156,6 +156,8 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       await opened.transport.close().catch(() => undefined);
       this.stderrSeen = opened.diagnose().stderr;
+      // Said in GET …/mcp too: a server that did not start names why.
+      this.otherProblems = [why];
       throw new McpUnavailable(why);
     }
   }

@@ -420,11 +420,13 @@ describe('servers that fail', () => {
     servers = servers.filter((x) => x !== t);
     expect(await waitUntil(() => testServerProcesses(), (n) => n === 0)).toBe(0);
     t = await boot({}, dataDir);
+    // A failure says why: the server's state, and the session's warnings.
+    const why = async (id: string) => JSON.stringify({ mcp: (await t.api.get(`/v1/sessions/${id}/mcp`)).body.servers[0], warnings: (await t.api.get(`/v1/sessions/${id}`)).body.warnings });
     const state = (await t.api.get(`/v1/sessions/${s.id}/mcp`)).body.servers[0];
-    expect(state.status, JSON.stringify(state)).toBe('running');
+    expect(state.status, await why(s.id)).toBe('running');
     for (const id of others) {
       const other = (await t.api.get(`/v1/sessions/${id}/mcp`)).body.servers[0];
-      expect(other.status, JSON.stringify(other)).toBe('running');
+      expect(other.status, await why(id)).toBe('running');
     }
     expect(await testServerProcesses()).toBe(4);
     const turn = await run(t, s.id, [{ name: 'mcp__t__whoami', input: {} }]);
