@@ -58,9 +58,10 @@ export class PromptTurnRunner extends TurnRunner {
     if (this.messages.length === 0) {
       if (!(await this.submitPrompt())) return;
     } else {
-      // Resumed after a restart: the calls of the last assistant message are answered first.
+      // Resumed after a restart: the calls of the last assistant message are answered first (a
+      // message without calls — paused by the provider, or before a Stop hook — is sent back as it is).
       const last = this.messages.at(-1)!;
-      if (last.role === 'assistant') {
+      if (last.role === 'assistant' && toolUsesOf(last.content).length > 0) {
         await this.answer(toolUsesOf(last.content));
         if (this.isFinal()) return;
       }
