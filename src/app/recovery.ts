@@ -65,7 +65,7 @@ export class RecoveryUseCases {
     const sandbox = await parts.deps.sandboxStatus();
     // Runtimes are built a few at a time (a session's MCP servers take a moment to start); what
     // follows — warnings, resumed turns, SessionStart — goes one session after another, in order.
-    const builds = buildAll(records, (record) => buildRuntime(record, sandbox, parts.build, { restart: true }), RECOVERY_BUILDS_AT_ONCE);
+    const builds = buildAll(records, (record) => buildRuntime(record, sandbox, parts.build), RECOVERY_BUILDS_AT_ONCE);
     for (const [i, record] of records.entries()) {
       const s = record.session;
       let built;

@@ -153,28 +153,16 @@ export class McpHub {
     return this.connections.get(name)?.server;
   }
 
-  /**
-   * Starts every server at once; the ones that could not be started are returned (and stay
-   * `failed`). With `retryAfterMs` (a restart of the service brings the session back), a server
-   * that fails is started once more after that pause: one passing failure must not leave it down.
-   */
-  async startAll(opts: { retryAfterMs?: number } = {}): Promise<StartFailure[]> {
+  /** Starts every server at once; the ones that could not be started are returned (and stay `failed`). */
+  async startAll(): Promise<StartFailure[]> {
     const failures: StartFailure[] = [];
     await Promise.all(
       [...this.connections.values()].map(async ({ conn, server }) => {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await conn.start();
-            return;
-          } catch (err) {
-            if (conn.status !== 'closed' && attempt === 0 && opts.retryAfterMs !== undefined) {
-              await new Promise((r) => setTimeout(r, opts.retryAfterMs).unref());
-              if ((conn.status as string) !== 'closed') continue;
-            }
-            if (conn.status !== 'closed') conn.status = 'failed';
-            failures.push({ server: server.name, source: server.source, message: err instanceof McpUnavailable ? err.message : String(err) });
-            return;
-          }
+        try {
+          await conn.start();
+        } catch (err) {
+          if (conn.status !== 'closed') conn.status = 'failed';
+          failures.push({ server: server.name, source: server.source, message: err instanceof McpUnavailable ? err.message : String(err) });
         }
       }),
     );

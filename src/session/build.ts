@@ -93,11 +93,8 @@ export interface BuiltRuntime {
   openEvents(): void;
 }
 
-/** After a restart of the service, the pause before a server that failed to start is started once more. */
-const RESTART_START_RETRY_MS = 500;
-
 /** Opens the workspace and makes the session's live parts; the workspace must exist. */
-export async function buildRuntime(record: SessionRecord, processSandbox: SandboxStatus, deps: BuildDeps, opts: { restart?: boolean } = {}): Promise<BuiltRuntime> {
+export async function buildRuntime(record: SessionRecord, processSandbox: SandboxStatus, deps: BuildDeps): Promise<BuiltRuntime> {
   const s = record.session;
   // The session's file tools walk from its root on every call: its descriptor is kept (closed with the runtime).
   const workspace = await Workspace.open(s.workspace, [], { keepRoot: true });
@@ -210,7 +207,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   const mcpProblems: string[] = [];
   const mcpWarnings: string[] = [];
   if (hub) {
-    for (const f of await hub.startAll(opts.restart ? { retryAfterMs: RESTART_START_RETRY_MS } : {})) (f.source === 'session' ? mcpProblems : mcpWarnings).push(`mcp_servers.${f.server}: ${f.message}`);
+    for (const f of await hub.startAll()) (f.source === 'session' ? mcpProblems : mcpWarnings).push(`mcp_servers.${f.server}: ${f.message}`);
     for (const name of hub.names()) {
       syncMcpTools(registry, hub, name);
       for (const p of hub.get(name)!.problems) mcpWarnings.push(`mcp_servers.${name}: ${p}`);
