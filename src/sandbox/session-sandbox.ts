@@ -13,6 +13,7 @@
 //              processes run): the session's running processes are stopped; while the session
 //              stays over the limit, a process is stopped as soon as the use grows again (one
 //              that removes files runs).
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -118,6 +119,11 @@ export class SessionSandbox {
   private diskCost = 0;
   private closed = false;
   private seq = 0;
+  /**
+   * Process cgroups are named with this sandbox's own prefix: a group an earlier server instance
+   * left behind in the session's cgroup (its processes still leaving) never takes a new one's name.
+   */
+  private readonly groupPrefix = `c${randomBytes(3).toString('hex')}-`;
   /** When the watch last looked (rounds are spaced out while only long-lived processes run). */
   private lastRound = 0;
 
@@ -185,7 +191,7 @@ export class SessionSandbox {
     }
     const dirs = extra.own ? await this.ownScratch(extra.own.name) : await this.scratch();
     const g = this.host.mode === 'bwrap' ? await this.sessionGroup() : null;
-    const group = g ? await g.command(`c${++this.seq}`) : null;
+    const group = g ? await g.command(`${this.groupPrefix}${++this.seq}`) : null;
     const networked = (extra.network ?? this.o.network !== false) && this.host.mode === 'bwrap';
     const { endpoint, trust } = networked ? await this.net.forProcess(extra.origin ?? { toolUseId: null, turnId: null }) : { endpoint: undefined, trust: undefined };
     const proxySocket = endpoint?.socketPath;
