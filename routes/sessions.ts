@@ -11,6 +11,7 @@ import {
   ref,
 } from '../src/contract/schemas.js';
 import { SessionExportSchema } from '../src/contract/events.js';
+import { StringEnum } from '../src/contract/common.js';
 import { headTaken } from '../src/http/sse.js';
 import { SessionParams, bodyProblems, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
 import { SESSION_CHANGE_ACCESS } from '../src/app/scope.js';
@@ -55,18 +56,31 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         operationId: 'listSessions',
         tags: ['sessions'],
         summary: 'List sessions, newest first',
-        description: 'The caller\'s tenant\'s sessions, a page at a time: pass `next_cursor` as `cursor` for the next page.',
+        description: 'The caller\'s tenant\'s sessions, a page at a time: pass `next_cursor` as `cursor` for the next page (with the same filters). Each active session says how many of its permission requests and questions wait for a person (`pending`).',
         querystring: Type.Object(
           {
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
             cursor: Type.Optional(Type.String({ maxLength: 512, pattern: '^[A-Za-z0-9_-]+$' })),
+            label: Type.Optional(
+              Type.Array(Type.String({ maxLength: 330 }), {
+                maxItems: 16,
+                description: 'Only sessions with this label: `key:value` (repeatable: every one must match; the value may contain `:`)',
+              }),
+            ),
+            status: Type.Optional(StringEnum(['active', 'closed'], { description: 'Only sessions with this status' })),
           },
           { additionalProperties: false },
         ),
-        response: { 200: ref(SessionListSchema, 'A page of sessions'), ...commonProblems },
+        response: { 200: ref(SessionListSchema, 'A page of sessions, each with its `pending` count'), ...commonProblems },
       },
     },
-    async (req) => ctx.app.sessions.list(scopeOf(req), req.query.limit ?? 50, req.query.cursor),
+    async (req) =>
+      ctx.app.sessions.list(scopeOf(req), {
+        limit: req.query.limit ?? 50,
+        ...(req.query.cursor !== undefined ? { cursor: req.query.cursor } : {}),
+        ...(req.query.label !== undefined ? { label: req.query.label } : {}),
+        ...(req.query.status !== undefined ? { status: req.query.status } : {}),
+      }),
   );
 
   app.get(

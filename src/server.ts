@@ -60,6 +60,7 @@ import { eventRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { permissionRoutes } from '../routes/permissions.js';
 import { questionRoutes } from '../routes/questions.js';
+import { inboxRoutes } from '../routes/inbox.js';
 import { sessionStateRoutes } from '../routes/session-state.js';
 import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
@@ -393,6 +394,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   await app.register(turnRoutes, { ctx });
   await app.register(permissionRoutes, { ctx });
   await app.register(questionRoutes, { ctx });
+  await app.register(inboxRoutes, { ctx });
   await app.register(sessionStateRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(outputRoutes, { ctx });

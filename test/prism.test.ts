@@ -264,6 +264,8 @@ describe('the document under Prism (proxy mode, validating every request and res
     expect((write.json as { status: string }).status).toBe('awaiting_permission');
     const pending = await d.get(`${base}/permissions?status=pending`);
     const permission = (pending.json as { items: { id: string }[] }).items[0]!.id;
+    expectStatus(await d.get('/v1/pending?limit=5'), 200);
+    await d.head('/v1/pending');
     expectStatus(await d.get(`${base}/permissions/${permission}`), 200);
     await d.head(`${base}/permissions/${permission}`);
     expectStatus(await d.post(`${base}/permissions/${permission}`, { behavior: 'allow' }), 200);

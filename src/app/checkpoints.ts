@@ -281,6 +281,8 @@ function forkBody(record: SessionRecord): SessionCreate {
   const s = record.session;
   const { enforcement: _e, ...limits } = s.limits;
   return {
+    ...(s.name !== null ? { name: s.name } : {}),
+    labels: s.labels,
     permission_mode: s.permission_mode,
     allowed_tools: s.allowed_tools,
     disallowed_tools: s.disallowed_tools,

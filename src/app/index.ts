@@ -1,6 +1,7 @@
 // The application: the use cases the HTTP edge calls, over one set of shared parts.
 import { AuditUseCases } from './audit.js';
 import { InteractionUseCases } from './interactions.js';
+import { InboxUseCases } from './inbox.js';
 import { createParts, type AppDeps } from './parts.js';
 import { RecoveryUseCases } from './recovery.js';
 import { RetentionUseCases } from './retention.js';
@@ -27,6 +28,8 @@ export interface Application {
   state: SessionStateUseCases;
   turns: TurnUseCases;
   interactions: InteractionUseCases;
+  /** What waits for a person across a tenant's sessions. */
+  inbox: InboxUseCases;
   audit: AuditUseCases;
   retention: RetentionUseCases;
   recovery: RecoveryUseCases;
@@ -61,6 +64,7 @@ export function createApplication(deps: AppDeps): Application {
     state: new SessionStateUseCases(parts),
     turns: new TurnUseCases(parts),
     interactions: new InteractionUseCases(parts),
+    inbox: new InboxUseCases(parts),
     audit: new AuditUseCases(parts),
     retention: new RetentionUseCases(parts),
     recovery: new RecoveryUseCases(parts),

@@ -134,6 +134,8 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
   const session: Session = {
     id,
     status: 'active',
+    name: body.name ?? null,
+    labels: body.labels ?? {},
     tenant,
     policy: policy?.public ?? null,
     workspace: workspace ?? '',

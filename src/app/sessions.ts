@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { PermissionMode, Session, SessionCreate, SessionPatch } from '../contract/schemas.js';
 import { DomainError } from '../errors.js';
+import { LABEL_KEY_PATTERN } from '../contract/session.js';
 import { parseRules } from '../permission/rules.js';
 import { buildRuntime } from '../session/build.js';
 import { stopRuntimeParts, type SessionRuntime } from '../session/runtime.js';
@@ -143,7 +144,8 @@ export class SessionUseCases {
   }
 
   get(scope: Scope, id: string): Session {
-    return this.parts.records.get(id, scope.tenant).session;
+    const { session } = this.parts.records.get(id, scope.tenant);
+    return { ...session, pending: session.status === 'active' ? (this.parts.deps.store.pendingCounts([id]).get(id) ?? 0) : 0 };
   }
 
   /** A ticket that opens the session's event stream once, within 60 s, for the caller's key. */
@@ -154,21 +156,30 @@ export class SessionUseCases {
     return { ticket, expires_at: new Date(expiresAt).toISOString() };
   }
 
-  /** The caller's tenant's sessions, newest first. */
-  list(scope: Scope, limit: number, cursor: string | undefined): { items: Session[]; next_cursor: string | null } {
-    const take = Math.min(Math.max(limit, 1), MAX_LIST_LIMIT);
+  /** The caller's tenant's sessions, newest first, with their pending counts; `label`: `key:value` each. */
+  list(scope: Scope, query: SessionListQuery): { items: Session[]; next_cursor: string | null } {
+    const take = Math.min(Math.max(query.limit, 1), MAX_LIST_LIMIT);
     let after: { created_at: string; id: string } | undefined;
-    if (cursor !== undefined) {
+    if (query.cursor !== undefined) {
       try {
-        const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
+        const parsed = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
         if (typeof parsed.c !== 'string' || typeof parsed.i !== 'string') throw new Error('shape');
         after = { created_at: parsed.c, id: parsed.i };
       } catch {
         throw new DomainError('invalid', 'cursor: not a cursor this server returned (pass next_cursor unchanged)', [], 'query');
       }
     }
-    const page = this.parts.deps.store.listSessions({ limit: take + 1, ...(after ? { after } : {}), ...(scope.tenant !== null ? { tenant: scope.tenant } : {}) });
+    const labels = parseLabelFilters(query.label ?? []);
+    const page = this.parts.deps.store.listSessions({
+      limit: take + 1,
+      ...(after ? { after } : {}),
+      ...(scope.tenant !== null ? { tenant: scope.tenant } : {}),
+      ...(labels.length > 0 ? { labels } : {}),
+      ...(query.status !== undefined ? { status: query.status } : {}),
+    });
     const items = page.slice(0, take).map((r) => this.parts.records.normalized(r).session);
+    const counts = this.parts.deps.store.pendingCounts(items.filter((s) => s.status === 'active').map((s) => s.id));
+    for (const s of items) s.pending = counts.get(s.id) ?? 0;
     const last = items[items.length - 1];
     const next_cursor = page.length > take && last ? Buffer.from(JSON.stringify({ c: last.created_at, i: last.id })).toString('base64url') : null;
     return { items, next_cursor };
@@ -198,6 +209,8 @@ export class SessionUseCases {
         if (body.allowed_tools !== undefined) s.allowed_tools = body.allowed_tools;
         if (body.disallowed_tools !== undefined) s.disallowed_tools = body.disallowed_tools;
         if (body.ask_rules !== undefined) s.ask_rules = body.ask_rules;
+        if (body.name !== undefined) s.name = body.name;
+        if (body.labels !== undefined) s.labels = body.labels;
         if (body.budget !== undefined) s.budget = body.budget;
         if (body.compaction !== undefined) s.compaction = { auto: body.compaction.auto ?? true, threshold: body.compaction.threshold ?? DEFAULT_COMPACTION_THRESHOLD };
         if (body.remove_rules) s.rules = s.rules.filter((r) => !body.remove_rules!.includes(r.rule));
@@ -302,4 +315,31 @@ export function requireModeWithin(parts: Parts, tenant: string, mode: Permission
   const max = parts.deps.tenants.policyOf(tenant)?.maxMode;
   if (modeWithin(mode, max)) return;
   throw new DomainError('forbidden', `the policy of tenant ${tenant} does not allow this: ${field} "${mode}" is looser than the tenant's max_permission_mode "${max}"`);
+}
+
+export interface SessionListQuery {
+  limit: number;
+  cursor?: string;
+  /** `key:value` filters, all of which a listed session has. */
+  label?: readonly string[];
+  status?: 'active' | 'closed';
+}
+
+const LABEL_KEY = new RegExp(LABEL_KEY_PATTERN);
+
+/** `key:value` label filters as pairs; a malformed one is a 400 naming it. */
+function parseLabelFilters(filters: readonly string[]): [string, string][] {
+  const problems: string[] = [];
+  const pairs: [string, string][] = [];
+  for (const [i, f] of filters.entries()) {
+    const at = f.indexOf(':');
+    const key = at < 0 ? f : f.slice(0, at);
+    if (at < 0 || !LABEL_KEY.test(key)) {
+      problems.push(`label[${i}]: ${JSON.stringify(f.slice(0, 100))} is not key:value with a label key (letters, digits, ._/-, at most 63)`);
+      continue;
+    }
+    pairs.push([key, f.slice(at + 1)]);
+  }
+  if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems, 'query');
+  return pairs;
 }

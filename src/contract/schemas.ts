@@ -21,3 +21,4 @@ export * from './health.js';
 export * from './tenant.js';
 export * from './console.js';
 export * from './checkpoint.js';
+export * from './inbox.js';

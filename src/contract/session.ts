@@ -18,6 +18,26 @@ import { CompactionSettingsSchema } from './compaction.js';
 /** A tool name or `*` pattern in `deferred_tools`. */
 export const DEFERRED_PATTERN = '^[A-Za-z0-9_*-]{1,128}$';
 
+/** A label's key: `team`, `app.kubernetes.io/name`, `env-1` (no `:`, which separates key and value in `?label=`). */
+export const LABEL_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$';
+export const MAX_LABELS = 32;
+
+export const SessionNameSchema = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+  description: 'A name for people (free text, no control characters, at most 200 characters)',
+});
+export const SessionLabelsSchema = Type.Record(
+  Type.String({ pattern: LABEL_KEY_PATTERN }),
+  Type.String({ maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]*$' }),
+  {
+    maxProperties: MAX_LABELS,
+    additionalProperties: false,
+    description: `Labels (\`{key: value}\`, at most ${MAX_LABELS}) that \`GET /v1/sessions?label=key:value\` filters on; keys: letters, digits, \`._/-\` (at most 63), values: text of at most 256 characters`,
+  },
+);
+
 /** A memory store's name (`memory_store`). */
 export const MEMORY_STORE_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
@@ -43,6 +63,8 @@ export const SessionCreateSchema = Type.Object(
         description: 'An existing directory under NORMA_WORKSPACE_ROOT; default: a fresh directory made by the server',
       }),
     ),
+    name: Type.Optional(SessionNameSchema),
+    labels: Type.Optional(SessionLabelsSchema),
     permission_mode: Type.Optional(ref(PermissionModeSchema)),
     allowed_tools: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
     disallowed_tools: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
@@ -117,6 +139,8 @@ export type SessionCreate = Static<typeof SessionCreateSchema>;
 
 export const SessionPatchSchema = Type.Object(
   {
+    name: Type.Optional(Type.Union([SessionNameSchema, Type.Null()], { description: 'The session\'s new name (null: none)' })),
+    labels: Type.Optional(SessionLabelsSchema),
     permission_mode: Type.Optional(ref(PermissionModeSchema)),
     allowed_tools: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
     disallowed_tools: Type.Optional(Type.Array(RuleString, { maxItems: 256 })),
@@ -158,6 +182,14 @@ export const SessionSchema = Type.Object(
   {
     id: Id('Server-made session id (`ses_…`)'),
     status: StringEnum(['active', 'closed']),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'The session\'s name for people (null: none)' }),
+    labels: Type.Record(Type.String(), Type.String(), { description: 'The session\'s labels' }),
+    pending: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'Permission requests and questions of the session waiting for a person now (in GET /v1/sessions/{id} and the list; GET /v1/pending lists them)',
+      }),
+    ),
     tenant: Type.String({ description: 'The tenant the session belongs to (the key that created it); other tenants\' keys do not see it' }),
     policy: Type.Union([ref(PolicyPublicSchema), Type.Null()], {
       description: 'The tenant\'s policy as it is now: limits the session cannot loosen (null: none)',

@@ -45,6 +45,8 @@ export class SessionRecords {
     s.deferred_tools ??= [];
     s.mcp_servers ??= {};
     s.instructions ??= [];
+    s.name ??= null;
+    s.labels ??= {};
     return r;
   }
 }

@@ -2,7 +2,7 @@
 // by accident (the same isolation a database gives).
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import type { DecisionQuery, SessionPageQuery, SessionRecord, Store } from './store.js';
+import { pendingKey, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 import { MemoryIdempotency } from './idempotency.js';
 import { MemorySpend } from './spend.js';
 
@@ -107,7 +107,14 @@ export class MemoryStore implements Store {
   }
 
   listSessions(query: SessionPageQuery): SessionRecord[] {
-    const all = [...this.sessions.values()].filter((r) => query.tenant === undefined || tenantOf(r) === query.tenant).sort(newerFirst);
+    const all = [...this.sessions.values()]
+      .filter(
+        (r) =>
+          (query.tenant === undefined || tenantOf(r) === query.tenant) &&
+          (query.status === undefined || r.session.status === query.status) &&
+          (query.labels ?? []).every(([k, v]) => Object.hasOwn(r.session.labels ?? {}, k) && r.session.labels[k] === v),
+      )
+      .sort(newerFirst);
     const after = query.after;
     const start = after
       ? all.findIndex(
@@ -185,6 +192,38 @@ export class MemoryStore implements Store {
 
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     return [...(this.questions.get(sessionId)?.values() ?? [])].filter((q) => status === undefined || q.status === status).map(clone);
+  }
+
+  listPending(query: PendingQuery): PendingEntry[] {
+    const mine = (sessionId: string) => {
+      const r = this.sessions.get(sessionId);
+      return r !== undefined && (query.tenant === undefined || tenantOf(r) === query.tenant);
+    };
+    const all: PendingEntry[] = [];
+    for (const [sessionId, m] of this.permissions) {
+      if (mine(sessionId)) for (const p of m.values()) if (p.status === 'pending') all.push({ kind: 'permission', request: clone(p) });
+    }
+    for (const [sessionId, m] of this.questions) {
+      if (mine(sessionId)) for (const q of m.values()) if (q.status === 'pending') all.push({ kind: 'question', question: clone(q) });
+    }
+    const after = query.after;
+    return all
+      .map((e) => ({ e, k: pendingKey(e) }))
+      .filter(({ k }) => !after || k.created_at > after.created_at || (k.created_at === after.created_at && k.id > after.id))
+      .sort((a, b) => (a.k.created_at < b.k.created_at ? -1 : a.k.created_at > b.k.created_at ? 1 : a.k.id < b.k.id ? -1 : a.k.id > b.k.id ? 1 : 0))
+      .slice(0, query.limit)
+      .map(({ e }) => e);
+  }
+
+  pendingCounts(sessionIds: readonly string[]): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const id of sessionIds) {
+      const n =
+        [...(this.permissions.get(id)?.values() ?? [])].filter((p) => p.status === 'pending').length +
+        [...(this.questions.get(id)?.values() ?? [])].filter((q) => q.status === 'pending').length;
+      if (n > 0) counts.set(id, n);
+    }
+    return counts;
   }
 
   putOutput(output: Output): void {

@@ -184,6 +184,12 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE sessions ADD COLUMN secrets TEXT;`,
   // What each tenant's model calls cost per UTC day, in nano-dollars (max_usd_per_day), every replica's.
   `CREATE TABLE tenant_spend (tenant TEXT NOT NULL, day TEXT NOT NULL, nano_usd BIGINT NOT NULL, PRIMARY KEY (tenant, day));`,
+  // What waits for a person, found without reading every request ever made (GET /v1/pending,
+  // the pending count of each listed session).
+  `
+  CREATE INDEX permissions_pending ON permissions (session_id) WHERE status = 'pending';
+  CREATE INDEX questions_pending ON questions (session_id) WHERE status = 'pending';
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -24,7 +24,8 @@ import { PgSpend } from './spend.js';
 import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
-import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+import { pendingSelect, pendingCountsSelect, sessionFilters } from './pg-pending.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -178,6 +179,7 @@ export class PostgresStore implements Store {
       args.push(query.after.created_at, query.after.id);
       where.push(`(created_at, id) < ($${args.length - 1}, $${args.length})`);
     }
+    where.push(...sessionFilters(query, args));
     args.push(big(query.limit));
     const rows = this.read(
       `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`,
@@ -271,6 +273,20 @@ export class PostgresStore implements Store {
 
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     return this.listOrdered('questions', sessionId, status);
+  }
+
+  listPending(query: PendingQuery): PendingEntry[] {
+    const { sql, args } = pendingSelect(query);
+    return this.read(sql, args).map((r) =>
+      r.kind === 'permission' ? { kind: 'permission', request: JSON.parse(String(r.data)) } : { kind: 'question', question: JSON.parse(String(r.data)) },
+    );
+  }
+
+  pendingCounts(sessionIds: readonly string[]): Map<string, number> {
+    const counts = new Map<string, number>();
+    if (sessionIds.length === 0) return counts;
+    for (const r of this.read(pendingCountsSelect, [[...sessionIds]])) counts.set(String(r.session_id), Number(r.n));
+    return counts;
   }
 
   putOutput(output: Output): void {

@@ -135,6 +135,12 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE sessions ADD COLUMN secrets TEXT;`,
   // 9: what each tenant's model calls cost per UTC day, in nano-dollars (max_usd_per_day).
   `CREATE TABLE tenant_spend (tenant TEXT NOT NULL, day TEXT NOT NULL, nano_usd INTEGER NOT NULL, PRIMARY KEY (tenant, day));`,
+  // 10: what waits for a person, found without reading every request ever made (GET /v1/pending,
+  // the pending count of each listed session).
+  `
+  CREATE INDEX permissions_pending ON permissions (session_id) WHERE status = 'pending';
+  CREATE INDEX questions_pending ON questions (session_id) WHERE status = 'pending';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

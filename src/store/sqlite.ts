@@ -10,7 +10,7 @@ import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { SqliteSpend } from './spend.js';
-import { decisionsSelect, storeInt, type DecisionQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+import { decisionsSelect, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
 
@@ -134,6 +134,14 @@ export class SqliteStore implements Store {
       where.push('(created_at, id) < (?, ?)');
       args.push(query.after.created_at, query.after.id);
     }
+    if (query.status !== undefined) {
+      where.push('status = ?');
+      args.push(query.status);
+    }
+    for (const [key, value] of query.labels ?? []) {
+      where.push('json_extract(data, ?) = ?');
+      args.push(labelPath(key), value);
+    }
     const rows = this.stmt(
       `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
     ).all(...args, storeInt(query.limit));
@@ -229,6 +237,33 @@ export class SqliteStore implements Store {
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     if (status === undefined) return this.listOrdered('questions', sessionId);
     return documentsOf<Question>(this.stmt('SELECT data FROM questions WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status));
+  }
+
+  listPending(query: PendingQuery): PendingEntry[] {
+    const args: unknown[] = [];
+    const tenant = query.tenant !== undefined ? 'AND s.tenant = ?' : '';
+    const after = query.after ? 'WHERE (created, id) > (?, ?)' : '';
+    for (let i = 0; i < 2 && query.tenant !== undefined; i++) args.push(query.tenant);
+    if (query.after) args.push(query.after.created_at, query.after.id);
+    const rows = this.stmt(
+      `SELECT kind, data FROM (` +
+        `SELECT 'permission' AS kind, p.id AS id, json_extract(p.data, '$.created_at') AS created, p.data AS data FROM permissions p JOIN sessions s ON s.id = p.session_id WHERE p.status = 'pending' ${tenant} ` +
+        `UNION ALL SELECT 'question', q.id, json_extract(q.data, '$.created_at'), q.data FROM questions q JOIN sessions s ON s.id = q.session_id WHERE q.status = 'pending' ${tenant}` +
+        `) ${after} ORDER BY created, id LIMIT ?`,
+    ).all(...args, storeInt(query.limit)) as { kind: string; data: string }[];
+    return rows.map((r) => (r.kind === 'permission' ? { kind: 'permission', request: JSON.parse(r.data) } : { kind: 'question', question: JSON.parse(r.data) }));
+  }
+
+  pendingCounts(sessionIds: readonly string[]): Map<string, number> {
+    const counts = new Map<string, number>();
+    if (sessionIds.length === 0) return counts;
+    const marks = sessionIds.map(() => '?').join(', ');
+    const rows = this.stmt(
+      `SELECT session_id, count(*) AS n FROM (SELECT session_id FROM permissions WHERE status = 'pending' AND session_id IN (${marks}) ` +
+        `UNION ALL SELECT session_id FROM questions WHERE status = 'pending' AND session_id IN (${marks})) GROUP BY session_id`,
+    ).all(...sessionIds, ...sessionIds) as { session_id: string; n: number }[];
+    for (const r of rows) counts.set(r.session_id, r.n);
+    return counts;
   }
 
   putOutput(output: Output): void {

@@ -30,6 +30,32 @@ export interface SessionPageQuery {
   tenant?: string;
   /** Return sessions strictly older than this one (newest-first order). */
   after?: { created_at: string; id: string };
+  /** Only sessions with every one of these labels (key, value). Keys match LABEL_KEY_PATTERN. */
+  labels?: readonly (readonly [string, string])[];
+  status?: 'active' | 'closed';
+}
+
+/** What waits for a person across sessions (GET /v1/pending), oldest first. */
+export interface PendingQuery {
+  limit: number;
+  /** Only this tenant's sessions. */
+  tenant?: string;
+  /** Return entries strictly newer than this one (oldest-first order by created_at, then id). */
+  after?: { created_at: string; id: string };
+}
+
+export type PendingEntry = { kind: 'permission'; request: PermissionRequest } | { kind: 'question'; question: Question };
+
+/** The created_at and id of a pending entry's record. */
+export function pendingKey(e: PendingEntry): { created_at: string; id: string } {
+  const r = e.kind === 'permission' ? e.request : e.question;
+  return { created_at: r.created_at, id: r.id };
+}
+
+/** A label as `json_extract`'s path names it (keys are LABEL_KEY_PATTERN, so nothing needs quoting). */
+export function labelPath(key: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/.test(key)) throw new Error(`not a label key: ${JSON.stringify(key)}`);
+  return `$.labels."${key}"`;
 }
 
 export interface DecisionQuery {
@@ -118,6 +144,10 @@ export interface Store {
   getQuestion(sessionId: string, questionId: string): Question | undefined;
   /** Oldest first. */
   listQuestions(sessionId: string, status?: QuestionStatus): Question[];
+  /** Pending permission requests and questions across sessions, oldest first (created_at, id). */
+  listPending(query: PendingQuery): PendingEntry[];
+  /** How many permission requests and questions of each session are pending (absent: none). */
+  pendingCounts(sessionIds: readonly string[]): Map<string, number>;
 
   /** Appends a permission decision; its seq must be the session's last decision seq + 1. */
   appendDecision(decision: Decision): void;

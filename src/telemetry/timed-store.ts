@@ -5,7 +5,7 @@
 import type { Histogram } from 'prom-client';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import type { DecisionQuery, LaterReads, SessionPageQuery, SessionRecord, Store } from '../store/store.js';
+import type { DecisionQuery, LaterReads, PendingEntry, PendingQuery, SessionPageQuery, SessionRecord, Store } from '../store/store.js';
 
 type Observe = (seconds: number) => void;
 
@@ -116,6 +116,12 @@ export class TimedStore implements Store {
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     return this.time('listQuestions', () => this.inner.listQuestions(sessionId, status));
   }
+  listPending(query: PendingQuery): PendingEntry[] {
+    return this.time('listPending', () => this.inner.listPending(query));
+  }
+  pendingCounts(sessionIds: readonly string[]): Map<string, number> {
+    return this.time('pendingCounts', () => this.inner.pendingCounts(sessionIds));
+  }
   appendDecision(decision: Decision): void {
     this.time('appendDecision', () => this.inner.appendDecision(decision));
   }
@@ -165,6 +171,8 @@ const TIMED = [
   'putQuestion',
   'getQuestion',
   'listQuestions',
+  'listPending',
+  'pendingCounts',
   'appendDecision',
   'listDecisions',
   'putOutput',

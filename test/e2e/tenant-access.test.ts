@@ -209,7 +209,7 @@ describe('the access table', () => {
       if (!template.startsWith('/v1/')) continue;
       for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${template}`);
     }
-    const tabled = new Set([...ALL_ROWS.map((r) => `${r.method} ${r.template}`), 'POST /v1/sessions', 'GET /v1/sessions', 'HEAD /v1/sessions']);
+    const tabled = new Set([...ALL_ROWS.map((r) => `${r.method} ${r.template}`), 'POST /v1/sessions', 'GET /v1/sessions', 'HEAD /v1/sessions', 'GET /v1/pending', 'HEAD /v1/pending']);
     expect([...tabled].sort()).toEqual([...documented].sort());
   });
 
@@ -263,6 +263,20 @@ describe('the access table', () => {
     expect(beta).toContain(sides.foreign.main);
     expect(beta.some((id: string) => acmeIds.has(id))).toBe(false);
     expect((await api.gamma.get('/v1/sessions')).body.items).toEqual([]);
+  });
+
+  it('the inbox shows the caller\'s tenant\'s pending requests and questions only, for every scope', async () => {
+    for (const scope of SCOPES) {
+      const items = (await api.acme[scope].get('/v1/pending?limit=200')).body.items as { kind: string; session: { id: string } }[];
+      const sessions = new Set(items.map((i) => i.session.id));
+      expect(sessions.has(sides.own.permSession), scope).toBe(true);
+      expect(sessions.has(sides.own.questionSession), scope).toBe(true);
+      expect(sessions.has(sides.foreign.permSession), scope).toBe(false);
+      expect(sessions.has(sides.foreign.questionSession), scope).toBe(false);
+    }
+    const beta = (await api.betaRead.get('/v1/pending')).body.items as { session: { id: string } }[];
+    expect(beta.map((i) => i.session.id).sort()).toEqual([sides.foreign.permSession, sides.foreign.questionSession].sort());
+    expect((await api.gamma.get('/v1/pending')).body).toEqual({ items: [], next_cursor: null });
   });
 
   it('another tenant\'s session is answered exactly as a missing one', async () => {

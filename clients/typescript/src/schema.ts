@@ -57,7 +57,7 @@ export interface paths {
         };
         /**
          * List sessions, newest first
-         * @description The caller's tenant's sessions, a page at a time: pass `next_cursor` as `cursor` for the next page.
+         * @description The caller's tenant's sessions, a page at a time: pass `next_cursor` as `cursor` for the next page (with the same filters). Each active session says how many of its permission requests and questions wait for a person (`pending`).
          */
         get: operations["listSessions"];
         put?: never;
@@ -425,6 +425,30 @@ export interface paths {
          * @description The status and headers `GET /v1/sessions/{session_id}/questions/{question_id}` answers, without its body (RFC 9110 §9.3.2).
          */
         head: operations["headQuestion"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything waiting for a person, oldest first
+         * @description The permission requests (with their `preview`) and questions of every session of the caller's tenant that wait for an answer, oldest first, each with its session's id, name, labels and mode; a page at a time (`next_cursor`). Answer each with its session's route (POST /v1/sessions/{session_id}/permissions/{id}, …/questions/{id}); GET /v1/events follows what changes.
+         */
+        get: operations["listPending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Everything waiting for a person, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/pending` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headPending"];
         patch?: never;
         trace?: never;
     };
@@ -1569,6 +1593,12 @@ export interface components {
         SessionCreate: {
             /** @description An existing directory under NORMA_WORKSPACE_ROOT; default: a fresh directory made by the server */
             workspace?: string;
+            /** @description A name for people (free text, no control characters, at most 200 characters) */
+            name?: string;
+            /** @description Labels (`{key: value}`, at most 32) that `GET /v1/sessions?label=key:value` filters on; keys: letters, digits, `._/-` (at most 63), values: text of at most 256 characters */
+            labels?: {
+                [key: string]: string;
+            };
             permission_mode?: components["schemas"]["PermissionMode"];
             allowed_tools?: string[];
             disallowed_tools?: string[];
@@ -1650,6 +1680,12 @@ export interface components {
             disk_bytes: number;
         };
         SessionPatch: {
+            /** @description The session's new name (null: none) */
+            name?: string | null;
+            /** @description Labels (`{key: value}`, at most 32) that `GET /v1/sessions?label=key:value` filters on; keys: letters, digits, `._/-` (at most 63), values: text of at most 256 characters */
+            labels?: {
+                [key: string]: string;
+            };
             permission_mode?: components["schemas"]["PermissionMode"];
             allowed_tools?: string[];
             disallowed_tools?: string[];
@@ -1672,6 +1708,14 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "active" | "closed";
+            /** @description The session's name for people (null: none) */
+            name: string | null;
+            /** @description The session's labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** @description Permission requests and questions of the session waiting for a person now (in GET /v1/sessions/{id} and the list; GET /v1/pending lists them) */
+            pending?: number;
             /** @description The tenant the session belongs to (the key that created it); other tenants' keys do not see it */
             tenant: string;
             /** @description The tenant's policy as it is now: limits the session cannot loosen (null: none) */
@@ -2205,6 +2249,43 @@ export interface components {
             dismiss: true;
             /** @description Why, for the model */
             message?: string;
+        };
+        /** @description The session a pending item belongs to, as a person needs it to decide */
+        PendingSession: {
+            id: string;
+            name: string | null;
+            labels: {
+                [key: string]: string;
+            };
+            permission_mode: components["schemas"]["PermissionMode"];
+        };
+        /** @description A permission request; answer with POST /v1/sessions/{session_id}/permissions/{id} */
+        PendingPermission: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "permission";
+            session: components["schemas"]["PendingSession"];
+            permission: components["schemas"]["PermissionRequest"];
+        };
+        /** @description A question; answer with POST /v1/sessions/{session_id}/questions/{id} */
+        PendingQuestion: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "question";
+            session: components["schemas"]["PendingSession"];
+            question: components["schemas"]["Question"];
+        };
+        /** @description Something waiting for a person */
+        PendingItem: components["schemas"]["PendingPermission"] | components["schemas"]["PendingQuestion"];
+        PendingList: {
+            /** @description Oldest first */
+            items: components["schemas"]["PendingItem"][];
+            /** @description Pass as `cursor` for the next page */
+            next_cursor: string | null;
         };
         TodoItem: {
             /** @description What is to be done, imperative ("Run the tests") */
@@ -3611,6 +3692,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description Only sessions with this label: `key:value` (repeatable: every one must match; the value may contain `:`) */
+                label?: string[];
+                /** @description Only sessions with this status */
+                status?: "active" | "closed";
             };
             header?: never;
             path?: never;
@@ -3618,7 +3703,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of sessions */
+            /** @description A page of sessions, each with its `pending` count */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3696,6 +3781,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description Only sessions with this label: `key:value` (repeatable: every one must match; the value may contain `:`) */
+                label?: string[];
+                /** @description Only sessions with this status */
+                status?: "active" | "closed";
             };
             header?: never;
             path?: never;
@@ -3703,7 +3792,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of sessions */
+            /** @description A page of sessions, each with its `pending` count */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5142,6 +5231,82 @@ export interface operations {
             404: components["responses"]["Problem404"];
             413: components["responses"]["Problem413"];
             414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    listPending: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of what waits */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headPending: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of what waits */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];

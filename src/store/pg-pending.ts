@@ -1,0 +1,46 @@
+// PostgreSQL statements of what waits for a person across sessions (GET /v1/pending) and of the
+// session list's filters (labels, status).
+import { storeInt, type PendingQuery, type SessionPageQuery } from './store.js';
+
+/** The WHERE parts of a session list's label and status filters, their values pushed onto `args`. */
+export function sessionFilters(query: SessionPageQuery, args: unknown[]): string[] {
+  const where: string[] = [];
+  if (query.status !== undefined) {
+    args.push(query.status);
+    where.push(`status = $${args.length}`);
+  }
+  for (const [key, value] of query.labels ?? []) {
+    args.push(key, value);
+    where.push(`(data::jsonb -> 'labels' ->> $${args.length - 1}) = $${args.length}`);
+  }
+  return where;
+}
+
+/** Pending permission requests and questions, oldest first, with their kind. */
+export function pendingSelect(query: PendingQuery): { sql: string; args: unknown[] } {
+  const args: unknown[] = [];
+  let tenant = '';
+  if (query.tenant !== undefined) {
+    args.push(query.tenant);
+    tenant = `AND s.tenant = $${args.length}`;
+  }
+  let after = '';
+  if (query.after) {
+    args.push(query.after.created_at, query.after.id);
+    after = `WHERE (created COLLATE "C", id COLLATE "C") > ($${args.length - 1}, $${args.length})`;
+  }
+  args.push(storeInt(query.limit));
+  return {
+    sql:
+      `SELECT kind, data FROM (` +
+      `SELECT 'permission' AS kind, p.id AS id, (p.data::jsonb ->> 'created_at') AS created, p.data AS data FROM permissions p JOIN sessions s ON s.id = p.session_id WHERE p.status = 'pending' ${tenant} ` +
+      `UNION ALL SELECT 'question', q.id, (q.data::jsonb ->> 'created_at'), q.data FROM questions q JOIN sessions s ON s.id = q.session_id WHERE q.status = 'pending' ${tenant}` +
+      `) pending ${after} ORDER BY created COLLATE "C", id COLLATE "C" LIMIT $${args.length}`,
+    args,
+  };
+}
+
+/** How many requests and questions of each of `$1` (an array of session ids) are pending. */
+export const pendingCountsSelect =
+  `SELECT session_id, count(*) AS n FROM (SELECT session_id FROM permissions WHERE status = 'pending' AND session_id = ANY($1) ` +
+  `UNION ALL SELECT session_id FROM questions WHERE status = 'pending' AND session_id = ANY($1)) c GROUP BY session_id`;
