@@ -11,6 +11,7 @@ export const OutputSchema = Type.Object(
     tool_use_id: Type.String(),
     tool: Type.String(),
     block_index: Type.Integer({ minimum: 0, description: 'The capped block of the tool_result this output completes' }),
+    of: Type.Optional(Type.Literal('preview', { description: 'The whole diff of the call\'s permission request preview (not a block of its result)' })),
     bytes: Type.Integer({ minimum: 0, description: 'Size of the full output in UTF-8 bytes' }),
     chars: Type.Integer({ minimum: 0, description: 'Length of the full output in Unicode code points' }),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of the full output, computed while it was written' }),

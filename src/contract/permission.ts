@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, OneOf, ref, StringEnum } from './common.js';
 import { RuleString, Timestamp } from './fields.js';
+import { PermissionPreviewSchema } from './preview.js';
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk', 'auto'] as const;
 export const PermissionModeSchema = StringEnum(PERMISSION_MODES,
@@ -24,6 +25,7 @@ export const PermissionRequestSchema = Type.Object(
         'The input the call would run with if allowed. `tool: "Network"`: `{host, port, scheme}`; `tool: "Budget"`: `{scope (turn, session, tenant), unit (usd, tokens), spent, limit, next_call_max}`',
     }),
     reason: Type.String({ description: 'Why a person is asked' }),
+    preview: Type.Optional(ref(PermissionPreviewSchema, 'What the call would do (absent: the tool has none, e.g. Budget)')),
     suggestions: Type.Array(Type.String(), { description: 'Rule strings a client can offer as "always allow"' }),
     status: StringEnum(PERMISSION_STATUSES),
     resolved_by: Type.Optional(

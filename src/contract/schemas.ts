@@ -6,6 +6,7 @@ import './formats.js';
 export * from './common.js';
 export * from './hooks.js';
 export * from './model.js';
+export * from './preview.js';
 export * from './permission.js';
 export * from './decision.js';
 export * from './question.js';

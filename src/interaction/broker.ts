@@ -42,6 +42,8 @@ export interface PauseOptions<R, A> {
   signal: AbortSignal;
   /** Asked again when the session's rules or mode change; a settlement resolves the request. */
   reevaluate?: () => Promise<Settlement<R, A> | null>;
+  /** Whether what the request's preview showed changed since (asked when a client answers). */
+  stale?: () => boolean;
 }
 
 export interface BrokerDeps {
@@ -56,6 +58,7 @@ interface Waiter {
   sessionId: string;
   host: PauseHost;
   reevaluate: (() => Promise<Settlement<PauseRecord, unknown> | null>) | undefined;
+  stale: (() => boolean) | undefined;
   resolve: (answer: unknown) => void;
   cleanup: () => void;
   /** False while a resumed turn's call has not come back to its ask yet (see `expect`). */
@@ -114,6 +117,7 @@ export class InteractionBroker {
         return new Promise<A>((resolve) => {
           expected.resolve = resolve as (a: unknown) => void;
           expected.reevaluate = opts.reevaluate as Waiter['reevaluate'];
+          expected.stale = opts.stale;
           expected.attached = true;
         });
       }
@@ -155,6 +159,7 @@ export class InteractionBroker {
       sessionId,
       host,
       reevaluate: opts.reevaluate as Waiter['reevaluate'],
+      stale: opts.stale,
       resolve,
       cleanup,
       attached,
@@ -181,10 +186,20 @@ export class InteractionBroker {
       host,
       opts.earlier
         ? { earlier: opts.earlier }
-        : { fresh: { tool_use_id: request.toolUseId, tool: request.tool, input: request.input, reason: request.reason, suggestions: request.suggestions } },
+        : {
+            fresh: {
+              tool_use_id: request.toolUseId,
+              tool: request.tool,
+              input: request.input,
+              reason: request.reason,
+              ...(request.preview ? { preview: request.preview } : {}),
+              suggestions: request.suggestions,
+            },
+          },
       {
         timeoutS: opts.timeoutS,
         signal: opts.signal,
+        ...(request.stale ? { stale: request.stale } : {}),
         ...(again
           ? {
               reevaluate: async () => {
@@ -228,6 +243,8 @@ export class InteractionBroker {
     if (!this.waiters.has(id)) throw new DomainError('conflict', `${kind.name} request ${id} has no waiting call`);
     const settlement = kind.onAnswer(response, id);
     if (answeredBy) settlement.update = { ...settlement.update, answered_by: answeredBy };
+    const preview = (record as { preview?: object }).preview;
+    if (preview && this.isStale(id)) settlement.update = { ...settlement.update, preview: { ...preview, stale: true } } as typeof settlement.update;
     return this.settle(sessionId, id, settlement, alongside as ((resolved: PauseRecord) => void) | undefined) as R;
   }
 
@@ -250,6 +267,15 @@ export class InteractionBroker {
         this.settle(sessionId, id, { update: settlement.update, answer: { ...answer, permissionId: id } });
       }),
     );
+  }
+
+  /** Whether the target a waiting request's preview showed has changed since (false when unknown). */
+  private isStale(id: string): boolean {
+    try {
+      return this.waiters.get(id)?.stale?.() === true;
+    } catch {
+      return false;
+    }
   }
 
   /** Requests waiting for an answer now (a resumed turn's expected ones included), by kind. */

@@ -4,7 +4,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { EventInput } from '../contract/events.js';
 import type { IdPrefix } from '../ids.js';
-import { PermissionResponseSchema, QuestionResponseSchema, type PermissionMode, type PermissionRequest, type Question, type QuestionItem } from '../contract/schemas.js';
+import { PermissionResponseSchema, QuestionResponseSchema, type PermissionMode, type PermissionPreview, type PermissionRequest, type Question, type QuestionItem } from '../contract/schemas.js';
 import type { DecisionSchema } from '../contract/schemas.js';
 import type { Store } from '../store/store.js';
 
@@ -73,6 +73,10 @@ export interface ApprovalRequest {
   input: unknown;
   reason: string;
   suggestions: string[];
+  /** What the call would do, stored with the request. */
+  preview?: PermissionPreview;
+  /** Whether the previewed target changed since (asked when a person answers). */
+  stale?: () => boolean;
 }
 
 type DecidedBy = Static<typeof DecisionSchema>['decided_by'];

@@ -27,6 +27,8 @@ export interface McpToolInfo {
   validate(input: unknown, signal?: AbortSignal): Promise<SchemaVerdict>;
   /** The server's readOnlyHint (trusted only where the operator or session said so). */
   readOnlyHint: boolean;
+  /** The server's annotations that a person may weigh (its claims, bounded): the four hints and a title. */
+  annotations: McpToolAnnotations | null;
 }
 
 export interface McpResourceInfo {
@@ -81,7 +83,7 @@ const tooMany = () => new McpUnavailable(`it advertises more than ${MAX_TOOLS_PE
 
 /** One advertised tool, or null with a problem that names it (bad name, bad schema, a second tool of that name). */
 async function toolOf(raw: unknown, o: ToolListing, seen: Set<string>, problems: string[]): Promise<McpToolInfo | null> {
-  const t = (typeof raw === 'object' && raw !== null ? raw : {}) as { name?: unknown; description?: unknown; title?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
+  const t = (typeof raw === 'object' && raw !== null ? raw : {}) as { name?: unknown; description?: unknown; title?: unknown; inputSchema?: unknown; annotations?: unknown };
   const name = typeof t.name === 'string' ? t.name : '';
   const shown = JSON.stringify(name.slice(0, 80));
   if (!TOOL_NAME.test(name)) {
@@ -115,8 +117,29 @@ async function toolOf(raw: unknown, o: ToolListing, seen: Set<string>, problems:
     description,
     inputSchema: t.inputSchema as Record<string, unknown>,
     validate: compiled.validate,
-    readOnlyHint: t.annotations?.readOnlyHint === true,
+    readOnlyHint: (t.annotations as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true,
+    annotations: annotationsOf(t.annotations),
   };
+}
+
+export interface McpToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/** Only the known hints with boolean values and a short title: nothing else a server sends is kept. */
+function annotationsOf(raw: unknown): McpToolAnnotations | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const r = raw as Record<string, unknown>;
+  const out: McpToolAnnotations = {};
+  if (typeof r.title === 'string') out.title = r.title.slice(0, 200);
+  for (const h of HINTS) if (typeof r[h] === 'boolean') out[h] = r[h];
+  return Object.keys(out).length > 0 ? out : null;
 }
 
 /** The server's resources (every page, at most MAX_RESOURCES_PER_SERVER). */

@@ -6,6 +6,7 @@ import type { HookEventName } from '../contract/schemas.js';
 import type { HookInput, HookRunRecord } from '../hooks/registry.js';
 import type { CoreTool } from '../tools/tool.js';
 import type { CallInputs } from './inputs.js';
+import { previewFor } from './preview.js';
 import { cancelled, fail, MAX_REWRITE_ROUNDS, Stop, errorResult, type DecisionNote, type InputSource, type PipelineEnv, type ToolCall } from './types.js';
 
 export interface Authorized {
@@ -57,8 +58,16 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
       if (env.signal.aborted) throw cancelled(call, env.signal);
       const asked = input;
       env.writeDecisions?.();
+      const shown = await previewFor(call, tool, input, decision.reason, inputs, env);
       const answer = await env.awaitApproval(
-        { toolUseId: call.id, tool: tool.name, input, reason: decision.reason, suggestions: decision.suggestions },
+        {
+          toolUseId: call.id,
+          tool: tool.name,
+          input,
+          reason: decision.reason,
+          suggestions: decision.suggestions,
+          ...(shown ? { preview: shown.preview, ...(shown.stale ? { stale: shown.stale } : {}) } : {}),
+        },
         env.signal,
         async () => {
           inputs.forget();

@@ -4,9 +4,10 @@
 // may have changed while the call waited, and a stale subject could dodge a deny rule.
 import type { PermissionDecision } from '../permission/evaluate.js';
 import { evaluatePermission } from '../permission/evaluate.js';
+import { subjectPreview } from '../permission/preview.js';
 import type { ParsedRule } from '../permission/rules.js';
 import type { RuleSubject } from '../permission/subject.js';
-import type { CoreTool, ToolContext, ToolPermissionCheck } from '../tools/tool.js';
+import type { CoreTool, PreviewResult, ToolContext, ToolPermissionCheck } from '../tools/tool.js';
 import { fail, inputDigest, type PermissionContext, type PipelineEnv, type ToolCall } from './types.js';
 
 export class CallInputs {
@@ -59,6 +60,24 @@ export class CallInputs {
     const j = this.judge(input);
     const [check, subject] = await Promise.all([j.check, subjectMatters(this.tool, input, permission) ? j.subject() : undefined]);
     return evaluatePermission({ tool: this.tool, input, toolCheck: check, ...(subject ? { subject } : {}), root: this.ctx.workspace.root, ...permission });
+  }
+
+  /**
+   * What the call would do, for the person asked (the tool's own preview, or the command line's
+   * parts and the URL's destination); null when there is none. Never throws: a preview that
+   * fails says so instead of holding up the ask.
+   */
+  async preview(input: unknown, reason: string): Promise<PreviewResult | null> {
+    try {
+      if (this.tool.preview) return await this.tool.preview(input, this.ctx);
+      const subject = await this.subject(input);
+      const i = (typeof input === 'object' && input !== null ? input : {}) as { command?: unknown; input?: unknown };
+      const line = typeof i.command === 'string' ? i.command : typeof i.input === 'string' ? i.input : '';
+      const preview = subjectPreview(this.tool.name, subject, this.env.permissionContext().rules, this.ctx.workspace.root, line, reason);
+      return preview ? { preview } : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Time passed (a person was asked): subjects and checks are computed again from now on. */

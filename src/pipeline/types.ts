@@ -46,7 +46,7 @@ export interface PipelineEnv {
   workspace: Workspace;
   capChars: number;
   /** Opens a spill file for a capped block; null: capped text is not kept. */
-  spill: ((p: { toolUseId: string; tool: string; blockIndex: number }) => Promise<SpillSink>) | null;
+  spill: ((p: { toolUseId: string; tool: string; blockIndex: number; preview?: boolean }) => Promise<SpillSink>) | null;
   /** Read at each evaluation, so rules remembered mid-turn apply at once. */
   permissionContext(): PermissionContext;
   awaitApproval(request: ApprovalRequest, signal: AbortSignal, reevaluate?: Reevaluate): Promise<ApprovalAnswer>;

@@ -4,6 +4,7 @@
 // through the one broker, in the turn of the call whose process connects, while the connection
 // waits. Connections to the same host share one request; a person's answer holds for that call
 // (its later connections to the host are not asked again); `remember` keeps a rule for the session.
+import { urlPreview } from '../permission/preview.js';
 import type { Secrets } from '../contract/secrets.js';
 import { TurnStop } from '../interaction/stop.js';
 import type { ApprovalAnswer } from '../interaction/kinds.js';
@@ -79,7 +80,7 @@ export function sessionNetwork(d: SessionNetworkDeps): SessionNetwork {
     // Through the turn's own asks: PermissionRequest and Notification hooks, the broker, the timeout.
     const answer = turn
       .approve(
-        { toolUseId: origin.toolUseId, tool: 'Network', input, reason: v.reason, suggestions: v.suggestions },
+        { toolUseId: origin.toolUseId, tool: 'Network', input, reason: v.reason, suggestions: v.suggestions, preview: urlPreview(undefined, t.host, t.port, t.scheme) },
         AbortSignal.any([turn.signal, stop.signal]),
         async () => {
           const again = verdict(t, origin);

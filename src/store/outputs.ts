@@ -29,6 +29,8 @@ export interface SpillProvenance {
   toolUseId: string;
   tool: string;
   blockIndex: number;
+  /** The full diff of a permission request's preview, not a block of the call's result. */
+  preview?: boolean;
 }
 
 export interface RetentionPolicy {
@@ -102,6 +104,7 @@ export class OutputFiles {
           tool_use_id: p.toolUseId,
           tool: p.tool,
           block_index: p.blockIndex,
+          ...(p.preview ? { of: 'preview' as const } : {}),
           bytes,
           chars,
           sha256,

@@ -4,7 +4,7 @@
 // filled fail-closed: mutating (not read-only), exclusive (not concurrency-safe), approval-required.
 import type { TSchema } from '@sinclair/typebox';
 import type { RuleSubject } from '../permission/subject.js';
-import type { PermissionMode, ResultBlock, TextBlock, TodoItem, Truncation } from '../contract/schemas.js';
+import type { PermissionMode, PermissionPreview, ResultBlock, TextBlock, TodoItem, Truncation } from '../contract/schemas.js';
 import type { Workspace } from '../sandbox/paths.js';
 
 /**
@@ -122,8 +122,19 @@ export interface ToolSpec {
   requiresApproval(input: unknown): boolean;
 }
 
+/**
+ * What a call would do, for a person asked to allow it (a permission request's `preview`), and a
+ * check of whether its target changed since (answered when the person answers).
+ */
+export interface PreviewResult {
+  preview: PermissionPreview;
+  stale?: () => boolean;
+}
+
 /** A tool as a session has it: its spec and the calls, bound to the session's state. */
 export interface CoreTool extends ToolSpec {
+  /** What the call would do, for a person asked to allow it; absent: the pipeline's own (commands, URLs) or none. */
+  preview?(input: unknown, ctx: ToolContext): Promise<PreviewResult | null>;
   checkPermissions(input: unknown, ctx: ToolContext): Promise<ToolPermissionCheck>;
   /** What rules with a specifier are matched against (paths, commands, URL); `none` by default. */
   permissionSubject(input: unknown, ctx: ToolContext): Promise<RuleSubject>;
@@ -152,6 +163,7 @@ export interface ToolDefinition<I, D = void> {
   requiresApproval?: (input: I) => boolean;
   checkPermissions?: (input: I, ctx: ToolContext, deps: D) => Promise<ToolPermissionCheck>;
   permissionSubject?: (input: I, ctx: ToolContext, deps: D) => Promise<RuleSubject> | RuleSubject;
+  preview?: (input: I, ctx: ToolContext, deps: D) => Promise<PreviewResult | null>;
   call: (input: I, ctx: ToolContext, deps: D) => Promise<ToolOutput>;
 }
 
@@ -181,6 +193,7 @@ function bindDefinition<I, D>(spec: ToolSpec, def: ToolDefinition<I, D>, deps: D
     checkPermissions: (input, ctx) =>
       def.checkPermissions ? def.checkPermissions(input as I, ctx, deps) : Promise.resolve({ behavior: 'passthrough' }),
     permissionSubject: async (input, ctx) => (def.permissionSubject ? def.permissionSubject(input as I, ctx, deps) : { kind: 'none' }),
+    ...(def.preview ? { preview: (input: unknown, ctx: ToolContext) => def.preview!(input as I, ctx, deps) } : {}),
     call: (input, ctx) => def.call(input as I, ctx, deps),
   };
 }

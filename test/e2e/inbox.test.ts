@@ -132,3 +132,139 @@ describe('what waits for a person', () => {
     expect((await t.api.get('/v1/pending?limit=201')).status).toBe(400);
   });
 });
+
+describe('previews', () => {
+  const pendingOf = async (sid: string, body: unknown) => {
+    const turn = (await t.api.post(`/v1/sessions/${sid}/turns?wait=10`, body)).body;
+    expect(turn.status).toBe('awaiting_permission');
+    return (await t.api.get(`/v1/sessions/${sid}/permissions/${turn.pending[0]}`)).body;
+  };
+
+  it('a Write over an existing file shows the diff against the file as it is; a new file its lines; the answer says when the file changed meanwhile', async () => {
+    const s = (await t.api.post('/v1/sessions', { tools: ['Read', 'Write', 'Edit', 'MultiEdit'] })).body;
+    const fs = await import('node:fs/promises');
+    const path = await import('node:path');
+    await fs.writeFile(path.join(s.workspace, 'greet.json'), '{\n  "greeting": "hello",\n  "n": 1\n}\n');
+    expect((await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Read', input: { file_path: 'greet.json' } }] })).body.status).toBe('completed');
+    const p = await pendingOf(s.id, { tool_uses: [{ name: 'Write', input: { file_path: 'greet.json', content: '{\n  "greeting": "hi",\n  "n": 1\n}\n' } }] });
+    expect(p.preview).toMatchObject({ kind: 'diff', path: 'greet.json', operation: 'update', additions: 1, deletions: 1, before_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(p.preview.diff).toBe('--- a/greet.json\n+++ b/greet.json\n@@ -1,4 +1,4 @@\n {\n-  "greeting": "hello",\n+  "greeting": "hi",\n   "n": 1\n }\n');
+    // In the inbox too.
+    const listed = (await t.api.get('/v1/pending')).body.items.find((i: any) => i.permission?.id === p.id);
+    expect(listed.permission.preview.diff).toBe(p.preview.diff);
+    // The file changes before the answer: the resolved request says the preview is stale.
+    await fs.writeFile(path.join(s.workspace, 'greet.json'), 'changed by someone else\n');
+    const answered = (await t.api.post(`/v1/sessions/${s.id}/permissions/${p.id}`, { behavior: 'allow' })).body;
+    expect(answered.preview.stale).toBe(true);
+    // …and the call was judged again as it is now: the Write refuses a file changed since it was read.
+    const turn = (await t.api.get(`/v1/sessions/${s.id}/turns/${p.turn_id}?wait=10`)).body;
+    expect(turn.results[0].is_error).toBe(true);
+
+    const created = await pendingOf(s.id, { tool_uses: [{ name: 'Write', input: { file_path: 'new/a.txt', content: 'one\ntwo\n' } }] });
+    expect(created.preview).toMatchObject({ kind: 'diff', operation: 'create', before_sha256: null, additions: 2, deletions: 0 });
+    expect(created.preview.diff).toBe('--- /dev/null\n+++ b/new/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n');
+    const ok = (await t.api.post(`/v1/sessions/${s.id}/permissions/${created.id}`, { behavior: 'deny' })).body;
+    expect(ok.preview.stale).toBeUndefined();
+  });
+
+  it('Edit and MultiEdit show the result of every edit; one that cannot apply says so; binary and huge files are described, not diffed', async () => {
+    const s = (await t.api.post('/v1/sessions', { tools: ['Read', 'Write', 'Edit', 'MultiEdit'] })).body;
+    const fs = await import('node:fs/promises');
+    const path = await import('node:path');
+    await fs.writeFile(path.join(s.workspace, 'a.txt'), 'alpha\nbeta\ngamma\n');
+    const edit = await pendingOf(s.id, { tool_uses: [{ name: 'Edit', input: { file_path: 'a.txt', old_string: 'beta', new_string: 'BETA' } }] });
+    expect(edit.preview.diff).toContain('-beta\n+BETA');
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${edit.id}`, { behavior: 'deny' });
+    const multi = await pendingOf(s.id, { tool_uses: [{ name: 'MultiEdit', input: { file_path: 'a.txt', edits: [{ old_string: 'alpha', new_string: 'A' }, { old_string: 'nothere', new_string: 'x' }] } }] });
+    expect(multi.preview).toMatchObject({ kind: 'diff', not_shown: expect.stringContaining('edit 2 of 2') });
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${multi.id}`, { behavior: 'deny' });
+    await fs.writeFile(path.join(s.workspace, 'bin.dat'), Buffer.from([0, 1, 2, 3, 255]));
+    const bin = await pendingOf(s.id, { tool_uses: [{ name: 'Write', input: { file_path: 'bin.dat', content: 'text now' } }] });
+    expect(bin.preview).toMatchObject({ binary: true, before_bytes: 5, after_bytes: 8, operation: 'update' });
+    expect(bin.preview.diff).toBeUndefined();
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${bin.id}`, { behavior: 'deny' });
+    // A long diff: cut, the whole of it an output of the call.
+    const long = Array.from({ length: 3000 }, (_, i) => `line ${i}`).join('\n');
+    const big = await pendingOf(s.id, { tool_uses: [{ name: 'Write', input: { file_path: 'long.txt', content: long } }] });
+    expect(big.preview.truncated).toBe(true);
+    expect(big.preview.diff.length).toBe(20_000);
+    const full = await t.api.get(`/v1/sessions/${s.id}/outputs/${big.preview.output_id}`);
+    expect(full.status).toBe(200);
+    expect(full.text.split('\n').filter((l: string) => l.startsWith('+line')).length).toBe(3000);
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${big.id}`, { behavior: 'deny' });
+  });
+
+  it('a file a rule keeps from the session is never read for a preview; a link out of the workspace is refused', async () => {
+    const s = (await t.api.post('/v1/sessions', { tools: ['Write'], disallowed_tools: ['Read(secret/**)'] })).body;
+    const fs = await import('node:fs/promises');
+    const path = await import('node:path');
+    await fs.mkdir(path.join(s.workspace, 'secret'));
+    await fs.writeFile(path.join(s.workspace, 'secret', 'key.txt'), 'TOPSECRET\n');
+    const p = await pendingOf(s.id, { tool_uses: [{ name: 'Write', input: { file_path: 'secret/key.txt', content: 'x' } }] });
+    expect(p.preview).toMatchObject({ kind: 'diff', before_sha256: null, not_shown: expect.stringContaining('Read(secret/**)') });
+    expect(JSON.stringify(p)).not.toContain('TOPSECRET');
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${p.id}`, { behavior: 'deny' });
+    const outside = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'norma-outside-'));
+    try {
+      await fs.writeFile(path.join(outside, 'etc.txt'), 'OUTSIDE\n');
+      await fs.symlink(path.join(outside, 'etc.txt'), path.join(s.workspace, 'link.txt'));
+      await fs.symlink(outside, path.join(s.workspace, 'dirlink'));
+      for (const file of ['link.txt', 'dirlink/etc.txt']) {
+        const turn = (await t.api.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: file, content: 'x' } }] })).body;
+        const req = turn.status === 'awaiting_permission' ? (await t.api.get(`/v1/sessions/${s.id}/permissions/${turn.pending[0]}`)).body : null;
+        expect(JSON.stringify(req ?? turn)).not.toContain('OUTSIDE');
+        if (req) await t.api.post(`/v1/sessions/${s.id}/permissions/${req.id}`, { behavior: 'deny' });
+      }
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('a Bash compound command lists its parts: which only read, which rule allowed one, which part asks', async () => {
+    const s = (await t.api.post('/v1/sessions', { tools: ['Bash'], allowed_tools: ['Bash(git status)'], ask_rules: ['Bash(npm publish:*)'] })).body;
+    const p = await pendingOf(s.id, { tool_uses: [{ name: 'Bash', input: { command: 'ls -la && git status && rm -rf build; npm publish --tag next' } }] });
+    expect(p.preview).toMatchObject({ kind: 'command', analysed: true, command: 'ls -la && git status && rm -rf build; npm publish --tag next' });
+    const parts = p.preview.parts.map((x: any) => [x.command, x.verdict, x.decided_by, x.rule ?? null, x.asks]);
+    expect(parts).toEqual([
+      ['ls -la', 'allow', 'read_only', null, false],
+      ['git status', 'allow', 'read_only', null, false],
+      ['rm -rf build', 'ask', 'none', null, true],
+      ['npm publish --tag next', 'ask', 'rule', 'Bash(npm publish:*)', true],
+    ]);
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${p.id}`, { behavior: 'deny' });
+    const two = await pendingOf(s.id, { tool_uses: [{ name: 'Bash', input: { command: 'cat README.md | tee out.txt > /dev/null' } }] });
+    expect(two.preview.parts.find((x: any) => x.command.startsWith('tee')).asks).toBe(true);
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${two.id}`, { behavior: 'deny' });
+  });
+
+  it('Memory shows the diff against the memory file: create, str_replace, a replace that cannot apply, delete', async () => {
+    const s = (await t.api.post('/v1/sessions', { tools: ['Memory'] })).body;
+    const create = await pendingOf(s.id, { tool_uses: [{ name: 'Memory', input: { command: 'create', path: '/memories/notes.md', file_text: 'a\nb\n' } }] });
+    expect(create.preview).toMatchObject({ kind: 'diff', path: '/memories/notes.md', operation: 'create', diff: '--- /dev/null\n+++ b//memories/notes.md\n@@ -0,0 +1,2 @@\n+a\n+b\n' });
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${create.id}`, { behavior: 'allow' });
+    expect((await t.api.get(`/v1/sessions/${s.id}/turns/${create.turn_id}?wait=10`)).body.results[0].is_error).toBe(false);
+    const replace = await pendingOf(s.id, { tool_uses: [{ name: 'Memory', input: { command: 'str_replace', path: '/memories/notes.md', old_str: 'b', new_str: 'B' } }] });
+    expect(replace.preview).toMatchObject({ operation: 'update', additions: 1, deletions: 1 });
+    expect(replace.preview.diff).toContain('-b\n+B');
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${replace.id}`, { behavior: 'deny' });
+    const missing = await pendingOf(s.id, { tool_uses: [{ name: 'Memory', input: { command: 'str_replace', path: '/memories/notes.md', old_str: 'zzz', new_str: 'B' } }] });
+    expect(missing.preview.not_shown).toContain('did not appear verbatim');
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${missing.id}`, { behavior: 'deny' });
+    const del = await pendingOf(s.id, { tool_uses: [{ name: 'Memory', input: { command: 'delete', path: '/memories/notes.md' } }] });
+    expect(del.preview).toMatchObject({ operation: 'delete', deletions: 2, additions: 0 });
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${del.id}`, { behavior: 'deny' });
+  });
+
+  it('WebFetch shows where it goes without looking the name up; ExitPlanMode its plan', async () => {
+    const s = (await t.api.post('/v1/sessions', { tools: ['WebFetch', 'ExitPlanMode', 'EnterPlanMode'] })).body;
+    const p = await pendingOf(s.id, { tool_uses: [{ name: 'WebFetch', input: { url: 'https://user:pw@secret-label.example.invalid:8443/x?q=1', prompt: 'read' } }] });
+    expect(p.preview).toEqual({ kind: 'network', url: 'https://secret-label.example.invalid:8443/x?q=1', scheme: 'https', host: 'secret-label.example.invalid', port: 8443, address: null });
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${p.id}`, { behavior: 'deny' });
+    const ip = await pendingOf(s.id, { tool_uses: [{ name: 'WebFetch', input: { url: 'http://192.0.2.7/', prompt: 'read' } }] });
+    expect(ip.preview).toMatchObject({ host: '192.0.2.7', address: '192.0.2.7', port: 80, scheme: 'http' });
+    await t.api.post(`/v1/sessions/${s.id}/permissions/${ip.id}`, { behavior: 'deny' });
+    await t.api.patch(`/v1/sessions/${s.id}`, { permission_mode: 'plan' });
+    const plan = await pendingOf(s.id, { tool_uses: [{ name: 'ExitPlanMode', input: { plan: '1. change x\n2. test' } }] });
+    expect(plan.preview).toEqual({ kind: 'plan', plan: '1. change x\n2. test' });
+  });
+});

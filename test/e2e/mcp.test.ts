@@ -153,6 +153,8 @@ describe('MCP tools in the pipeline', () => {
     const pending = (await t.api.get(`/v1/sessions/${s.id}/permissions?status=pending`)).body.items;
     expect(pending[0]).toMatchObject({ tool: 'mcp__t__echo', input: { text: 'a' } });
     expect(pending[0].suggestions).toContain('mcp__t__echo');
+    // The preview: the server, its tool, the input, and only the server's known hints.
+    expect(pending[0].preview).toEqual({ kind: 'mcp', server: 't', tool: 'echo', input: { text: 'a' }, annotations: { title: 'Echo', destructiveHint: false } });
     await t.api.post(`/v1/sessions/${s.id}/permissions/${pending[0].id}`, { behavior: 'allow', remember: ['mcp__t'] });
     // The approval lets the call run: wait for the turn to end before reading its result.
     const done = (await t.api.get(`/v1/sessions/${s.id}/turns/${asked.id}?wait=10`)).body;

@@ -98,6 +98,8 @@ describe('"ask": a connection waits for a person', () => {
     ).body;
     const request = await pendingNetwork(s.id, started.id);
     expect(request).toMatchObject({ tool: 'Network', tool_use_id: 'net1', input: { host: 'allowed.test', port, scheme: 'http' }, suggestions: ['Network(domain:allowed.test)'] });
+    // Where it goes; the name is not looked up before the answer.
+    expect(request.preview).toEqual({ kind: 'network', scheme: 'http', host: 'allowed.test', port, address: null });
     expect((await t.api.get(`/v1/sessions/${s.id}/turns/${started.id}`)).body.status).toBe('awaiting_permission');
     await t.api.post(`/v1/sessions/${s.id}/permissions/${request.id}`, { behavior: 'allow', remember: ['Network(domain:allowed.test)'] });
     const done = (await t.api.get(`/v1/sessions/${s.id}/turns/${started.id}?wait=30`)).body;

@@ -2065,6 +2065,134 @@ export interface components {
         TurnList: {
             items: components["schemas"]["Turn"][];
         };
+        /** @description Write, Edit, MultiEdit, Memory: the change to one file */
+        DiffPreview: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "diff";
+            /** @description The file, as the workspace shows it */
+            path: string;
+            /**
+             * @description `create`: the file does not exist yet; `delete`: it would be removed (Memory)
+             * @enum {string}
+             */
+            operation: "create" | "update" | "delete";
+            /** @description The unified diff against the file as it is (a new file: all its lines added); at most 20,000 characters */
+            diff?: string;
+            /** @description The diff is longer than shown */
+            truncated?: boolean;
+            /** @description With `truncated`: the whole diff, at GET /v1/sessions/{session_id}/outputs/{output_id} */
+            output_id?: string;
+            additions?: number;
+            deletions?: number;
+            /** @description SHA-256 of the file as it was when asked (null: it did not exist, or was not read) */
+            before_sha256: string | null;
+            before_bytes?: number;
+            /** @description SHA-256 of the content the call would write */
+            after_sha256?: string;
+            after_bytes?: number;
+            /** @description Not text (a NUL byte, or not UTF-8): sizes and digests only */
+            binary?: boolean;
+            /** @description Why there is no diff: a rule hides the file from the session, it is too large, it is not a regular file, the edit would fail (the call will say so too) */
+            not_shown?: string;
+            /** @description The target changed between the request and its answer: what the call does now was evaluated again when it went on, and may differ from this preview */
+            stale?: boolean;
+        };
+        CommandPart: {
+            /** @description One simple command of the line, as the analyser decoded it */
+            command: string;
+            read_only: boolean;
+            /** @description Found inside a substitution, `bash -c`, `eval`, `xargs`, `find -exec`, … */
+            nested: boolean;
+            /**
+             * @description What the rules say of this part alone
+             * @enum {string}
+             */
+            verdict: "allow" | "ask" | "deny";
+            /**
+             * @description `rule`: the rule in `rule`; `read_only`: it only reads; `none`: no rule allows it and it is not read-only
+             * @enum {string}
+             */
+            decided_by: "rule" | "read_only" | "none";
+            rule?: string;
+            /** @description This part is why the call asks (or is denied) */
+            asks: boolean;
+            /** @description Words that make it write files or run code beyond what its name says */
+            dangers: string[];
+        };
+        /** @description Bash and terminal input: the line split into its parts, each with its analysis */
+        CommandPreview: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "command";
+            /** @description The command line (at most 20,000 characters shown) */
+            command: string;
+            /** @description False: the line could not be analysed (the reason says why); the whole line asks */
+            analysed: boolean;
+            /** @description Why the call asks, as the permission stages said */
+            reason: string;
+            /** @description Each distinct simple command, in order (at most 200) */
+            parts: components["schemas"]["CommandPart"][];
+            redirects: {
+                op: string;
+                target: string | null;
+                writes: boolean;
+            }[];
+            /** @description The target changed between the request and its answer: what the call does now was evaluated again when it went on, and may differ from this preview */
+            stale?: boolean;
+        };
+        /** @description WebFetch and a process's connection (`Network`): where it goes */
+        NetworkPreview: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "network";
+            /** @description WebFetch: the URL (credentials removed) */
+            url?: string;
+            scheme: string;
+            host: string;
+            port: number | null;
+            /** @description The address when the host is one; a name is not looked up before the approval (a lookup would already send it out) */
+            address: string | null;
+            /** @description The target changed between the request and its answer: what the call does now was evaluated again when it went on, and may differ from this preview */
+            stale?: boolean;
+        };
+        /** @description An MCP server's tool: which server, which tool, with what */
+        McpPreview: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "mcp";
+            server: string;
+            /** @description The tool's name on its server */
+            tool: string;
+            input: unknown;
+            /** @description The server's own annotations of the tool (readOnlyHint, destructiveHint, …): the server's claims, not checked */
+            annotations: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The target changed between the request and its answer: what the call does now was evaluated again when it went on, and may differ from this preview */
+            stale?: boolean;
+        };
+        /** @description ExitPlanMode: the plan to approve */
+        PlanPreview: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "plan";
+            plan: string;
+            /** @description The target changed between the request and its answer: what the call does now was evaluated again when it went on, and may differ from this preview */
+            stale?: boolean;
+        };
+        /** @description What the call would do, computed when it asked */
+        PermissionPreview: components["schemas"]["DiffPreview"] | components["schemas"]["CommandPreview"] | components["schemas"]["NetworkPreview"] | components["schemas"]["McpPreview"] | components["schemas"]["PlanPreview"];
         PermissionRequest: {
             /** @description Server-made permission id (`perm_…`) */
             id: string;
@@ -2076,6 +2204,7 @@ export interface components {
             input: unknown;
             /** @description Why a person is asked */
             reason: string;
+            preview?: components["schemas"]["PermissionPreview"];
             /** @description Rule strings a client can offer as "always allow" */
             suggestions: string[];
             /** @enum {string} */
@@ -2341,6 +2470,11 @@ export interface components {
             tool: string;
             /** @description The capped block of the tool_result this output completes */
             block_index: number;
+            /**
+             * @description The whole diff of the call's permission request preview (not a block of its result)
+             * @enum {string}
+             */
+            of?: "preview";
             /** @description Size of the full output in UTF-8 bytes */
             bytes: number;
             /** @description Length of the full output in Unicode code points */

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { defineTool } from '../../tools/tool.js';
 import type { FileDeps } from './deps.js';
 import { fileSubject } from './subject-paths.js';
-import { FILE_EDIT_METADATA, FilePathField, runEdits } from './file-edit.js';
+import { FILE_EDIT_METADATA, FilePathField, previewEdits, runEdits } from './file-edit.js';
 import { EDIT_DESCRIPTION } from './edit.description.js';
 
 export const EditFields = {
@@ -20,6 +20,7 @@ export const editTool = defineTool<EditInput, FileDeps>({
   description: EDIT_DESCRIPTION,
   inputSchema: EditInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
+  preview: (input, ctx, deps) => previewEdits(ctx, deps, input.file_path, [input]),
   ...FILE_EDIT_METADATA,
   call: (input, ctx, deps) => runEdits(ctx, deps.readState, input.file_path, [input], 'single'),
 });

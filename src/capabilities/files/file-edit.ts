@@ -6,7 +6,9 @@ import { lazy } from '../../lazy.js';
 
 const diff = lazy<typeof import('diff')>('diff');
 import { PathRefusal } from '../../sandbox/paths.js';
-import { ToolRefusal, textOutput, type ToolContext, type ToolOutput } from '../../tools/tool.js';
+import { ToolRefusal, textOutput, type PreviewResult, type ToolContext, type ToolOutput } from '../../tools/tool.js';
+import type { FileDeps } from './deps.js';
+import { filePreview } from './preview.js';
 import type { FileReadState } from './read-state.js';
 
 const BOM = '\uFEFF';
@@ -57,6 +59,24 @@ export async function runEdits(ctx: ToolContext, readState: FileReadState, userP
       ? `Edited ${shown} (${replacements} replacement${replacements === 1 ? '' : 's'}).`
       : `Edited ${shown} (${edits.length} edits, ${replacements} replacements).`;
   return textOutput(`${summary}\n${unifiedDiff(shown, file.text, text)}`);
+}
+
+/** What `edits` would make of the file (every one applied in order; one that would fail is said). */
+export function previewEdits(ctx: ToolContext, deps: FileDeps, userPath: string, edits: readonly EditSpec[]): Promise<PreviewResult> {
+  return filePreview(ctx, deps, userPath, (before) => {
+    if (before === null) throw new EditRefusal('the file does not exist (Write creates a file)');
+    const crlf = before.includes('\r\n');
+    let text = before;
+    for (const [i, edit] of edits.entries()) {
+      try {
+        text = applyEdit(text, edit, crlf).text;
+      } catch (err) {
+        if (edits.length > 1 && err instanceof Error) throw new EditRefusal(`edit ${i + 1} of ${edits.length}: ${err.message}`);
+        throw err;
+      }
+    }
+    return text;
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { defineTool } from '../../tools/tool.js';
 import type { FileDeps } from './deps.js';
 import { fileSubject } from './subject-paths.js';
 import { EditFields } from './edit.js';
-import { FILE_EDIT_METADATA, FilePathField, runEdits } from './file-edit.js';
+import { FILE_EDIT_METADATA, FilePathField, previewEdits, runEdits } from './file-edit.js';
 import { MULTI_EDIT_DESCRIPTION } from './multi-edit.description.js';
 
 const MultiEditInput = Type.Object(
@@ -25,6 +25,7 @@ export const multiEditTool = defineTool<MultiEditInput, FileDeps>({
   description: MULTI_EDIT_DESCRIPTION,
   inputSchema: MultiEditInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
+  preview: (input, ctx, deps) => previewEdits(ctx, deps, input.file_path, input.edits),
   ...FILE_EDIT_METADATA,
   call: (input, ctx, deps) => runEdits(ctx, deps.readState, input.file_path, input.edits, 'multi'),
 });

@@ -6,6 +6,7 @@ import type { FileDeps } from './deps.js';
 import { fileSubject } from './subject-paths.js';
 import { FILE_EDIT_METADATA, FilePathField, requireReadIfExists, saveText, unifiedDiff } from './file-edit.js';
 import { WRITE_DESCRIPTION } from './write.description.js';
+import { filePreview } from './preview.js';
 
 const WriteInput = Type.Object(
   {
@@ -21,6 +22,7 @@ export const writeTool = defineTool<WriteInput, FileDeps>({
   description: WRITE_DESCRIPTION,
   inputSchema: WriteInput,
   permissionSubject: (input, ctx) => fileSubject(ctx, 'edit', input.file_path, false),
+  preview: (input, ctx, deps) => filePreview(ctx, deps, input.file_path, () => input.content),
   ...FILE_EDIT_METADATA,
   async call(input, ctx, deps) {
     await requireReadIfExists(ctx, deps.readState, input.file_path);

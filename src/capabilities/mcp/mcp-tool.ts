@@ -25,6 +25,9 @@ export function mcpTool(hub: McpHub, server: string, info: McpToolInfo, trustRea
       if ('errors' in v) return { ok: false, errors: v.errors };
       return { ok: false, errors: [v.unchecked], refusal: `${info.fullName} was not called: ${v.unchecked}. Without that check against MCP server "${server}"'s input schema the call is refused; a shorter or simpler input may pass.` };
     },
+    // What a person asked to allow the call sees: the server, its tool, the input, and what the
+    // server says of the tool (its claims: shown, never trusted).
+    preview: async (input) => ({ preview: { kind: 'mcp', server, tool: info.name, input, annotations: info.annotations ? { ...info.annotations } : null } }),
     isReadOnly: () => readOnly,
     isConcurrencySafe: () => readOnly,
     requiresApproval: () => !readOnly,

@@ -106,19 +106,7 @@ export class MemoryFiles {
       const entry = await entryAt(s, mp);
       requireWritable(mp.virtual, entry, false);
       const text = await readText(s, mp, entry, this.limits.fileBytes);
-      const at: number[] = [];
-      // Overlapping occurrences count too: either could be the one meant.
-      for (let i = text.indexOf(oldStr); i !== -1; i = text.indexOf(oldStr, i + 1)) at.push(i);
-      if (at.length === 0) throw new ToolRefusal(`No replacement was performed: old_str did not appear verbatim in ${mp.virtual}.`);
-      if (at.length > 1) {
-        const lines = [...new Set(at.map((i) => countNewlines(text.slice(0, i)) + 1))];
-        throw new ToolRefusal(
-          `No replacement was performed: old_str occurs ${at.length} times in ${mp.virtual}, in line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}. ` +
-            'Include more of the surrounding text so that it is unique.',
-        );
-      }
-      const index = at[0]!;
-      const next = text.slice(0, index) + newStr + text.slice(index + oldStr.length);
+      const { next, index } = replacedOnce(mp.virtual, text, oldStr, newStr);
       const bytes = checkFileSize(mp.virtual, next, this.limits.fileBytes);
       await checkStore(s, mp.virtual, bytes - Buffer.byteLength(text, 'utf8'), 0, this.limits);
       await write(s, mp, next);
@@ -136,18 +124,24 @@ export class MemoryFiles {
       const entry = await entryAt(s, mp);
       requireWritable(mp.virtual, entry, false);
       const text = await readText(s, mp, entry, this.limits.fileBytes);
-      const lines = splitLines(text);
-      if (!Number.isInteger(line) || line < 0 || line > lines.length) {
-        throw new ToolRefusal(`Invalid insert_line ${line}: it must be within [0, ${lines.length}], the lines of ${mp.virtual} (0 inserts at the top).`);
-      }
-      const added = splitLines(insertText);
-      if (added.length === 0) added.push('');
-      const endsWithNewline = text === '' ? insertText.endsWith('\n') : text.endsWith('\n');
-      const next = [...lines.slice(0, line), ...added, ...lines.slice(line)].join('\n') + (endsWithNewline ? '\n' : '');
+      const { next, added } = inserted(mp.virtual, text, line, insertText);
       const bytes = checkFileSize(mp.virtual, next, this.limits.fileBytes);
       await checkStore(s, mp.virtual, bytes - Buffer.byteLength(text, 'utf8'), 0, this.limits);
       await write(s, mp, next);
       return `The file ${mp.virtual} has been edited. Here is ${mp.virtual} around the insertion:\n${snippetAround(mp.virtual, next, line, line + added.length - 1)}`;
+    });
+  }
+
+  /** A file's text now, or null when there is no such file (what a preview diffs against). */
+  async current(p: string): Promise<{ virtual: string; text: string | null }> {
+    const mp = this.parse(p);
+    requireFileName(mp);
+    const s = await this.store(false);
+    if (!s) return { virtual: mp.virtual, text: null };
+    return serialised(s.root, async () => {
+      const entry = await entryAt(s, mp);
+      if (entry.kind !== 'file') return { virtual: mp.virtual, text: null };
+      return { virtual: mp.virtual, text: await readText(s, mp, entry, this.limits.fileBytes) };
     });
   }
 
@@ -294,4 +288,34 @@ export class MemoryFiles {
     if (s === null) throw new PathRefusal(mp.virtual, 'does not exist');
     return s;
   }
+}
+
+/** `text` with the one occurrence of `oldStr` replaced (a refusal when there is none or several). */
+export function replacedOnce(virtual: string, text: string, oldStr: string, newStr: string): { next: string; index: number } {
+  if (oldStr.length === 0) throw new ToolRefusal('No replacement was performed: old_str is empty.');
+  const at: number[] = [];
+  // Overlapping occurrences count too: either could be the one meant.
+  for (let i = text.indexOf(oldStr); i !== -1; i = text.indexOf(oldStr, i + 1)) at.push(i);
+  if (at.length === 0) throw new ToolRefusal(`No replacement was performed: old_str did not appear verbatim in ${virtual}.`);
+  if (at.length > 1) {
+    const lines = [...new Set(at.map((i) => countNewlines(text.slice(0, i)) + 1))];
+    throw new ToolRefusal(
+      `No replacement was performed: old_str occurs ${at.length} times in ${virtual}, in line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}. ` +
+        'Include more of the surrounding text so that it is unique.',
+    );
+  }
+  const index = at[0]!;
+  return { next: text.slice(0, index) + newStr + text.slice(index + oldStr.length), index };
+}
+
+/** `text` with `insertText` after line `line` (0: at the top); a refusal for a line out of range. */
+export function inserted(virtual: string, text: string, line: number, insertText: string): { next: string; added: string[] } {
+  const lines = splitLines(text);
+  if (!Number.isInteger(line) || line < 0 || line > lines.length) {
+    throw new ToolRefusal(`Invalid insert_line ${line}: it must be within [0, ${lines.length}], the lines of ${virtual} (0 inserts at the top).`);
+  }
+  const added = splitLines(insertText);
+  if (added.length === 0) added.push('');
+  const endsWithNewline = text === '' ? insertText.endsWith('\n') : text.endsWith('\n');
+  return { next: [...lines.slice(0, line), ...added, ...lines.slice(line)].join('\n') + (endsWithNewline ? '\n' : ''), added };
 }

@@ -3,8 +3,9 @@
 // Rules name its paths as the model writes them: `Memory(/memories/notes/**)`.
 import { Type, type Static } from '@sinclair/typebox';
 import type { RuleSubject, SubjectPath } from '../../permission/subject.js';
-import { defineTool, textOutput } from '../../tools/tool.js';
-import { MAX_MEMORY_FILE_BYTES, MAX_MEMORY_PATH_CHARS, MEMORY_ROOT, type MemoryFiles } from './files.js';
+import { defineTool, textOutput, type PreviewResult } from '../../tools/tool.js';
+import { textDiffPreview } from '../../checkpoints/text-diff.js';
+import { MAX_MEMORY_FILE_BYTES, MAX_MEMORY_PATH_CHARS, MEMORY_ROOT, inserted, replacedOnce, type MemoryFiles } from './files.js';
 import { MEMORY_DESCRIPTION } from './memory.description.js';
 
 /** Longest text a command carries: no file may be longer. */
@@ -118,6 +119,25 @@ async function memorySubject(input: MemoryInput, files: MemoryFiles): Promise<Ru
   }
 }
 
+/** The diff a change to a memory file would make (create, str_replace, insert, delete); null for the others. */
+async function memoryPreview(input: MemoryInput, files: MemoryFiles): Promise<PreviewResult | null> {
+  if (input.command === 'view' || input.command === 'rename') return null;
+  const { virtual, text } = await files.current(input.path);
+  const base = { kind: 'diff' as const, path: virtual, before_sha256: null };
+  if (input.command === 'delete') {
+    if (text === null) return { preview: { ...base, operation: 'delete', not_shown: (await files.isDirectory(input.path)) ? 'a directory: it and everything below it would be removed' : 'there is no such file' } };
+    return { preview: { ...textDiffPreview(virtual, text, null, ''), operation: 'delete' } };
+  }
+  if (input.command === 'create') return { preview: textDiffPreview(virtual, text, null, input.file_text) };
+  if (text === null) return { preview: { ...base, operation: 'update', not_shown: 'there is no such file' } };
+  try {
+    const next = input.command === 'str_replace' ? replacedOnce(virtual, text, input.old_str, input.new_str).next : inserted(virtual, text, input.insert_line, input.insert_text).next;
+    return { preview: textDiffPreview(virtual, text, null, next) };
+  } catch (err) {
+    return { preview: { ...base, operation: 'update', not_shown: `the change cannot be made: ${err instanceof Error ? err.message : String(err)}` } };
+  }
+}
+
 export const memoryTool = defineTool<MemoryInput, MemoryDeps>({
   name: 'Memory',
   description: MEMORY_DESCRIPTION,
@@ -126,6 +146,7 @@ export const memoryTool = defineTool<MemoryInput, MemoryDeps>({
   isConcurrencySafe: (input) => commandOf(input) === 'view',
   requiresApproval: (input) => commandOf(input) !== 'view',
   permissionSubject: (input, _ctx, deps) => memorySubject(input, deps.files),
+  preview: (input, _ctx, deps) => memoryPreview(input, deps.files),
   async call(input, _ctx, deps) {
     const files = deps.files;
     switch (input.command) {

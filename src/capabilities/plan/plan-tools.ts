@@ -66,6 +66,7 @@ export const exitPlanModeTool = defineTool<ExitInput, PlanDeps>({
   isConcurrencySafe: () => false,
   requiresApproval: () => true,
   interactive: true,
+  preview: async (input) => ({ preview: { kind: 'plan', plan: input.plan } }),
   checkPermissions: async (_input, _ctx, deps) => {
     const { mode, before } = deps.planState();
     if (mode !== 'plan') return { behavior: 'deny', reason: `ExitPlanMode: the session is not in plan mode (it is in ${mode} mode); there is no plan to approve` };
