@@ -4,6 +4,7 @@ import type { OwnerRouter } from './app/owner.js';
 import type { Admission } from './app/admission.js';
 import type { Config } from './config.js';
 import type { EventLog } from './events/log.js';
+import type { TenantStreams } from './events/tenant-stream.js';
 import type { Readiness } from './contract/schemas.js';
 import type { KeyScope } from './contract/tenant.js';
 
@@ -13,6 +14,8 @@ export interface AppContext {
   /** Runs a use case that needs the session's runtime where that runtime is (replicas: its owner). */
   owner: OwnerRouter;
   events: EventLog;
+  /** Each tenant's one stream of its sessions' events (GET /v1/events). */
+  tenantStreams: TenantStreams;
   /** Places for new turns: at most so many run at once here, the rest wait fairly, bounded (admission.ts). */
   admission: Admission;
   readiness(): Promise<Readiness>;

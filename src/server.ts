@@ -61,6 +61,7 @@ import { healthRoutes } from '../routes/health.js';
 import { permissionRoutes } from '../routes/permissions.js';
 import { questionRoutes } from '../routes/questions.js';
 import { inboxRoutes } from '../routes/inbox.js';
+import { TenantStreams } from './events/tenant-stream.js';
 import { sessionStateRoutes } from '../routes/session-state.js';
 import { sessionRoutes } from '../routes/sessions.js';
 import { turnRoutes } from '../routes/turns.js';
@@ -142,6 +143,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   // Counts and log lines of domain events come from the one point every event passes.
   events.observe(metrics.observeEvent);
   events.observe(domainLog(logger, store));
+  const tenantStreams = new TenantStreams(store);
+  events.onCommit(() => tenantStreams.wake());
   const hooks = new HookRegistry();
   for (const h of options.hooks ?? []) hooks.register(h);
   const validator = new InputValidator();
@@ -269,6 +272,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     app: application,
     owner: application.owner,
     events,
+    tenantStreams,
     admission: new Admission(config.admission),
     readiness,
     sweepOutputs: () => outputs.sweep(),

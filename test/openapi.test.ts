@@ -45,7 +45,7 @@ describe('openapi/openapi.json', () => {
       }
     }
     // 41 operations, and the HEAD of each GET route but the event stream.
-    expect(operations).toBe(72);
+    expect(operations).toBe(74);
   });
 });
 
@@ -96,9 +96,9 @@ describe('the document and the router', () => {
         const served = new Set(routes.filter((r) => !r.hidden).map((r) => `${r.method} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`));
         expect([...served].filter((r) => !declared.has(r)).sort(), 'served, not declared').toEqual([]);
         expect([...declared].filter((r) => !served.has(r)).sort(), 'declared, not served').toEqual([]);
-        // HEAD wherever GET is, but on the endless event stream (a HEAD there would hold a subscription open for nothing).
+        // HEAD wherever GET is, but on the endless event streams (a HEAD there would hold a subscription open for nothing).
         const gets = [...served].filter((r) => r.startsWith('GET ')).map((r) => r.slice(4));
-        expect(gets.filter((p) => !served.has(`HEAD ${p}`))).toEqual(['/v1/sessions/{session_id}/events']);
+        expect(gets.filter((p) => !served.has(`HEAD ${p}`)).sort()).toEqual(['/v1/events', '/v1/sessions/{session_id}/events']);
         // The hidden routes are the document itself, its UI and the console's files, nothing of the API.
         for (const r of routes.filter((r) => r.hidden)) expect(r.url, `${r.method} ${r.url}`).toMatch(/^(\/openapi\.json$|\/docs(\/|$)|\/console(\/|$)|\*$)/);
       } finally {

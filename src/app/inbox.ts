@@ -1,6 +1,8 @@
 // The inbox use cases (API.md "An inbox for people"): what waits for a person across the caller's
 // tenant, oldest first. The answers go to each session's own permission and question routes.
 import type { PendingItem, PendingList } from '../contract/schemas.js';
+import { DEFAULT_TENANT, type EventTicket } from '../contract/tenant.js';
+import { TENANT_STREAM } from '../tenants/tickets.js';
 import { DomainError } from '../errors.js';
 import { pendingKey } from '../store/store.js';
 import type { Parts } from './parts.js';
@@ -10,6 +12,18 @@ const MAX_PAGE = 200;
 
 export class InboxUseCases {
   constructor(private readonly parts: Parts) {}
+
+  /** The tenant whose stream the caller follows (the keyless loopback caller's: the default one). */
+  streamTenant(scope: Scope): string {
+    return scope.tenant ?? DEFAULT_TENANT;
+  }
+
+  /** A ticket that opens the caller's tenant's event stream once, within 60 s, for the caller's key. */
+  eventTicket(scope: Scope): EventTicket {
+    const holder = scope.keyId !== null && scope.key !== null ? { id: scope.keyId, name: scope.key } : null;
+    const { ticket, expiresAt } = this.parts.deps.tickets.issue(TENANT_STREAM, holder, this.streamTenant(scope));
+    return { ticket, expires_at: new Date(expiresAt).toISOString() };
+  }
 
   /** Pending permission requests and questions of the caller's tenant's sessions, oldest first. */
   pending(scope: Scope, limit: number, cursor: string | undefined): PendingList {

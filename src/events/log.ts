@@ -69,6 +69,7 @@ export class EventLog {
    * read in progress or one after it.
    */
   wake(sessionId: string, seq: number): void {
+    this.nudge();
     if (!this.listeners.has(sessionId) || seq <= (this.seen.get(sessionId) ?? 0)) return;
     if (this.reading.has(sessionId)) {
       this.again.add(sessionId);
@@ -136,6 +137,7 @@ export class EventLog {
 
   /** Every session listened to here reads on (notifications may have been missed). */
   wakeAll(): void {
+    this.nudge();
     for (const sessionId of this.listeners.keys()) this.wake(sessionId, Number.MAX_SAFE_INTEGER);
   }
 
@@ -176,7 +178,19 @@ export class EventLog {
     return this.streams;
   }
 
+  /** `fn` runs whenever an event may have committed (here or, by a notification, elsewhere): tenant streams read on. */
+  onCommit(fn: () => void): void {
+    this.nudges.push(fn);
+  }
+
+  private readonly nudges: (() => void)[] = [];
+
+  private nudge(): void {
+    for (const fn of this.nudges) fn();
+  }
+
   private tell(event: NormaEvent): void {
+    this.nudge();
     for (const observer of this.observers) {
       try {
         observer(event);

@@ -48,11 +48,16 @@ export class TenantStreams {
     return this.store.validTenantCursor(cursor);
   }
 
+  /** Refuses (a `limit` error) when the tenant or the server has as many streams open as allowed. */
+  assertRoom(tenant: string): void {
+    if ((this.readers.get(tenant)?.size ?? 0) >= MAX_TENANT_STREAMS) throw new DomainError('limit', `the tenant has ${MAX_TENANT_STREAMS} event streams open; close one first`);
+    if (this.count >= MAX_STREAMS) throw new DomainError('limit', `the server has ${MAX_STREAMS} tenant event streams open; try again later`);
+  }
+
   /** Delivers every event of the tenant's sessions after `cursor`, in the log's order, then as they commit. */
   subscribe(tenant: string, cursor: string, deliver: Reader['deliver'], room: Reader['room']): TenantSubscription {
+    this.assertRoom(tenant);
     const mine = this.readers.get(tenant);
-    if ((mine?.size ?? 0) >= MAX_TENANT_STREAMS) throw new DomainError('limit', `the tenant has ${MAX_TENANT_STREAMS} event streams open; close one first`);
-    if (this.count >= MAX_STREAMS) throw new DomainError('limit', `the server has ${MAX_STREAMS} tenant event streams open; try again later`);
     const reader: Reader = { tenant, cursor, deliver, room, reading: false, again: false, closed: false };
     let set = mine;
     if (!set) this.readers.set(tenant, (set = new Set()));

@@ -17,7 +17,7 @@ export function serialized(event: object): string {
 /** Writes one event stream: frames, and comments (heartbeats). */
 export interface EventStreamWriter {
   /** One event frame; `data` is already JSON. Without `id` the client's Last-Event-ID stays put. */
-  event(type: string, data: string, id?: number): boolean;
+  event(type: string, data: string, id?: number | string): boolean;
   comment(text: string): boolean;
 }
 
@@ -59,7 +59,7 @@ export function writeComment(res: ServerResponse, text: string): boolean {
   return res.write(`: ${text}\n`);
 }
 
-function frame(type: string, data: string, id?: number): string {
+function frame(type: string, data: string, id?: number | string): string {
   const idLine = id === undefined ? '' : `id: ${id}\n`;
   return `${idLine}event: ${type}\ndata: ${data}\n\n`;
 }

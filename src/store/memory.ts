@@ -2,7 +2,7 @@
 // by accident (the same isolation a database gives).
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import { pendingKey, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+import { pendingKey, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
 import { MemoryIdempotency } from './idempotency.js';
 import { MemorySpend } from './spend.js';
 
@@ -194,6 +194,26 @@ export class MemoryStore implements Store {
     return [...(this.questions.get(sessionId)?.values() ?? [])].filter((q) => status === undefined || q.status === status).map(clone);
   }
 
+  /** Each tenant's log: events in the order appended (one process, no rollback of what is shown). */
+  private readonly tenantLog: { tenant: string; event: NormaEvent }[] = [];
+
+  tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {
+    const out: TenantEvent[] = [];
+    for (let i = Math.max(0, Number(after)); i < this.tenantLog.length && out.length < limit; i++) {
+      const e = this.tenantLog[i]!;
+      if (e.tenant === tenant && this.sessions.has(e.event.session_id)) out.push({ cursor: String(i + 1), event: clone(e.event) });
+    }
+    return out;
+  }
+
+  tenantHead(_tenant: string): string {
+    return String(this.tenantLog.length);
+  }
+
+  validTenantCursor(cursor: string): boolean {
+    return /^[0-9]{1,15}$/.test(cursor);
+  }
+
   listPending(query: PendingQuery): PendingEntry[] {
     const mine = (sessionId: string) => {
       const r = this.sessions.get(sessionId);
@@ -253,6 +273,8 @@ export class MemoryStore implements Store {
       throw new Error(`event seq ${event.seq} out of order for session ${event.session_id} (expected ${expected})`);
     }
     log.push(clone(event));
+    const r = this.sessions.get(event.session_id);
+    if (r) this.tenantLog.push({ tenant: tenantOf(r), event: clone(event) });
   }
 
   lastSeq(sessionId: string): number {

@@ -44,3 +44,24 @@ export function pendingSelect(query: PendingQuery): { sql: string; args: unknown
 export const pendingCountsSelect =
   `SELECT session_id, count(*) AS n FROM (SELECT session_id FROM permissions WHERE status = 'pending' AND session_id = ANY($1) ` +
   `UNION ALL SELECT session_id FROM questions WHERE status = 'pending' AND session_id = ANY($1)) c GROUP BY session_id`;
+
+/** The tenant's log after a cursor (`<xid>-<gid>`), only what no running transaction can still precede. */
+export const tenantEventsSelect =
+  'SELECT t.xid::text AS xid, t.gid::text AS gid, e.data AS data FROM tenant_events t JOIN events e ON e.session_id = t.session_id AND e.seq = t.seq ' +
+  'WHERE t.tenant = $1 AND (t.xid, t.gid) > ($2::text::xid8, $3::bigint) AND t.xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY t.xid, t.gid LIMIT $4';
+
+/** The newest readable entry of the tenant's log. */
+export const tenantHeadSelect =
+  'SELECT xid::text AS xid, gid::text AS gid FROM tenant_events WHERE tenant = $1 AND xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY xid DESC, gid DESC LIMIT 1';
+
+export const TENANT_CURSOR = /^([0-9]{1,20})-([0-9]{1,19})$/;
+
+/** The parameters of tenantEventsSelect. */
+export function tenantEventsArgs(tenant: string, after: string, limit: number): unknown[] {
+  const m = TENANT_CURSOR.exec(after) ?? ['', '0', '0'];
+  return [tenant, m[1], m[2], storeInt(limit)];
+}
+
+export function tenantCursorOf(row: Record<string, unknown> | undefined): string {
+  return row ? `${String(row.xid)}-${String(row.gid)}` : '0-0';
+}

@@ -190,6 +190,27 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX permissions_pending ON permissions (session_id) WHERE status = 'pending';
   CREATE INDEX questions_pending ON questions (session_id) WHERE status = 'pending';
   `,
+  // Each tenant's log (GET /v1/events), made by the events insert itself. Replicas commit in any
+  // order, so an entry is ordered by its transaction id and read only once every transaction that
+  // could still add an earlier one has ended (below the snapshot's xmin): a reader never passes an
+  // entry that commits later.
+  `
+  CREATE TABLE tenant_events (
+    gid BIGSERIAL,
+    xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    tenant TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    PRIMARY KEY (tenant, xid, gid)
+  );
+  CREATE INDEX tenant_events_by_session ON tenant_events (session_id);
+  CREATE FUNCTION norma_event_tenant() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO tenant_events (tenant, session_id, seq) SELECT tenant, NEW.session_id, NEW.seq FROM sessions WHERE id = NEW.session_id;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER events_tenant AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION norma_event_tenant();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -30,7 +30,7 @@ export function putSessionStatement(record: SessionRecord, nodeId: string): PgSt
 
 /** Everything stored of a session (retention). */
 export function deleteSessionStatements(id: string): PgStatement[] {
-  return ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'decisions', 'leases', 'commands'].map((table) => ({
+  return ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'tenant_events', 'decisions', 'leases', 'commands'].map((table) => ({
     sql: `DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = $1`,
     params: [id],
   }));

@@ -24,8 +24,8 @@ import { PgSpend } from './spend.js';
 import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
-import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
-import { pendingSelect, pendingCountsSelect, sessionFilters } from './pg-pending.js';
+import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
+import { pendingSelect, pendingCountsSelect, sessionFilters, TENANT_CURSOR, tenantCursorOf, tenantEventsArgs, tenantEventsSelect, tenantHeadSelect } from './pg-pending.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -275,6 +275,18 @@ export class PostgresStore implements Store {
     return this.listOrdered('questions', sessionId, status);
   }
 
+  tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {
+    return this.read(tenantEventsSelect, tenantEventsArgs(tenant, after, limit)).map((r) => ({ cursor: tenantCursorOf(r), event: JSON.parse(String(r.data)) }));
+  }
+
+  tenantHead(tenant: string): string {
+    return tenantCursorOf(this.read(tenantHeadSelect, [tenant])[0]);
+  }
+
+  validTenantCursor(cursor: string): boolean {
+    return TENANT_CURSOR.test(cursor);
+  }
+
   listPending(query: PendingQuery): PendingEntry[] {
     const { sql, args } = pendingSelect(query);
     return this.read(sql, args).map((r) =>
@@ -404,6 +416,9 @@ export class PostgresStore implements Store {
     },
     eventsAfter: async (sessionId, afterSeq, limit) =>
       documentsOf<NormaEvent>(await this.db.read('SELECT data FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [sessionId, big(afterSeq), big(limit)], [sessionId])),
+    tenantEventsAfter: async (tenant, after, limit) =>
+      (await this.db.read(tenantEventsSelect, tenantEventsArgs(tenant, after, limit), [])).map((r) => ({ cursor: tenantCursorOf(r), event: JSON.parse(String(r.data)) })),
+    tenantHead: async (tenant) => tenantCursorOf((await this.db.read(tenantHeadSelect, [tenant], []))[0]),
   };
 
   /** Idempotency-Key answers, written in this store's transactions (pg-idempotency.ts). */

@@ -141,6 +141,16 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX permissions_pending ON permissions (session_id) WHERE status = 'pending';
   CREATE INDEX questions_pending ON questions (session_id) WHERE status = 'pending';
   `,
+  // 11: each tenant's log (GET /v1/events): an entry per event of its sessions, in commit order
+  // (one writer: the order of the AUTOINCREMENT id), made by the events insert itself.
+  `
+  CREATE TABLE tenant_events (gid INTEGER PRIMARY KEY AUTOINCREMENT, tenant TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL);
+  CREATE INDEX tenant_events_by_tenant ON tenant_events (tenant, gid);
+  CREATE INDEX tenant_events_by_session ON tenant_events (session_id);
+  CREATE TRIGGER events_to_tenant AFTER INSERT ON events BEGIN
+    INSERT INTO tenant_events (tenant, session_id, seq) SELECT tenant, NEW.session_id, NEW.seq FROM sessions WHERE id = NEW.session_id;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -10,7 +10,7 @@ import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { SqliteSpend } from './spend.js';
-import { decisionsSelect, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store } from './store.js';
+import { decisionsSelect, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
 
@@ -150,7 +150,7 @@ export class SqliteStore implements Store {
 
   deleteSession(id: string): void {
     this.write(() => {
-      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'decisions']) {
+      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'tenant_events', 'decisions']) {
         this.stmt(`DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = ?`).run(id);
       }
     });
@@ -237,6 +237,22 @@ export class SqliteStore implements Store {
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     if (status === undefined) return this.listOrdered('questions', sessionId);
     return documentsOf<Question>(this.stmt('SELECT data FROM questions WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status));
+  }
+
+  tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {
+    const rows = this.stmt(
+      'SELECT t.gid AS gid, e.data AS data FROM tenant_events t JOIN events e ON e.session_id = t.session_id AND e.seq = t.seq WHERE t.tenant = ? AND t.gid > ? ORDER BY t.gid LIMIT ?',
+    ).all(tenant, storeInt(Number(after)), storeInt(limit)) as { gid: number; data: string }[];
+    return rows.map((r) => ({ cursor: String(r.gid), event: JSON.parse(r.data) }));
+  }
+
+  tenantHead(tenant: string): string {
+    const row = this.stmt('SELECT max(gid) AS gid FROM tenant_events WHERE tenant = ?').get(tenant) as { gid: number | null };
+    return String(row.gid ?? 0);
+  }
+
+  validTenantCursor(cursor: string): boolean {
+    return /^[0-9]{1,15}$/.test(cursor);
   }
 
   listPending(query: PendingQuery): PendingEntry[] {

@@ -75,6 +75,14 @@ export interface LaterReads {
   tenantOf(sessionId: string): Promise<string | undefined>;
   getTurn(sessionId: string, turnId: string): Promise<Turn | undefined>;
   eventsAfter(sessionId: string, afterSeq: number, limit: number): Promise<NormaEvent[]>;
+  tenantEventsAfter?(tenant: string, after: string, limit: number): Promise<TenantEvent[]>;
+  tenantHead?(tenant: string): Promise<string>;
+}
+
+/** An event of a tenant's log (GET /v1/events), with the cursor that resumes after it. */
+export interface TenantEvent {
+  cursor: string;
+  event: NormaEvent;
 }
 
 export interface Store {
@@ -167,6 +175,16 @@ export interface Store {
   lastSeq(sessionId: string): number;
   /** Durable events with seq > afterSeq, in order, at most `limit`. */
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[];
+
+  /**
+   * The tenant's log: every durable event of its sessions after `after` (a cursor this store
+   * made), in the order they committed, at most `limit`. A cursor resumes exactly after its event.
+   */
+  tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[];
+  /** The cursor after everything of the tenant's log committed so far. */
+  tenantHead(tenant: string): string;
+  /** Whether `cursor` has the shape of this store's cursors. */
+  validTenantCursor(cursor: string): boolean;
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { Histogram } from 'prom-client';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import type { DecisionQuery, LaterReads, PendingEntry, PendingQuery, SessionPageQuery, SessionRecord, Store } from '../store/store.js';
+import type { DecisionQuery, LaterReads, PendingEntry, PendingQuery, SessionPageQuery, SessionRecord, Store, TenantEvent } from '../store/store.js';
 
 type Observe = (seconds: number) => void;
 
@@ -116,6 +116,15 @@ export class TimedStore implements Store {
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     return this.time('listQuestions', () => this.inner.listQuestions(sessionId, status));
   }
+  tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {
+    return this.time('tenantEventsAfter', () => this.inner.tenantEventsAfter(tenant, after, limit));
+  }
+  tenantHead(tenant: string): string {
+    return this.time('tenantHead', () => this.inner.tenantHead(tenant));
+  }
+  validTenantCursor(cursor: string): boolean {
+    return this.inner.validTenantCursor(cursor);
+  }
   listPending(query: PendingQuery): PendingEntry[] {
     return this.time('listPending', () => this.inner.listPending(query));
   }
@@ -172,6 +181,8 @@ const TIMED = [
   'getQuestion',
   'listQuestions',
   'listPending',
+  'tenantEventsAfter',
+  'tenantHead',
   'pendingCounts',
   'appendDecision',
   'listDecisions',

@@ -9,6 +9,8 @@ import { DomainError } from '../errors.js';
 import { MemoryTokens, type TokenShelf } from '../store/tokens.js';
 
 export const TICKET_TTL_MS = 60_000;
+/** What a ticket for the tenant's own stream (GET /v1/events) names instead of a session. */
+export const TENANT_STREAM = '';
 /** Unspent tickets one key may hold. */
 export const MAX_TICKETS_PER_KEY = 256;
 
@@ -60,7 +62,7 @@ export class TicketBook {
     if (!kept) return { ok: false, detail: 'the event ticket is unknown or already used; take a new one with POST /v1/sessions/{session_id}/events/tickets' };
     const t = JSON.parse(kept.data) as Issued;
     if (now >= kept.expiresAt) return { ok: false, detail: 'the event ticket expired (tickets are good for 60 s); take a new one' };
-    if (t.sessionId !== sessionId) return { ok: false, detail: 'the event ticket was taken for another session\'s events; it is spent now' };
+    if (t.sessionId !== sessionId) return { ok: false, detail: `the event ticket was taken for ${t.sessionId === TENANT_STREAM ? 'the tenant\'s stream (GET /v1/events)' : 'another session\'s events'}; it is spent now` };
     // A ticket of an earlier version names its key only: no key is known by that any more.
     const keyId = t.keyId !== undefined ? t.keyId : t.key === null ? null : '';
     return { ok: true, keyId, tenant: t.tenant };

@@ -55,6 +55,36 @@ async function stored(sessionId: string): Promise<{ seq: number; type: string }[
 const durable = (events: SseMessage[]) => events.filter((e) => e.event !== 'stream.end' && e.id !== undefined).map((e) => ({ seq: Number(e.id), type: e.event }));
 
 describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
+  it('the tenant stream: followed on a replica that runs none of the sessions, resumed on a third, nothing missing or twice', async () => {
+    const [a, b, c] = await Promise.all([replica('a'), replica('b'), replica('c')]);
+    const onB = await openSse(`${b.url}/v1/events`);
+    streams.push(onB);
+    const post = (r: ServerProcess, p: string, body: unknown) =>
+      request(`${r.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((x) => x.body.json() as Promise<any>);
+    const sessions: string[] = [];
+    for (const r of [a, c]) sessions.push((await post(r, '/v1/sessions', { tools: ['LS'] })).id);
+    const ls = { tool_uses: [{ name: 'LS', input: { path: '.' } }] };
+    // Turns of both sessions at once, each run by its owner.
+    await Promise.all(sessions.map(async (id, i) => {
+      for (let k = 0; k < 3; k++) expect((await post(i === 0 ? a : c, `/v1/sessions/${id}/turns?wait=20`, ls)).status).toBe('completed');
+    }));
+    const truth = async () => (await Promise.all(sessions.map(stored))).reduce((n, e) => n + e.length, 0);
+    const total = await truth();
+    const mine = (s: SseStream) => s.events.filter((e) => e.id !== undefined && sessions.includes(e.data.session_id));
+    await onB.waitFor(() => mine(onB).length === total, 20_000);
+    // Leave half-way and resume on C: the rest, exactly.
+    const half = mine(onB)[Math.floor(total / 2)]!;
+    onB.close();
+    const onC = await openSse(`${c.url}/v1/events`, { lastEventId: half.id! });
+    streams.push(onC);
+    await onC.waitFor(() => mine(onC).length === total - Math.floor(total / 2) - 1, 20_000);
+    const got = [...mine(onB).slice(0, Math.floor(total / 2) + 1), ...mine(onC)];
+    for (const id of sessions) {
+      expect(got.filter((e) => e.data.session_id === id).map((e) => ({ seq: e.data.seq, type: e.event }))).toEqual(await stored(id));
+    }
+  });
+
+
   it('three replicas: created on A, posted on B, answered and watched on C, with no gap', async () => {
     const [a, b, c] = await Promise.all([replica('a'), replica('b'), replica('c')]);
     for (const [r, id] of [[a, 'a'], [b, 'b'], [c, 'c']] as const) expect((await r.api.get('/readyz')).body.node_id).toBe(id);

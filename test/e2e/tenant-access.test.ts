@@ -209,7 +209,7 @@ describe('the access table', () => {
       if (!template.startsWith('/v1/')) continue;
       for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${template}`);
     }
-    const tabled = new Set([...ALL_ROWS.map((r) => `${r.method} ${r.template}`), 'POST /v1/sessions', 'GET /v1/sessions', 'HEAD /v1/sessions', 'GET /v1/pending', 'HEAD /v1/pending']);
+    const tabled = new Set([...ALL_ROWS.map((r) => `${r.method} ${r.template}`), 'POST /v1/sessions', 'GET /v1/sessions', 'HEAD /v1/sessions', 'GET /v1/pending', 'HEAD /v1/pending', 'GET /v1/events', 'POST /v1/events/tickets']);
     expect([...tabled].sort()).toEqual([...documented].sort());
   });
 
@@ -277,6 +277,14 @@ describe('the access table', () => {
     const beta = (await api.betaRead.get('/v1/pending')).body.items as { session: { id: string } }[];
     expect(beta.map((i) => i.session.id).sort()).toEqual([sides.foreign.permSession, sides.foreign.questionSession].sort());
     expect((await api.gamma.get('/v1/pending')).body).toEqual({ items: [], next_cursor: null });
+    // The tenant stream and its tickets: every scope may follow its own tenant's.
+    for (const scope of SCOPES) {
+      expect((await api.acme[scope].post('/v1/events/tickets')).status, scope).toBe(201);
+      const ac = new AbortController();
+      const res = await fetch(`${t.url}/v1/events`, { headers: { authorization: `Bearer ${keys.acme[scope]}` }, signal: ac.signal });
+      expect(res.status, scope).toBe(200);
+      ac.abort();
+    }
   });
 
   it('another tenant\'s session is answered exactly as a missing one', async () => {

@@ -452,6 +452,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the events of every session of the tenant (Server-Sent Events)
+         * @description One stream of the durable events of all the caller's tenant's sessions (sessions created later included), in the order they committed, whichever replica committed them. Each event has `id: <cursor>` (the tenant stream's own, opaque), `event: <type>` and the same JSON `data` as on the session's stream (its `session_id` and `seq` included). Resume with `Last-Event-ID` (it wins) or `?after=<cursor>`: everything after it is delivered in order, with no gap and no duplicate; without either the stream starts with what commits from now on. `?type=` (repeatable) keeps only those event types. Live-only events (`tool.progress`, `message.delta`) are not in it. A slow reader is never cut off: it falls behind and reads on at its own pace. A `: ping` comment line comes at least every 15 s. A browser authenticates with `?ticket=` (POST /v1/events/tickets).
+         */
+        get: operations["streamTenantEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a ticket for the tenant's event stream (browsers)
+         * @description The ticket opens GET /v1/events once (`?ticket=…`) within 60 s, for the key that took it; it opens no session's stream.
+         */
+        post: operations["createTenantEventTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{session_id}/todos": {
         parameters: {
             query?: never;
@@ -5435,6 +5475,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PendingList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    streamTenantEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this cursor (an event's `id`) */
+                after?: string;
+                /** @description Only events of these types */
+                type?: string[];
+            };
+            header?: {
+                /** @description The last cursor received */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream; each `data` is one Event */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    createTenantEventTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTicket"];
                 };
             };
             400: components["responses"]["Problem400"];
