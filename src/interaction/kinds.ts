@@ -77,6 +77,8 @@ export interface ApprovalRequest {
   preview?: PermissionPreview;
   /** Whether the previewed target changed since (asked when a person answers). */
   stale?: () => boolean;
+  /** Makes `preview` and `stale` when a request is stored (not when a hook decides, nor for a request taken up after a restart). */
+  makePreview?: () => Promise<{ preview: PermissionPreview; stale?: () => boolean } | null>;
 }
 
 type DecidedBy = Static<typeof DecisionSchema>['decided_by'];

@@ -58,7 +58,6 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
       if (env.signal.aborted) throw cancelled(call, env.signal);
       const asked = input;
       env.writeDecisions?.();
-      const shown = await previewFor(call, tool, input, decision.reason, inputs, env);
       const answer = await env.awaitApproval(
         {
           toolUseId: call.id,
@@ -66,7 +65,7 @@ export async function authorize(call: ToolCall, tool: CoreTool, first: unknown, 
           input,
           reason: decision.reason,
           suggestions: decision.suggestions,
-          ...(shown ? { preview: shown.preview, ...(shown.stale ? { stale: shown.stale } : {}) } : {}),
+          makePreview: () => previewFor(call, tool, asked, decision.reason, inputs, env),
         },
         env.signal,
         async () => {

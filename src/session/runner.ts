@@ -73,6 +73,9 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
         if (decided) return decided;
         // A `Budget` request is the same question by its id (one per scope and model call): its estimate may differ after a restart.
         const earlier = takeEarlier(resumable.permissions, request.toolUseId, (p) => p.tool === BUDGET_TOOL || inputDigest(p.input) === inputDigest(request.input));
+        // What the call would do, made only for a request stored now (a person will see it).
+        const shown = !earlier && request.makePreview ? await request.makePreview() : null;
+        if (shown) request = { ...request, preview: shown.preview, ...(shown.stale ? { stale: shown.stale } : {}) };
         return deps.broker.askPermission(sessionId, runner, request, {
           timeoutS: settings.session.permission_timeout_s,
           signal,
