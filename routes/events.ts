@@ -10,6 +10,7 @@ import { headTaken, openEventStream, serialized } from '../src/http/sse.js';
 import { SessionParams, commonProblems, drainedOrClosed, problems, scopeOf } from './common.js';
 import { EventTicketSchema, TICKET_PATTERN } from '../src/contract/tenant.js';
 import { SSE_DATA_SCHEMA } from '../src/http/openapi-document.js';
+import { holdStream } from './stream-lifetime.js';
 
 /** During a replay, wait for the socket to drain once this much is queued. */
 const REPLAY_HIGH_WATER = 1024 * 1024;
@@ -90,65 +91,44 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       // The headers set so far (CORS, rate limit, request id) go out with the stream's head.
       const stream = openEventStream(res, String(req.id), headTaken(reply.getHeaders()), ctx.config.sseRetryMs);
 
-      let closed = false;
       let lastDelivered = after;
-      const finish = () => {
-        if (closed) return;
-        closed = true;
-        clearInterval(heartbeat);
-        stopWatchingKeys();
-        ctx.shutdown.removeEventListener('abort', onShutdown);
-        subscription?.close();
-        res.end();
-      };
+      let subscription: { close(): void } | undefined;
       // The server is going away, this client reads too slowly, or its key is no longer in force:
       // say where to resume, then end.
-      const endWith = (reason: 'shutdown' | 'overflow' | 'revoked') => {
-        if (closed) return;
+      const endFrame = (reason: 'shutdown' | 'overflow' | 'revoked') => {
         const event = { type: 'stream.end', session_id: sessionId, seq: lastDelivered, time: new Date().toISOString(), reason, resume_after: lastDelivered };
         stream.event('stream.end', JSON.stringify(event));
+      };
+      const held = holdStream(ctx, req, res, stream, { end: endFrame, close: () => subscription?.close() });
+      const finish = held.finish;
+      const overflow = () => {
+        if (held.closed) return;
+        endFrame('overflow');
         finish();
         // A client that stopped reading altogether does not keep the connection (and its buffer).
-        if (reason === 'overflow') setTimeout(() => res.destroy(), 10_000).unref();
+        setTimeout(() => res.destroy(), 10_000).unref();
       };
-      const onShutdown = () => endWith('shutdown');
-      ctx.shutdown.addEventListener('abort', onShutdown);
-      // A stream lasts only while the exact key it was opened with (directly, by ticket or by a
-      // console login) is in force with read access: removed, replaced under its name or narrowed
-      // by a reload (checked at once), or expired (checked with every heartbeat). A keyless
-      // stream lasts while the server has no key.
-      const scope = scopeOf(req);
-      const keyGone = () => scope.tenant !== null && !ctx.keyInForce(scope.keyId, scope.tenant, 'read');
-      const stopWatchingKeys = ctx.onKeysReloaded(() => keyGone() && endWith('revoked'));
-      const heartbeat = setInterval(() => {
-        if (keyGone()) endWith('revoked');
-        else stream.comment('ping');
-      }, ctx.config.sseHeartbeatMs);
-      req.raw.on('close', finish);
-      res.on('close', finish);
-      res.on('error', finish);
 
-      let subscription: { close(): void } | undefined;
       // Replay waits for the socket to drain whenever a lot is queued; only live events count
       // against the slow-subscriber limit.
-      const room = (): Promise<void> | null => (res.writableLength < REPLAY_HIGH_WATER || closed ? null : drainedOrClosed(res));
+      const room = (): Promise<void> | null => (res.writableLength < REPLAY_HIGH_WATER || held.closed ? null : drainedOrClosed(res));
       let replaying = true;
       subscription = ctx.events.subscribePaced(sessionId, after, (event) => {
-        if (closed) return;
+        if (held.closed) return;
         const live = LIVE_ONLY_EVENTS.has(event.type);
         stream.event(event.type, serialized(event), live ? undefined : event.seq);
         if (!live) lastDelivered = event.seq;
         if (!replaying && res.writableLength > ctx.config.sseMaxBufferBytes) {
           // Nothing more is queued for it: its unsent output is bounded by the limit plus this notice.
           req.log.warn({ session_id: sessionId }, 'SSE subscriber too slow; ending its stream (it resumes from its last id)');
-          endWith('overflow');
+          overflow();
           return;
         }
         // session.closed is a session's final event: end the stream once it is written.
         if (event.type === 'session.closed') setImmediate(finish);
       }, room, () => (replaying = false));
       // Delivery may have ended the stream during the replay, before `subscription` was set.
-      if (closed) subscription.close();
+      if (held.closed) subscription.close();
       // A closed session whose final event the client already has: nothing more will come.
       else if (session.status === 'closed' && after >= ctx.events.lastSeq(sessionId)) finish();
     },

@@ -9,6 +9,7 @@ import { DomainError } from '../src/errors.js';
 import { headTaken, openEventStream, serialized } from '../src/http/sse.js';
 import { SSE_DATA_SCHEMA } from '../src/http/openapi-document.js';
 import { commonProblems, drainedOrClosed, scopeOf } from './common.js';
+import { holdStream } from './stream-lifetime.js';
 
 /** Wait for the socket to drain once this much is queued: a slow reader lags behind, nothing piles up. */
 const HIGH_WATER = 256 * 1024;
@@ -104,52 +105,26 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       reply.hijack();
       const res = reply.raw;
       const stream = openEventStream(res, String(req.id), headTaken(reply.getHeaders()), ctx.config.sseRetryMs);
-      let closed = false;
       let subscription: { close(): void } | undefined;
-      let lastCursor = start;
-      const finish = () => {
-        if (closed) return;
-        closed = true;
-        clearInterval(heartbeat);
-        stopWatchingKeys();
-        ctx.shutdown.removeEventListener('abort', onShutdown);
-        subscription?.close();
-        res.end();
-      };
-      const endWith = (reason: 'shutdown' | 'revoked') => {
-        if (closed) return;
-        stream.event('stream.end', JSON.stringify({ type: 'stream.end', time: new Date().toISOString(), reason, resume_after: lastCursor }));
-        finish();
-      };
-      const onShutdown = () => endWith('shutdown');
-      ctx.shutdown.addEventListener('abort', onShutdown);
-      const keyGone = () => scope.tenant !== null && !ctx.keyInForce(scope.keyId, scope.tenant, 'read');
-      const stopWatchingKeys = ctx.onKeysReloaded(() => keyGone() && endWith('revoked'));
-      const heartbeat = setInterval(() => {
-        if (keyGone()) endWith('revoked');
-        else stream.comment('ping');
-      }, ctx.config.sseHeartbeatMs);
-      req.raw.on('close', finish);
-      res.on('close', finish);
-      res.on('error', finish);
+      // Shutdown or a revoked key: the connection closes; the client resumes with the last id it
+      // had (an EventSource does on its own), and a revoked key gets its 401 then.
+      const held = holdStream(ctx, req, res, stream, { end: () => undefined, close: () => subscription?.close() });
       try {
         subscription = ctx.tenantStreams.subscribe(
           tenant,
           start,
           (event, cursor) => {
-            if (closed) return;
-            lastCursor = cursor;
+            if (held.closed) return;
             if (types && !types.has(event.type)) return;
             stream.event(event.type, serialized(event), cursor);
           },
-          () => (closed ? null : res.writableLength < HIGH_WATER ? null : drainedOrClosed(res)),
+          () => (held.closed ? null : res.writableLength < HIGH_WATER ? null : drainedOrClosed(res)),
         );
-      } catch (err) {
-        // Too many streams: said in the stream (its head is out), then ended.
-        stream.event('stream.end', JSON.stringify({ type: 'stream.end', time: new Date().toISOString(), reason: 'limit', detail: err instanceof Error ? err.message : String(err) }));
-        finish();
+      } catch {
+        // Streams opened between the check above and here took the last places: the connection closes.
+        held.finish();
       }
-      if (closed) subscription?.close();
+      if (held.closed) subscription?.close();
     },
   );
 

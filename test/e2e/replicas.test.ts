@@ -40,6 +40,17 @@ async function replica(nodeId: string): Promise<ServerProcess> {
   return r;
 }
 
+/** Two in-process replicas A and B on the test's database and data directory, with this keys file. */
+async function keyedReplicas(keys: string): Promise<TestServer[]> {
+  return Promise.all(
+    ['a', 'b'].map(async (id) => {
+      const t = await startServer({ NORMA_STORE: 'postgres', NORMA_DATABASE_URL: db.url, NORMA_NODE_ID: id, NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: keys }, { dataDir });
+      inProcess.push(t);
+      return t;
+    }),
+  );
+}
+
 async function sse(r: ServerProcess, sessionId: string, lastEventId?: string): Promise<SseStream> {
   const s = await openSse(`${r.url}/v1/sessions/${sessionId}/events`, lastEventId !== undefined ? { lastEventId } : {});
   streams.push(s);
@@ -316,6 +327,43 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
     expect(truth.length).toBeGreaterThan(30 * 7);
   });
 
+  it('three tenants on two replicas: each tenant stream and inbox has its own tenant\'s sessions only, whichever replica runs them', async () => {
+    const tenants = ['t1', 't2', 't3'];
+    const keys = Object.fromEntries(tenants.map((tn) => [tn, newKey(tn)]));
+    const f = await keysFile(tenants.map((tn) => ({ key: keys[tn]!, tenant: tn, scopes: ['write', 'approve'] })));
+    cleanups.push(f.remove);
+    const [a, b] = await keyedReplicas(f.file);
+    // Each tenant follows its stream on B; its sessions are made on A and on B.
+    const followed = Object.fromEntries(await Promise.all(tenants.map(async (tn) => [tn, await openSse(`${b!.url}/v1/events`, { token: keys[tn]! })] as const)));
+    streams.push(...Object.values(followed));
+    const made: Record<string, string[]> = {};
+    for (const tn of tenants) {
+      made[tn] = [];
+      for (const r of [a!, b!]) {
+        const c = clientFor(r.url, keys[tn]!);
+        const sid = (await c.post('/v1/sessions', { tools: ['Write'], name: `${tn} on ${r === a ? 'a' : 'b'}` })).body.id as string;
+        made[tn]!.push(sid);
+        expect((await c.post(`/v1/sessions/${sid}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'x.txt', content: tn } }] })).body.status).toBe('awaiting_permission');
+      }
+    }
+    for (const tn of tenants) {
+      const s = followed[tn]!;
+      for (const sid of made[tn]!) await s.waitFor((e) => e.event === 'permission.requested' && e.data.session_id === sid, 20_000);
+      expect(new Set(s.events.filter((e) => e.id !== undefined).map((e) => e.data.session_id))).toEqual(new Set(made[tn]));
+      // The inbox on either replica: this tenant's two requests, each with its preview.
+      for (const r of [a!, b!]) {
+        const items = (await clientFor(r.url, keys[tn]!).get('/v1/pending')).body.items as { session: { id: string }; permission: { preview: { kind: string } } }[];
+        expect(items.map((i) => i.session.id).sort()).toEqual([...made[tn]!].sort());
+        expect(items.every((i) => i.permission.preview.kind === 'diff')).toBe(true);
+      }
+    }
+    // An answer on the replica that does not run the session: the request leaves the inbox, the stream says so.
+    const [first] = (await clientFor(b!.url, keys.t1!).get('/v1/pending')).body.items as { session: { id: string }; permission: { id: string } }[];
+    expect((await clientFor(b!.url, keys.t1!).post(`/v1/sessions/${first!.session.id}/permissions/${first!.permission.id}`, { behavior: 'deny' })).status).toBe(200);
+    await followed.t1!.waitFor((e) => e.event === 'permission.resolved' && e.data.permission.id === first!.permission.id, 20_000);
+    expect((await clientFor(a!.url, keys.t1!).get('/v1/pending')).body.items.map((i: { permission: { id: string } }) => i.permission.id)).not.toContain(first!.permission.id);
+  });
+
   it('event tickets, console logins and requests_per_minute hold across replicas', async () => {
     const key = newKey('ops');
     const limited = newKey('busy');
@@ -328,13 +376,7 @@ describe('replicas on one PostgreSQL database', { timeout: 60_000 }, () => {
       { key: stranger, tenant: 'other', scopes: ['admin'], name: 'stranger' },
     ]);
     cleanups.push(f.remove);
-    const [a, b] = await Promise.all(
-      ['a', 'b'].map(async (id) => {
-        const t = await startServer({ NORMA_STORE: 'postgres', NORMA_DATABASE_URL: db.url, NORMA_NODE_ID: id, NORMA_SANDBOX: 'off', NORMA_API_KEYS_FILE: f.file }, { dataDir });
-        inProcess.push(t);
-        return t;
-      }),
-    );
+    const [a, b] = await keyedReplicas(f.file);
     const s = (await clientFor(a!.url, key).post('/v1/sessions', {})).body;
     // A wait on B for a turn A runs is the owner's tenant's only: another tenant's is 404, before and after it ends.
     const t = (await clientFor(a!.url, key).post(`/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] })).body;
