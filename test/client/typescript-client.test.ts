@@ -128,6 +128,43 @@ describe('the typed TypeScript client', () => {
     expect(after).toEqual([]);
   });
 
+  it('an orchestrator follows the tenant stream and answers from the inbox: three sessions\' asks, each decided by its preview', async () => {
+    const ac = new AbortController();
+    const cursors: string[] = [];
+    const decided: string[] = [];
+    const mine = new Set<string>();
+    const follower = (async () => {
+      for await (const e of norma.tenantEvents({ types: ['permission.requested'], signal: ac.signal, onCursor: (c) => cursors.push(c) })) {
+        if (e.type !== 'permission.requested' || !mine.has(e.session_id)) continue;
+        const preview = e.permission.preview;
+        const onlyReads = preview?.kind === 'command' && preview.parts.every((p) => p.read_only);
+        const body = preview?.kind === 'diff' && preview.operation === 'create' ? { behavior: 'allow' as const } : onlyReads ? { behavior: 'allow' as const } : { behavior: 'deny' as const, message: 'not from here' };
+        const r = await norma.POST('/v1/sessions/{session_id}/permissions/{permission_id}', { params: { path: { session_id: e.session_id, permission_id: e.permission.id } }, body });
+        decided.push(`${e.permission.tool}:${r.data?.status}`);
+      }
+    })();
+    // The follower opens from now: give it a moment to be live before anything asks.
+    await new Promise((r) => setTimeout(r, 300));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const s = (await norma.POST('/v1/sessions', { body: { tools: ['Write', 'Bash'], name: `orchestrated ${i}` } })).data!;
+      ids.push(s.id);
+      mine.add(s.id);
+    }
+    await norma.POST('/v1/sessions/{session_id}/turns', { params: { path: { session_id: ids[0]! } }, body: { tool_uses: [{ name: 'Write', input: { file_path: 'new.txt', content: 'x' } }] } });
+    await norma.POST('/v1/sessions/{session_id}/turns', { params: { path: { session_id: ids[1]! } }, body: { tool_uses: [{ name: 'Bash', input: { command: 'rm -rf build' } }] } });
+    await norma.POST('/v1/sessions/{session_id}/turns', { params: { path: { session_id: ids[2]! } }, body: { tool_uses: [{ name: 'Write', input: { file_path: 'other.txt', content: 'y' } }] } });
+    for (let i = 0; i < 200 && decided.length < 3; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(decided.sort()).toEqual(['Bash:denied', 'Write:allowed', 'Write:allowed']);
+    // Nothing of these sessions is left in the inbox.
+    const left: string[] = [];
+    for await (const item of norma.pending()) left.push(item.session.id);
+    expect(left.filter((id) => mine.has(id))).toEqual([]);
+    expect(cursors.length).toBeGreaterThanOrEqual(3);
+    ac.abort();
+    await follower;
+  });
+
   it('returns problems typed as `error`, and the event reader stops on an error answer', async () => {
     const bad = await norma.POST('/v1/sessions', { body: { permission_mode: 'nope' as 'default' } });
     expect(bad.response.status).toBe(400);

@@ -120,9 +120,38 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /** The session's events, typed, from `lastEventId` on; see the module comment for when it ends. */
-export async function* streamEvents(options: EventStreamOptions): AsyncGenerator<NormaEvent, void, undefined> {
+export function streamEvents(options: EventStreamOptions): AsyncGenerator<NormaEvent, void, undefined> {
+  return follow(`${options.baseUrl.replace(/\/+$/, '')}/v1/sessions/${encodeURIComponent(options.sessionId)}/events`, options, true);
+}
+
+export interface TenantEventStreamOptions extends Omit<EventStreamOptions, 'sessionId' | 'ticket'> {
+  /** Only events of these types (`?type=`). */
+  types?: readonly string[];
+  /**
+   * Instead of a token (browsers): returns a fresh single-use ticket for each connection
+   * (`POST /v1/events/tickets`).
+   */
+  ticket?: () => Promise<string>;
+  /** Told the cursor after every event (`Last-Event-ID` to resume from, e.g. after a restart of the caller). */
+  onCursor?: (cursor: string) => void;
+}
+
+/**
+ * Every event of every session of the caller's tenant (`GET /v1/events`), in commit order,
+ * resumed across disconnects after the last cursor; from `lastEventId` on, or from now. It does
+ * not end on its own: stop it with `signal` (or by leaving the loop).
+ */
+export function streamTenantEvents(options: TenantEventStreamOptions): AsyncGenerator<NormaEvent, void, undefined> {
+  const query = (options.types ?? []).map((t) => `type=${encodeURIComponent(t)}`);
+  return follow(`${options.baseUrl.replace(/\/+$/, '')}/v1/events${query.length ? `?${query.join('&')}` : ''}`, options, false);
+}
+
+async function* follow(
+  base: string,
+  options: Omit<EventStreamOptions, 'sessionId'> & { onCursor?: (cursor: string) => void },
+  sessionStream: boolean,
+): AsyncGenerator<NormaEvent, void, undefined> {
   const doFetch = options.fetch ?? fetch;
-  const base = `${options.baseUrl.replace(/\/+$/, '')}/v1/sessions/${encodeURIComponent(options.sessionId)}/events`;
   let lastId = options.lastEventId === undefined ? undefined : String(options.lastEventId);
   let retryMs = options.retryMs ?? 2000;
   const maxRetries = options.maxRetries ?? 10;
@@ -133,7 +162,7 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     if (lastId !== undefined) headers['last-event-id'] = lastId;
     let url = base;
-    if (options.ticket) url += `?ticket=${encodeURIComponent(await options.ticket())}`;
+    if (options.ticket) url += `${base.includes('?') ? '&' : '?'}ticket=${encodeURIComponent(await options.ticket())}`;
 
     let res: Response;
     try {
@@ -174,8 +203,9 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
           resumeFrom = String(event.resume_after);
           break;
         }
+        if (msg.id !== undefined) options.onCursor?.(msg.id);
         yield event;
-        if (event.type === 'session.closed') return;
+        if (sessionStream && event.type === 'session.closed') return;
       }
     } catch (err) {
       if (err instanceof NormaStreamError) throw err;

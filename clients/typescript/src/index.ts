@@ -8,10 +8,10 @@
 // Every error response is a Problem (RFC 9457): `error` carries it, typed.
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import type { components, operations, paths } from './schema.js';
-import { streamEvents, type EventStreamOptions } from './events.js';
+import { streamEvents, streamTenantEvents, type EventStreamOptions, type TenantEventStreamOptions } from './events.js';
 
 export type { components, operations, paths } from './schema.js';
-export { NormaStreamError, parseEventStream, streamEvents, type EventStreamOptions, type SseMessage } from './events.js';
+export { NormaStreamError, parseEventStream, streamEvents, streamTenantEvents, type EventStreamOptions, type SseMessage, type TenantEventStreamOptions } from './events.js';
 
 type Schemas = components['schemas'];
 export type Session = Schemas['Session'];
@@ -25,6 +25,8 @@ export type PermissionResponse = Schemas['PermissionResponse'];
 export type Question = Schemas['Question'];
 export type QuestionResponse = Schemas['QuestionResponse'];
 export type Problem = Schemas['Problem'];
+export type PendingItem = Schemas['PendingItem'];
+export type PermissionPreview = Schemas['PermissionPreview'];
 /** Any event of a session's stream; `type` discriminates. */
 export type NormaEvent = Schemas['Event'];
 export type NormaEventType = NormaEvent['type'];
@@ -41,6 +43,10 @@ export interface NormaClientOptions extends Omit<ClientOptions, 'baseUrl'> {
 export interface NormaClient extends Client<paths> {
   /** The session's events, typed, resumed across disconnects; ends after `session.closed`. */
   events(sessionId: string, options?: Omit<EventStreamOptions, 'baseUrl' | 'sessionId' | 'token' | 'fetch'>): AsyncGenerator<NormaEvent, void, undefined>;
+  /** Every event of every session of the key's tenant (GET /v1/events), resumed across disconnects; it does not end on its own. */
+  tenantEvents(options?: Omit<TenantEventStreamOptions, 'baseUrl' | 'token' | 'fetch'>): AsyncGenerator<NormaEvent, void, undefined>;
+  /** Everything waiting for a person in the key's tenant (GET /v1/pending, every page), oldest first. */
+  pending(): AsyncGenerator<PendingItem, void, undefined>;
 }
 
 export function createNormaClient(options: NormaClientOptions): NormaClient {
@@ -55,14 +61,19 @@ export function createNormaClient(options: NormaClientOptions): NormaClient {
       },
     });
   }
+  const common = { baseUrl, ...(token !== undefined ? { token } : {}), ...(rest.fetch ? { fetch: rest.fetch as typeof fetch } : {}) };
   return Object.assign(client, {
-    events: (sessionId: string, opts: Omit<EventStreamOptions, 'baseUrl' | 'sessionId' | 'token' | 'fetch'> = {}) =>
-      streamEvents({
-        ...opts,
-        baseUrl,
-        sessionId,
-        ...(token !== undefined ? { token } : {}),
-        ...(rest.fetch ? { fetch: rest.fetch as typeof fetch } : {}),
-      }),
+    events: (sessionId: string, opts: Omit<EventStreamOptions, 'baseUrl' | 'sessionId' | 'token' | 'fetch'> = {}) => streamEvents({ ...opts, ...common, sessionId }),
+    tenantEvents: (opts: Omit<TenantEventStreamOptions, 'baseUrl' | 'token' | 'fetch'> = {}) => streamTenantEvents({ ...opts, ...common }),
+    pending: async function* (): AsyncGenerator<PendingItem, void, undefined> {
+      let cursor: string | undefined;
+      for (;;) {
+        const { data, error } = await client.GET('/v1/pending', { params: { query: { limit: 200, ...(cursor !== undefined ? { cursor } : {}) } } });
+        if (error || !data) throw new Error(`GET /v1/pending: ${error?.detail ?? 'no answer'}`);
+        yield* data.items;
+        if (data.next_cursor === null) return;
+        cursor = data.next_cursor;
+      }
+    },
   });
 }
