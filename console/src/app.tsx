@@ -9,6 +9,7 @@ import type { ConsoleSession } from './lib/types.js';
 import { LoginView } from './views/login';
 import { NotFoundView } from './views/not-found';
 import { SessionsView } from './views/sessions';
+import { InboxView } from './views/inbox';
 import { SessionView } from './session/session-view';
 
 type Auth =
@@ -52,7 +53,10 @@ export function App() {
         {auth.kind === 'in' && (
           <>
             <nav aria-label="Main">
-              <a href="#/" aria-current={route.view === 'sessions' ? 'page' : undefined}>
+              <a href="#/" aria-current={route.view === 'inbox' ? 'page' : undefined}>
+                Inbox
+              </a>
+              <a href="#/sessions" aria-current={route.view === 'sessions' ? 'page' : undefined}>
                 Sessions
               </a>
             </nav>
@@ -88,6 +92,7 @@ export function App() {
           </ErrorAlert>
         )}
         {auth.kind === 'out' && <LoginView alert={auth.alert} status={auth.status} onLoggedIn={(login) => setAuth({ kind: 'in', login })} />}
+        {auth.kind === 'in' && route.view === 'inbox' && <InboxView login={auth.login} />}
         {auth.kind === 'in' && route.view === 'sessions' && <SessionsView login={auth.login} />}
         {auth.kind === 'in' && route.view === 'session' && <SessionView key={route.id} id={route.id} login={auth.login} />}
         {auth.kind === 'in' && route.view === 'missing' && <NotFoundView />}

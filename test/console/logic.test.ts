@@ -79,8 +79,10 @@ describe('formatting', () => {
 
 describe('routes, shortcuts, scopes', () => {
   it('parses the hash routes', () => {
-    expect(parseRoute('')).toEqual({ view: 'sessions' });
-    expect(parseRoute('#/')).toEqual({ view: 'sessions' });
+    expect(parseRoute('')).toEqual({ view: 'inbox' });
+    expect(parseRoute('#/')).toEqual({ view: 'inbox' });
+    expect(parseRoute('#/inbox')).toEqual({ view: 'inbox' });
+    expect(parseRoute('#/sessions')).toEqual({ view: 'sessions' });
     expect(parseRoute('#/sessions/ses_AB-1')).toEqual({ view: 'session', id: 'ses_AB-1' });
     expect(parseRoute('#/sessions/../x').view).toBe('missing');
     expect(parseRoute('#/other').view).toBe('missing');

@@ -25,6 +25,9 @@ const writer = newKey('writer');
 const reader = newKey('reader');
 const approver = newKey('approver');
 const admin = newKey('admin');
+// A tenant of its own for the inbox test: its inbox holds only what that test asks.
+const kbWriter = newKey('kb_writer');
+const kbApprover = newKey('kb_approver');
 let t: KeyedServer;
 let browser: Browser;
 let built: string;
@@ -41,6 +44,8 @@ beforeAll(async () => {
       { key: reader, tenant: 'acme', scopes: ['read'], name: 'watcher' },
       { key: approver, tenant: 'acme', scopes: ['approve'], name: 'approver' },
       { key: admin, tenant: 'acme', scopes: ['admin'], name: 'operator' },
+      { key: kbWriter, tenant: 'kbd', scopes: ['write'], name: 'kb-backend' },
+      { key: kbApprover, tenant: 'kbd', scopes: ['approve'], name: 'kb-person' },
     ],
     // Loopback egress: the Streamable HTTP MCP server of the last test.
     { NORMA_CONSOLE_DIR: built, NORMA_EGRESS_ALLOW: '127.0.0.1' },
@@ -110,7 +115,8 @@ async function logIn(context: BrowserContext, key: string): Promise<Page> {
   await page.goto(`${t.url}/console/`);
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+  // The inbox is the first view after a login.
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
   return page;
 }
 
@@ -151,6 +157,88 @@ async function axe(page: Page): Promise<void> {
 }
 
 describe('the web console', () => {
+  it('the inbox: an approve key clears requests from three sessions with the keyboard alone, seeing each diff before answering', async () => {
+    const made: { id: string; name: string; workspace: string }[] = [];
+    for (const name of ['alpha', 'beta', 'gamma']) made.push(await api('POST', '/v1/sessions', { name, tools: ['Write'], labels: { team: 'kb' } }, kbWriter));
+    for (const s of made) {
+      const turn = await api('POST', `/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Write', input: { file_path: 'hello.txt', content: `hello from ${s.name}\n` } }] }, kbWriter);
+      expect(turn.status).toBe('awaiting_permission');
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await logIn(context, kbApprover);
+      const list = page.getByRole('list', { name: 'Waiting' });
+      await expect.poll(() => list.getByRole('listitem').allTextContents(), { timeout: 10_000 }).toEqual(['alpha: Write', 'beta: Write', 'gamma: Write']);
+      await shot(page, '09-inbox');
+      await axe(page);
+      const selected = () => list.locator('li[aria-current="true"]').textContent();
+      const diffShows = async (name: string) => {
+        const diff = page.getByRole('figure', { name: 'Diff of hello.txt' });
+        await expect.poll(() => diff.textContent(), { timeout: 10_000 }).toContain(`+hello from ${name}`);
+      };
+      // The oldest is selected; its diff shows before anything is answered.
+      expect(await selected()).toBe('alpha: Write');
+      await diffShows('alpha');
+      await page.keyboard.press('a');
+      await expect.poll(selected, { timeout: 10_000 }).toBe('beta: Write');
+      await diffShows('beta');
+      // j and k move; the diff follows the selection.
+      await page.keyboard.press('j');
+      await expect.poll(selected).toBe('gamma: Write');
+      await diffShows('gamma');
+      await page.keyboard.press('k');
+      await expect.poll(selected).toBe('beta: Write');
+      await diffShows('beta');
+      await page.keyboard.press('d');
+      await expect.poll(selected, { timeout: 10_000 }).toBe('gamma: Write');
+      await diffShows('gamma');
+      await page.keyboard.press('a');
+      await page.getByText('Nothing waits for you.').waitFor({ timeout: 10_000 });
+      // What the keys did, as the API says it.
+      const outcome = async (s: { id: string }) => (await api('GET', `/v1/sessions/${s.id}/permissions`, undefined, kbWriter)).items.map((p: { status: string; answered_by?: string }) => `${p.status} by ${p.answered_by}`);
+      expect(await outcome(made[0]!)).toEqual(['allowed by kb-person']);
+      expect(await outcome(made[1]!)).toEqual(['denied by kb-person']);
+      expect(await outcome(made[2]!)).toEqual(['allowed by kb-person']);
+      expect((await api('GET', '/v1/pending', undefined, kbWriter)).items).toEqual([]);
+      for (const [i, s] of made.entries()) {
+        await until('the turn to end', async () => (await api('GET', `/v1/sessions/${s.id}/turns`, undefined, kbWriter)).items.every((x: { status: string }) => x.status === 'completed'));
+        const written = await fs.readFile(path.join(s.workspace, 'hello.txt'), 'utf8').catch(() => null);
+        expect(written, s.name).toBe(i === 1 ? null : `hello from ${s.name}\n`);
+      }
+      expect(pageErrors.get(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('the sessions list shows names, labels and what waits, follows the tenant stream and filters by label and status', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await logIn(context, kbWriter);
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click();
+      await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+      await page.getByText('Updated as sessions change.').waitFor({ timeout: 10_000 });
+      // Made after the list was shown: it comes by the stream, with its name, labels and, once it asks, its waiting count.
+      const s = await api('POST', '/v1/sessions', { name: 'delta fix', tools: ['Write'], labels: { team: 'web', env: 'prod' } }, kbWriter);
+      const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: s.id }) });
+      await row.waitFor({ timeout: 10_000 });
+      expect(await row.textContent()).toContain('delta fix');
+      expect(await row.textContent()).toContain('team: web');
+      await api('POST', `/v1/sessions/${s.id}/turns`, { tool_uses: [{ name: 'Write', input: { file_path: 'd.txt', content: 'd' } }] }, kbWriter);
+      await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('1 waiting');
+      // Filter: only the labelled session; then status closed: none of them.
+      await page.getByLabel('Labels (key:value, separated by spaces)').fill('team:web env:prod');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect.poll(() => page.locator('tbody tr').count(), { timeout: 10_000 }).toBe(1);
+      await page.getByLabel('Status').selectOption('closed');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('No session matches the filter.').waitFor({ timeout: 10_000 });
+      expect(pageErrors.get(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it('logs in once, answers a Write live with a remembered rule, a question and a plan, and survives a reload mid-turn', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
@@ -165,6 +253,8 @@ describe('the web console', () => {
       await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('unknown API key');
       await page.getByLabel('API key').fill(writer);
       await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click();
       await page.getByRole('heading', { name: 'Sessions' }).waitFor();
       const cookies = await context.cookies();
       expect(cookies).toHaveLength(1);
@@ -438,6 +528,7 @@ describe('the web console', () => {
     const context = await browser.newContext({ acceptDownloads: true });
     try {
       const page = await logIn(context, admin);
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click();
       await page.getByRole('columnheader', { name: 'Tenant' }).waitFor();
       const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: s.id }) });
       expect(await row.getByRole('cell').allTextContents()).toContain('acme');

@@ -1,42 +1,12 @@
-// Small hooks: polling while the tab is visible, loading a resource, the current hash route.
+// Small hooks: loading a resource, the current hash route, the
+// tenant's event stream.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { messageOf } from '../lib/problem.js';
+import { postJson } from '../api';
+import { ApiError, messageOf } from '../lib/problem.js';
+import type { StreamStatus } from '../lib/resume.js';
 import { parseRoute, type Route } from '../lib/route.js';
-
-/** Runs `fn` now and every `ms` while the page is visible (at once when it becomes visible). */
-export function usePolling(fn: () => Promise<void>, ms: number): void {
-  const latest = useRef(fn);
-  latest.current = fn;
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let running = false;
-    let stopped = false;
-    const run = async () => {
-      clearTimeout(timer);
-      timer = undefined;
-      if (stopped || running) return;
-      if (!document.hidden) {
-        running = true;
-        try {
-          await latest.current();
-        } finally {
-          running = false;
-        }
-      }
-      if (!stopped) timer = setTimeout(run, ms);
-    };
-    const onVisibility = () => {
-      if (!document.hidden) void run();
-    };
-    void run();
-    document.addEventListener('visibilitychange', onVisibility);
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisibility);
-    };
-  }, [ms]);
-}
+import { TenantStream } from '../lib/tenant-stream.js';
+import type { EventTicket } from '../lib/types.js';
 
 export interface Resource<T> {
   data: T | null;
@@ -95,4 +65,43 @@ export function useFocusOnChange<T extends HTMLElement>(key: string) {
     ref.current?.focus();
   }, [key]);
   return ref;
+}
+
+/**
+ * Follows the tenant's event stream (GET /v1/events, only `types`) and calls `changed` once per
+ * burst of events (`delayMs` after the first), and once more whenever the stream is live again
+ * (what happened while it was away). Returns the stream's status.
+ */
+export function useTenantChanges(types: readonly string[], changed: () => void, delayMs: number, onError: (message: string) => void): StreamStatus {
+  const [status, setStatus] = useState<StreamStatus>('connecting');
+  const latest = useRef({ changed, onError });
+  latest.current = { changed, onError };
+  const key = types.join(' ');
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const soon = () => {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        latest.current.changed();
+      }, delayMs);
+    };
+    const stream = new TenantStream('/v1/events', key.split(' '), {
+      takeTicket: async () => (await postJson<EventTicket>('/v1/events/tickets')).ticket,
+      open: (url) => new EventSource(url),
+      onEvent: soon,
+      onStatus: (s) => {
+        setStatus(s);
+        if (s === 'live') soon();
+      },
+      onError: (err) => latest.current.onError(messageOf(err)),
+      // The login ended (401: the app shows the login) or the key may not read (403).
+      isFatal: (err) => err instanceof ApiError && [401, 403].includes(err.status),
+    });
+    stream.start();
+    return () => {
+      stream.stop();
+      clearTimeout(timer);
+    };
+  }, [key, delayMs]);
+  return status;
 }

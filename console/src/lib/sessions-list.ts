@@ -31,3 +31,9 @@ export function refreshFirstPage(state: ListState, fresh: SessionList): ListStat
     next_cursor: beyond.length ? state.next_cursor : fresh.next_cursor,
   };
 }
+
+/** The list's query for a filter (`&label=…&status=…`): labels split on spaces. */
+export function listQuery(filter: { labels: string; status: string }): string {
+  const labels = filter.labels.split(/\s+/).filter((l) => l !== '');
+  return [...labels.map((l) => `&label=${encodeURIComponent(l)}`), ...(filter.status ? [`&status=${encodeURIComponent(filter.status)}`] : [])].join('');
+}

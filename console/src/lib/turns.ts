@@ -23,7 +23,32 @@ export interface TurnView {
   ended_at?: string;
   error?: { code: string; message: string };
   calls: CallView[];
+  /** Prompt turns: the prompt as posted. */
+  prompt?: string;
+  /** Prompt turns: the model's messages, by their index in the turn's conversation: text and the calls each asked for. */
+  said?: SaidView[];
 }
+
+export interface SaidView {
+  index: number;
+  text: string;
+  calls: string[];
+}
+
+type Message = Extract<NormaEvent, { type: 'message.completed' }>['message'];
+
+function saidOf(index: number, message: Message): SaidView {
+  const text = message.content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n\n');
+  const calls = message.content.flatMap((b) => (b.type === 'tool_use' && b.id ? [b.id] : []));
+  return { index, text, calls };
+}
+
+function withSaid(said: readonly SaidView[] | undefined, one: SaidView): SaidView[] {
+  return [...(said ?? []).filter((m) => m.index !== one.index), one].sort((a, b) => a.index - b.index);
+}
+
+/** The prompt's text (its text blocks, one paragraph each). */
+const promptText = (prompt: readonly { text: string }[] | undefined): string | undefined => (prompt ? prompt.map((p) => p.text).join('\n\n') : undefined);
 
 const FINAL: ReadonlySet<TurnStatus> = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
 
@@ -56,7 +81,12 @@ function fromTurn(turn: Turn, into: TurnView | undefined): TurnView {
   for (const use of turn.tool_uses) calls = mergeCall(calls, { id: use.id, tool: use.name, input: use.input });
   for (const result of turn.results) calls = mergeCall(calls, { id: result.tool_use_id, state: 'done', result });
   const keepOld = into !== undefined && isFinal(into.status) && !isFinal(turn.status);
+  let said = into?.said;
+  for (const [i, m] of (turn.messages ?? []).entries()) if (m.role === 'assistant') said = withSaid(said, saidOf(i, m as Message));
+  const prompt = promptText(turn.prompt) ?? into?.prompt;
   return {
+    ...(prompt !== undefined ? { prompt } : {}),
+    ...(said ? { said } : {}),
     id: turn.id,
     kind: turn.kind,
     status: keepOld ? into.status : turn.status,
@@ -86,7 +116,8 @@ export function applyTurnEvent(turns: readonly TurnView[], e: NormaEvent): reado
       return upsert(turns, e.turn_id, (old) => {
         let calls = old?.calls ?? [];
         for (const use of e.tool_uses) calls = mergeCall(calls, { id: use.id, tool: use.name, input: use.input });
-        return { ...(old ?? placeholder(e.turn_id, e.time)), kind: e.kind, calls };
+        const prompt = promptText(e.prompt);
+        return { ...(old ?? placeholder(e.turn_id, e.time)), kind: e.kind, calls, ...(prompt !== undefined ? { prompt } : {}) };
       });
     case 'message.completed':
       return upsert(turns, e.turn_id, (old) => {
@@ -94,7 +125,10 @@ export function applyTurnEvent(turns: readonly TurnView[], e: NormaEvent): reado
         for (const b of e.message.content) {
           if (b.type === 'tool_use' && b.id) calls = mergeCall(calls, { id: b.id, tool: b.name ?? '', input: b.input });
         }
-        return { ...(old ?? { ...placeholder(e.turn_id, e.time), kind: 'prompt' }), calls };
+        const base = old ?? { ...placeholder(e.turn_id, e.time), kind: 'prompt' as const };
+        // A subagent's messages belong to its Agent call, not to the turn's conversation.
+        const said = e.parent_tool_use_id ? base.said : withSaid(base.said, saidOf(e.message_index, e.message));
+        return { ...base, calls, ...(said ? { said } : {}) };
       });
     case 'tool.started':
       return upsert(turns, e.turn_id, (old) => {

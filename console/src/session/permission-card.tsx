@@ -11,6 +11,7 @@ import { ApiError, messageOf } from '../lib/problem.js';
 import { shortcutOf } from '../lib/shortcuts.js';
 import type { PermissionRequest } from '../lib/types.js';
 import { Markdown } from './markdown';
+import { Preview } from './preview';
 
 export interface CardProps {
   sessionId: string;
@@ -87,7 +88,17 @@ export function PermissionCard({ sessionId, request, canAnswer, primary, onDone 
       <p class="reason">
         <strong>Why you are asked:</strong> {request.reason}
       </p>
-      {plan !== null ? (
+      {request.preview ? (
+        <>
+          <Preview sessionId={sessionId} preview={request.preview} />
+          {request.preview.kind !== 'plan' && (
+            <details>
+              <summary>Input</summary>
+              <pre class="json">{prettyJson(request.input)}</pre>
+            </details>
+          )}
+        </>
+      ) : plan !== null ? (
         <Markdown text={plan} label="Plan" />
       ) : (
         <>

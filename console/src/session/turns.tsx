@@ -12,6 +12,7 @@ import type { Turn } from '../lib/types.js';
 import { Collapsible, ToolResultView } from './tool-result';
 import { memoized } from '../components/memo';
 import { TurnChanges } from './turn-changes';
+import { Markdown } from './markdown';
 
 const STATE_TEXT: Record<CallView['state'], string> = { waiting: 'waiting', running: 'running', done: 'done' };
 
@@ -97,7 +98,9 @@ function TurnItem({ sessionId, turn, pending, live, canWrite, dispatch }: TurnIt
         )}
         <ErrorAlert message={error} />
         {isFinal(turn.status) && <TurnChanges sessionId={sessionId} turnId={turn.id} canWrite={canWrite} />}
-        {turn.calls.length === 0 ? (
+        {turn.kind === 'prompt' && (turn.prompt !== undefined || (turn.said?.length ?? 0) > 0) ? (
+          <Conversation sessionId={sessionId} turn={turn} progress={live.progress} />
+        ) : turn.calls.length === 0 ? (
           <p class="muted">No tool calls.</p>
         ) : (
           <ol class="calls">
@@ -108,6 +111,52 @@ function TurnItem({ sessionId, turn, pending, live, canWrite, dispatch }: TurnIt
         )}
       </article>
     </li>
+  );
+}
+
+/**
+ * A prompt turn as a conversation: the prompt, then each message of the model rendered as
+ * (sanitised) Markdown with the calls it asked for folded in below it; calls of no message (a
+ * subagent's) after them.
+ */
+function Conversation({ sessionId, turn, progress }: { sessionId: string; turn: TurnView; progress: Readonly<Record<string, string>> }) {
+  const byId = new Map(turn.calls.map((c) => [c.id, c]));
+  const placed = new Set((turn.said ?? []).flatMap((m) => m.calls));
+  const rest = turn.calls.filter((c) => !placed.has(c.id));
+  return (
+    <div class="conversation" aria-label="Conversation">
+      {turn.prompt !== undefined && (
+        <div class="said user">
+          <p class="label">Prompt</p>
+          <pre class="text">{turn.prompt}</pre>
+        </div>
+      )}
+      {(turn.said ?? []).map((m) => (
+        <div key={m.index} class="said model">
+          {m.text !== '' && <Markdown text={m.text} label="The model" />}
+          {m.calls.length > 0 && (
+            <details>
+              <summary>
+                {m.calls.length} tool call{m.calls.length === 1 ? '' : 's'}: {m.calls.map((id) => byId.get(id)?.tool ?? id).join(', ')}
+              </summary>
+              <ol class="calls">
+                {m.calls.map((id) => {
+                  const c = byId.get(id);
+                  return c ? <MemoCall key={id} sessionId={sessionId} call={c} progress={progress[id]} /> : null;
+                })}
+              </ol>
+            </details>
+          )}
+        </div>
+      ))}
+      {rest.length > 0 && (
+        <ol class="calls">
+          {rest.map((c) => (
+            <MemoCall key={c.id} sessionId={sessionId} call={c} progress={progress[c.id]} />
+          ))}
+        </ol>
+      )}
+    </div>
   );
 }
 
