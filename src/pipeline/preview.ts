@@ -19,9 +19,11 @@ export async function previewFor(call: ToolCall, tool: CoreTool, input: unknown,
   try {
     await collector.write(made.preview.diff);
     const done = await collector.finish();
+    // Longer in UTF-16 units than the limit, yet not in characters: whole after all.
+    if (!done.truncation) return made;
     return {
       ...made,
-      preview: { ...made.preview, diff: done.text, truncated: true, ...(done.truncation?.output_id ? { output_id: done.truncation.output_id } : {}) },
+      preview: { ...made.preview, diff: done.text, truncated: true, ...(done.truncation.output_id ? { output_id: done.truncation.output_id } : {}) },
     };
   } catch {
     await collector.abort().catch(() => undefined);

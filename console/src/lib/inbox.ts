@@ -1,16 +1,13 @@
 // The inbox's bookkeeping: which item is selected, where j/k move it, what is selected once the
 // selected one was answered, and which keys do what.
 import type { PendingItem } from './types.js';
-import type { KeyLike, TargetLike } from './shortcuts.js';
+import { notAShortcut, type KeyLike, type TargetLike } from './shortcuts.js';
 
 export type InboxKey = 'next' | 'previous';
 
-const TYPING = new Set(['INPUT', 'TEXTAREA', 'SELECT']);
-
 /** `j` and `k` move the selection, unless the person types somewhere or holds a modifier. */
 export function inboxKeyOf(event: KeyLike, target: TargetLike | null): InboxKey | null {
-  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return null;
-  if (target && (TYPING.has((target.tagName ?? '').toUpperCase()) || target.isContentEditable)) return null;
+  if (notAShortcut(event, target)) return null;
   if (event.key === 'j') return 'next';
   if (event.key === 'k') return 'previous';
   return null;

@@ -19,9 +19,14 @@ export interface TargetLike {
 
 const TYPING = new Set(['INPUT', 'TEXTAREA', 'SELECT']);
 
+/** Whether a key press is the person typing (in a field, with a modifier, or already handled): no shortcut then. */
+export function notAShortcut(event: KeyLike, target: TargetLike | null): boolean {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return true;
+  return target !== null && (TYPING.has((target.tagName ?? '').toUpperCase()) || target.isContentEditable === true);
+}
+
 export function shortcutOf(event: KeyLike, target: TargetLike | null): Shortcut | null {
-  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return null;
-  if (target && (TYPING.has((target.tagName ?? '').toUpperCase()) || target.isContentEditable)) return null;
+  if (notAShortcut(event, target)) return null;
   if (event.key === 'a') return 'allow';
   if (event.key === 'd') return 'deny';
   return null;

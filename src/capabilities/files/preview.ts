@@ -10,6 +10,7 @@ import { textDiffPreview } from '../../checkpoints/text-diff.js';
 import { PathRefusal } from '../../sandbox/paths.js';
 import type { PreviewResult, ToolContext } from '../../tools/tool.js';
 import type { FileDeps } from './deps.js';
+import { readExactly } from './read.js';
 
 /** Files larger than this are described by size, not diffed. */
 const MAX_PREVIEW_FILE_BYTES = 4 * 1024 * 1024;
@@ -51,7 +52,8 @@ export async function filePreview(ctx: ToolContext, deps: FileDeps, userPath: st
       if (file.size > MAX_PREVIEW_FILE_BYTES) {
         return { preview: { ...base, operation: 'update', before_sha256: null, before_bytes: file.size, not_shown: `the file is larger than ${MAX_PREVIEW_FILE_BYTES} bytes` }, stale: staleCheck(abs, identity) };
       }
-      bytes = await readAtMost(file.handle, MAX_PREVIEW_FILE_BYTES);
+      // As big as it was when opened, at most: one that grows while it is read stops there.
+      bytes = await readExactly(file.handle, file.size);
     } finally {
       await file.handle.close();
     }
@@ -102,18 +104,6 @@ function staleCheck(abs: string, identity: Identity | null): () => boolean {
       return identity !== null;
     }
   };
-}
-
-/** The file's bytes, at most `max` of them (one that grows while it is read stops there). */
-async function readAtMost(handle: import('node:fs/promises').FileHandle, max: number): Promise<Buffer> {
-  const buf = Buffer.alloc(max);
-  let n = 0;
-  while (n < max) {
-    const { bytesRead } = await handle.read(buf, n, max - n, n);
-    if (bytesRead === 0) break;
-    n += bytesRead;
-  }
-  return buf.subarray(0, n);
 }
 
 function refusalText(err: unknown): string {

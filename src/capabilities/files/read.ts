@@ -93,7 +93,7 @@ export const readTool = defineTool<ReadInput, FileDeps>({
 });
 
 /** Reads `size` bytes from the start (a file that shrank meanwhile yields what is there). */
-async function readExactly(handle: import('node:fs/promises').FileHandle, size: number): Promise<Buffer> {
+export async function readExactly(handle: import('node:fs/promises').FileHandle, size: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(size);
   let filled = 0;
   while (filled < size) {
