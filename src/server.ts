@@ -56,19 +56,8 @@ import type { Replicas, ReplicaOptions } from './app/replicas.js';
 import type { Resolver } from './sandbox/egress.js';
 import { OutputFiles } from './store/outputs.js';
 import type { Store } from './store/store.js';
-import { eventRoutes } from '../routes/events.js';
-import { healthRoutes } from '../routes/health.js';
-import { permissionRoutes } from '../routes/permissions.js';
-import { questionRoutes } from '../routes/questions.js';
-import { inboxRoutes } from '../routes/inbox.js';
 import { TenantStreams } from './events/tenant-stream.js';
-import { sessionStateRoutes } from '../routes/session-state.js';
-import { sessionRoutes } from '../routes/sessions.js';
-import { turnRoutes } from '../routes/turns.js';
-import { outputRoutes } from '../routes/outputs.js';
-import { checkpointRoutes } from '../routes/checkpoints.js';
-import { metricsRoutes } from '../routes/metrics.js';
-import { consoleRoutes } from '../routes/console.js';
+import { allRoutes } from '../routes/index.js';
 import { ServerMetrics } from './telemetry/metrics.js';
 import { TimedStore } from './telemetry/timed-store.js';
 import { Admission } from './app/admission.js';
@@ -393,18 +382,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   useDepthCheckedJson(app);
   installProblemHandling(app, { bodyLimitBytes: config.bodyLimitBytes, explainer: new ValidationExplainer(SHARED_SCHEMAS) });
 
-  await app.register(healthRoutes, { ctx });
-  await app.register(sessionRoutes, { ctx });
-  await app.register(turnRoutes, { ctx });
-  await app.register(permissionRoutes, { ctx });
-  await app.register(questionRoutes, { ctx });
-  await app.register(inboxRoutes, { ctx });
-  await app.register(sessionStateRoutes, { ctx });
-  await app.register(eventRoutes, { ctx });
-  await app.register(outputRoutes, { ctx });
-  await app.register(checkpointRoutes, { ctx });
-  await app.register(metricsRoutes, { metrics });
-  if (config.console.enabled) await app.register(consoleRoutes, { keys, logins, now: () => clock().getTime(), dir: config.console.dir });
+  // Registered as they are, not encapsulated: hooks and schemas added above apply to every route.
+  await allRoutes(app, { ctx, metrics, console: config.console.enabled ? { keys, logins, now: () => clock().getTime(), dir: config.console.dir } : null });
 
   // Retention: one sweep at start (orphans of a previous process), then periodically.
   const sweep = retentionSweeps(application, outputs, logger);

@@ -25,7 +25,8 @@ import { appendDecisionStatement, appendEventStatement, deleteSessionStatements,
 
 export { describeUrl } from './pg-shared.js';
 import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
-import { pendingSelect, pendingCountsSelect, sessionFilters, TENANT_CURSOR, tenantCursorOf, tenantEventsArgs, tenantEventsSelect, tenantHeadSelect } from './pg-pending.js';
+import { pendingCountsOf, pendingEntriesOf, pendingSelect, pendingCountsSelect, sessionPageSelect, TENANT_CURSOR, tenantCursorOf, tenantEventsArgs, tenantEventsOf, tenantEventsSelect, tenantHeadSelect } from './pg-inbox.js';
+import { laterReads } from './pg-later.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -169,23 +170,8 @@ export class PostgresStore implements Store {
   }
 
   listSessions(query: SessionPageQuery): SessionRecord[] {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (query.tenant !== undefined) {
-      args.push(query.tenant);
-      where.push(`tenant = $${args.length}`);
-    }
-    if (query.after) {
-      args.push(query.after.created_at, query.after.id);
-      where.push(`(created_at, id) < ($${args.length - 1}, $${args.length})`);
-    }
-    where.push(...sessionFilters(query, args));
-    args.push(big(query.limit));
-    const rows = this.read(
-      `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`,
-      args,
-    );
-    return rows.map((r) => recordOf(r)!);
+    const { sql, args } = sessionPageSelect(query, SESSION_COLUMNS);
+    return this.read(sql, args).map((r) => recordOf(r)!);
   }
 
   deleteSession(id: string): void {
@@ -276,7 +262,7 @@ export class PostgresStore implements Store {
   }
 
   tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {
-    return this.read(tenantEventsSelect, tenantEventsArgs(tenant, after, limit)).map((r) => ({ cursor: tenantCursorOf(r), event: JSON.parse(String(r.data)) }));
+    return tenantEventsOf(this.read(tenantEventsSelect, tenantEventsArgs(tenant, after, limit)));
   }
 
   tenantHead(tenant: string): string {
@@ -289,16 +275,11 @@ export class PostgresStore implements Store {
 
   listPending(query: PendingQuery): PendingEntry[] {
     const { sql, args } = pendingSelect(query);
-    return this.read(sql, args).map((r) =>
-      r.kind === 'permission' ? { kind: 'permission', request: JSON.parse(String(r.data)) } : { kind: 'question', question: JSON.parse(String(r.data)) },
-    );
+    return pendingEntriesOf(this.read(sql, args));
   }
 
   pendingCounts(sessionIds: readonly string[]): Map<string, number> {
-    const counts = new Map<string, number>();
-    if (sessionIds.length === 0) return counts;
-    for (const r of this.read(pendingCountsSelect, [[...sessionIds]])) counts.set(String(r.session_id), Number(r.n));
-    return counts;
+    return sessionIds.length === 0 ? new Map() : pendingCountsOf(this.read(pendingCountsSelect, [[...sessionIds]]));
   }
 
   putOutput(output: Output): void {
@@ -407,19 +388,11 @@ export class PostgresStore implements Store {
   }
 
   /** Reads of what has committed that the server does not wait for (after this process's units of the session). */
-  readonly later: LaterReads = {
-    lastSeq: async (sessionId) => Number((await this.db.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId], [sessionId]))[0]!.n),
-    tenantOf: async (sessionId) => (await this.db.read('SELECT tenant FROM sessions WHERE id = $1', [sessionId], [sessionId]))[0]?.tenant as string | undefined,
-    getTurn: async (sessionId, turnId) => {
-      const read = (sql: string, params: unknown[]) => this.db.read(sql, params, [sessionId]);
-      return PgTurns.getLater(read, sessionId, turnId);
-    },
-    eventsAfter: async (sessionId, afterSeq, limit) =>
-      documentsOf<NormaEvent>(await this.db.read('SELECT data FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [sessionId, big(afterSeq), big(limit)], [sessionId])),
-    tenantEventsAfter: async (tenant, after, limit) =>
-      (await this.db.read(tenantEventsSelect, tenantEventsArgs(tenant, after, limit), [])).map((r) => ({ cursor: tenantCursorOf(r), event: JSON.parse(String(r.data)) })),
-    tenantHead: async (tenant) => tenantCursorOf((await this.db.read(tenantHeadSelect, [tenant], []))[0]),
-  };
+  get later(): LaterReads {
+    return (this.laterCache ??= laterReads(this.db));
+  }
+
+  private laterCache: LaterReads | undefined;
 
   /** Idempotency-Key answers, written in this store's transactions (pg-idempotency.ts). */
   get idempotency(): PgIdempotency {

@@ -1,9 +1,29 @@
-// PostgreSQL statements of what waits for a person across sessions (GET /v1/pending) and of the
-// session list's filters (labels, status).
-import { storeInt, type PendingQuery, type SessionPageQuery } from './store.js';
+// PostgreSQL statements of what waits for a person across sessions (GET /v1/pending), of a page
+// of the session list with its filters (tenant, labels, status), and of the tenants' logs.
+import { storeInt, type PendingEntry, type PendingQuery, type SessionPageQuery, type TenantEvent } from './store.js';
+
+/** A read of rows (synchronous, or not waited for). */
+type Rows = Record<string, unknown>[];
+
+/** A page of sessions, newest first (`columns`: what a SessionRecord is read from). */
+export function sessionPageSelect(query: SessionPageQuery, columns: string): { sql: string; args: unknown[] } {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (query.tenant !== undefined) {
+    args.push(query.tenant);
+    where.push(`tenant = $${args.length}`);
+  }
+  if (query.after) {
+    args.push(query.after.created_at, query.after.id);
+    where.push(`(created_at, id) < ($${args.length - 1}, $${args.length})`);
+  }
+  where.push(...sessionFilters(query, args));
+  args.push(storeInt(query.limit));
+  return { sql: `SELECT ${columns} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`, args };
+}
 
 /** The WHERE parts of a session list's label and status filters, their values pushed onto `args`. */
-export function sessionFilters(query: SessionPageQuery, args: unknown[]): string[] {
+function sessionFilters(query: SessionPageQuery, args: unknown[]): string[] {
   const where: string[] = [];
   if (query.status !== undefined) {
     args.push(query.status);
@@ -64,4 +84,21 @@ export function tenantEventsArgs(tenant: string, after: string, limit: number): 
 
 export function tenantCursorOf(row: Record<string, unknown> | undefined): string {
   return row ? `${String(row.xid)}-${String(row.gid)}` : '0-0';
+}
+
+/** The tenant's log after `after`, read with `read`. */
+export function tenantEventsOf(rows: Rows): TenantEvent[] {
+  return rows.map((r) => ({ cursor: tenantCursorOf(r), event: JSON.parse(String(r.data)) }));
+}
+
+/** Pending entries from pendingSelect's rows. */
+export function pendingEntriesOf(rows: Rows): PendingEntry[] {
+  return rows.map((r) =>
+    r.kind === 'permission' ? { kind: 'permission', request: JSON.parse(String(r.data)) } : { kind: 'question', question: JSON.parse(String(r.data)) },
+  );
+}
+
+/** Pending counts by session from pendingCountsSelect's rows. */
+export function pendingCountsOf(rows: Rows): Map<string, number> {
+  return new Map(rows.map((r) => [String(r.session_id), Number(r.n)]));
 }
