@@ -6,6 +6,7 @@ import type { ServerMetrics } from '../src/telemetry/metrics.js';
 import { checkpointRoutes } from './checkpoints.js';
 import { consoleRoutes, type ConsoleRouteOptions } from './console.js';
 import { eventRoutes } from './events.js';
+import { evidenceRoutes } from './evidence.js';
 import { healthRoutes } from './health.js';
 import { inboxRoutes } from './inbox.js';
 import { metricsRoutes } from './metrics.js';
@@ -24,7 +25,7 @@ export interface RouteOptions {
 }
 
 export const allRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx, metrics, console }) => {
-  for (const plugin of [healthRoutes, sessionRoutes, turnRoutes, permissionRoutes, questionRoutes, inboxRoutes, sessionStateRoutes, eventRoutes, outputRoutes, checkpointRoutes]) {
+  for (const plugin of [healthRoutes, sessionRoutes, turnRoutes, permissionRoutes, questionRoutes, inboxRoutes, sessionStateRoutes, eventRoutes, outputRoutes, checkpointRoutes, evidenceRoutes]) {
     await app.register(plugin, { ctx });
   }
   await app.register(metricsRoutes, { metrics });

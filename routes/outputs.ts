@@ -1,10 +1,10 @@
 // Spill files (API.md "Outputs"): list, and download with ETag, Repr-Digest and Range.
-import fs from 'node:fs/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { Id, OutputListSchema, ref } from '../src/contract/schemas.js';
 import { DomainError } from '../src/errors.js';
+import type { OpenOutput } from '../src/store/outputs.js';
 import { SessionParams, commonProblems, problems, scopeOf } from './common.js';
 
 const OutputParams = Type.Object(
@@ -86,7 +86,7 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       },
     },
     async (req, reply) => {
-      const { output, file } = ctx.app.audit.outputForDownload(scopeOf(req), req.params.session_id, req.params.output_id);
+      const { output, open } = ctx.app.audit.outputForDownload(scopeOf(req), req.params.session_id, req.params.output_id);
       const etag = `"${output.sha256}"`;
       reply.header('etag', etag);
       reply.header('repr-digest', `sha-256=:${Buffer.from(output.sha256, 'hex').toString('base64')}:`);
@@ -98,28 +98,29 @@ export const outputRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         // has): a reply sent without a payload gets none, where `null` would be labelled JSON.
         return reply.code(304).send(undefined as unknown as null);
       }
-      let handle;
+      let file: OpenOutput;
       try {
-        handle = await fs.open(file, 'r');
-      } catch {
-        throw new DomainError('gone', `output ${output.id} is no longer on disk`);
+        file = await open();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new DomainError('gone', `output ${output.id} is no longer on disk`);
+        throw err;
       }
-      const size = (await handle.stat()).size;
+      const size = file.size;
       const ifRange = req.headers['if-range'];
       const range = ifRange !== undefined && ifRange.trim() !== etag ? null : parseRange(req.headers.range, size);
       if (range === 'unsatisfiable') {
-        await handle.close();
+        await file.close();
         reply.header('content-range', `bytes */${size}`);
         throw new DomainError('range_not_satisfiable', `range ${req.headers.range} is outside the output's ${size} bytes`);
       }
       reply.type('text/plain; charset=utf-8');
       if (range === null) {
         reply.header('content-length', size);
-        return reply.code(200).send(handle.createReadStream());
+        return reply.code(200).send(size === 0 ? (await file.close(), '') : file.stream());
       }
       reply.header('content-range', `bytes ${range.start}-${range.end}/${size}`);
       reply.header('content-length', range.end - range.start + 1);
-      return reply.code(206).send(handle.createReadStream({ start: range.start, end: range.end }));
+      return reply.code(206).send(file.stream(range.start, range.end));
     },
   );
 };

@@ -168,7 +168,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (req, reply) => {
-      const head = ctx.app.audit.exportHead(scopeOf(req), req.params.session_id); // 404 before anything is sent
+      // The head is signed first (as committed now); the export then holds exactly what it covers.
+      const chain = ctx.app.evidence.exportChain(scopeOf(req), req.params.session_id); // 404 before anything is sent
+      const head = { ...ctx.app.audit.exportHead(scopeOf(req), req.params.session_id, chain.head.decisions.seq), chain };
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -182,7 +184,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       const json = JSON.stringify(head);
       await write(`${json.slice(0, -1)},"events":[`);
       let first = true;
-      for (const page of ctx.app.audit.exportEvents(scopeOf(req), req.params.session_id)) {
+      for (const page of ctx.app.audit.exportEvents(scopeOf(req), req.params.session_id, chain.head.events.seq)) {
         if (res.destroyed) return;
         const body = page.map((e) => JSON.stringify(e)).join(',');
         await write(first ? body : `,${body}`);

@@ -79,5 +79,5 @@ if (!built) {
   const { buildConsole } = await import('./build-console.mjs');
   await buildConsole(path.join(root, 'dist', 'console'));
   fs.writeFileSync(stampFile, `${hash}\n`);
-  if (!always) console.error(`built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s; starting the server`);
+  if (!always) console.error(`built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

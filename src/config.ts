@@ -49,6 +49,8 @@ export interface Config extends Pick<SandboxSettings, 'secretsFile' | 'egressCaF
   sessionHooks: boolean;
   /** A JSON file of operator hooks (the shape of a session's `hooks`) run for every session (NORMA_HOOKS_FILE). */
   hooksFile: string | undefined;
+  /** Evidence: the signing key (NORMA_SIGNING_KEY_FILE; unset: `signing-key.pem` in the data directory, made on first start), the master key of encryption at rest (NORMA_ENCRYPTION_KEY_FILE; unset: off), how often moved chains are signed (NORMA_CHAIN_SIGN_INTERVAL_S). */
+  evidence: { signingKeyFile: string | undefined; encryptionKeyFile: string | undefined; signIntervalMs: number };
   /** The operator's skills: a folder of skill folders, each with a SKILL.md (NORMA_SKILLS_DIR). */
   skillsDir: string | undefined;
   /** A JSON file of MCP servers (the shape of a session's `mcp_servers`) every session gets (NORMA_MCP_FILE). */
@@ -269,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const outputRetentionS = positiveInt('NORMA_OUTPUT_RETENTION_S', 7 * 24 * 3600);
   const sessionRetentionS = positiveInt('NORMA_SESSION_RETENTION_S', 30 * 24 * 3600);
   const shutdownGraceS = positiveInt('NORMA_SHUTDOWN_GRACE_S', 10);
+  const signIntervalS = positiveInt('NORMA_CHAIN_SIGN_INTERVAL_S', 60);
   const positiveNumber = (name: string, fallback: number): number => {
     const raw = get(name);
     if (raw === undefined) return fallback;
@@ -359,6 +362,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sandboxUser,
     sessionHooks: rawHooks === 'on',
     hooksFile: file('NORMA_HOOKS_FILE'),
+    evidence: { signingKeyFile: file('NORMA_SIGNING_KEY_FILE'), encryptionKeyFile: file('NORMA_ENCRYPTION_KEY_FILE'), signIntervalMs: signIntervalS * 1000 },
     skillsDir: file('NORMA_SKILLS_DIR'),
     mcpFile: file('NORMA_MCP_FILE'),
     mcpReadOnlyRoots,

@@ -42,6 +42,7 @@ import type { SandboxHost, SandboxStatus } from './sandbox/process.js';
 import { createSandboxHost } from './sandbox/host.js';
 import { createApplication, INTERNAL } from './app/index.js';
 import { retentionSweeps } from './app/sweeps.js';
+import { openEvidence, type Evidence } from './app/evidence-setup.js';
 import { findRipgrep } from './capabilities/files/grep.js';
 import { CATALOG, ToolCatalog } from './tools/catalog.js';
 import { HtmlConverter } from './web/html-convert.js';
@@ -128,7 +129,16 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   // The database is opened first: an unusable one stops start-up (StoreOpenError names it).
   const rawStore = options.store ?? openStore(config);
   const store = new TimedStore(rawStore, metrics.storeDuration);
+  let evidence: Evidence;
+  try {
+    evidence = openEvidence(config, rawStore, clock, logger);
+  } catch (err) {
+    if (!options.store) store.close(); // start-up stops: release the database
+    throw err;
+  }
   const events = new EventLog(store, clock);
+  // Chains that moved here are signed again within an interval (chain-signer.ts).
+  events.observe((e) => evidence.signer.touched(e.session_id));
   // Counts and log lines of domain events come from the one point every event passes.
   events.observe(metrics.observeEvent);
   events.observe(domainLog(logger, store));
@@ -143,7 +153,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const mcpSchemas = new McpSchemas();
   const catalog = new ToolCatalog({ rgPath: findRipgrep(), html });
   const outputLimits = { maxAgeMs: config.outputRetentionMs, maxBytesPerSession: config.outputMaxBytesPerSession };
-  const outputs = new OutputFiles(path.join(config.dataDir, 'outputs'), store, clock, newId, outputLimits, logger);
+  const outputs = new OutputFiles(path.join(config.dataDir, 'outputs'), store, clock, newId, outputLimits, logger, evidence.encryption?.sealer);
   let sandboxHost: SandboxHost;
   try {
     sandboxHost = options.processSandbox ?? (await createSandboxHost(config.sandbox, config.cgroup, config.sandboxUser));
@@ -197,6 +207,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   // The sockets the server listens on: a sandbox's network never reaches them.
   let listening: () => { address: string; port: number }[] = () => [];
   const application = createApplication({
+    signer: evidence.signer,
+    ...(evidence.encryption ? { encryption: evidence.encryption } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
     modelOptions: {
       ...(options.modelOptions ?? {}),
@@ -253,7 +265,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const recovered = replicas ? await replicas.start() : await application.recovery.recover(INTERNAL);
   if (recovered.sessions > 0) logger.info(recovered, 'recovered sessions from the store');
 
-  const readiness = readinessCheck({ config, store: rawStore, sandboxHost, sandboxStatus, webSearch: () => application.webSearch, rgPath: catalog.options.rgPath });
+  const readiness = readinessCheck({ config, store: rawStore, evidence: () => evidence.describe(), sandboxHost, sandboxStatus, webSearch: () => application.webSearch, rgPath: catalog.options.rgPath });
 
   const shutdown = httpShutdown();
   const ctx: AppContext = {
@@ -397,6 +409,9 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     await sweep(true);
   });
   app.addHook('onClose', async () => clearInterval(sweepTimer));
+  const signTimer = setInterval(() => evidence.signer.sweep(), config.evidence.signIntervalMs);
+  signTimer.unref();
+  app.addHook('onClose', async () => clearInterval(signTimer));
 
   shutdown.track(app.server);
 
@@ -411,6 +426,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
         await shutdown.drain(() => app.close());
       } finally {
         // The node's lock goes last: its sessions are taken over once what it had to write is stored.
+        // What moved since the last signing is signed before the database is let go.
+        evidence.signer.sweep();
         await node?.close();
         if (!options.store) rawStore.close();
         if (ownsSandbox) await sandboxHost.limits.close();

@@ -45,6 +45,7 @@ describe('loadConfig: defaults', () => {
       sandboxUser: undefined,
       sessionHooks: true,
       hooksFile: undefined,
+      evidence: { signingKeyFile: undefined, encryptionKeyFile: undefined, signIntervalMs: 60_000 },
       skillsDir: undefined,
       mcpFile: undefined,
       // The server's own node_modules: where MCP servers installed beside it live.

@@ -220,6 +220,10 @@ describe('the document under Prism (proxy mode, validating every request and res
       await d.head('/readyz');
       await d.get('/metrics');
       await d.head('/metrics');
+      expectStatus(await d.get('/v1/signing-key'), 200);
+      await d.head('/v1/signing-key');
+      // Encryption at rest is off on these servers: there is no key to rotate.
+      expectStatus(await d.post('/v1/encryption/rotate'), 409);
     }
 
     // A session, its settings and its lists.
@@ -234,7 +238,7 @@ describe('the document under Prism (proxy mode, validating every request and res
     await d.head(base);
     expectStatus(await d.call('PATCH', base, { body: { permission_mode: 'default' } }), 200);
     expectStatus(await d.get('/v1/sessions/ses_nothing_here'), 404);
-    for (const sub of ['tools', 'export', 'decisions', 'hook-runs', 'egress', 'mcp/requests', 'todos', 'memory', 'mcp', 'skills', 'outputs', 'turns', 'permissions', 'questions']) {
+    for (const sub of ['tools', 'export', 'verify', 'decisions', 'hook-runs', 'egress', 'mcp/requests', 'todos', 'memory', 'mcp', 'skills', 'outputs', 'turns', 'permissions', 'questions']) {
       const r = await d.get(`${base}/${sub}`);
       expect(r.status, `${sub}: ${r.text}`).toBe(200);
       await d.head(`${base}/${sub}`);

@@ -4,6 +4,7 @@ import type { Decision, Output } from '../contract/schemas.js';
 import type { NormaEvent } from '../contract/events.js';
 import { DomainError, notFound } from '../errors.js';
 import type { DecisionQuery } from '../store/store.js';
+import type { OpenOutput } from '../store/outputs.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 
@@ -43,26 +44,29 @@ export class AuditUseCases {
     return this.parts.deps.store.listOutputs(sessionId);
   }
 
-  /** The record and file path of an output to serve; 404 unknown, 410 removed by retention. */
-  outputForDownload(scope: Scope, sessionId: string, outputId: string): { output: Output; file: string } {
+  /** The record of an output to serve and the way to open its file; 404 unknown, 410 removed by retention. */
+  outputForDownload(scope: Scope, sessionId: string, outputId: string): { output: Output; open: () => Promise<OpenOutput> } {
     this.parts.records.get(sessionId, scope.tenant);
     const output = this.parts.deps.store.getOutput(sessionId, outputId);
     if (!output) throw notFound('output', outputId);
     if (output.status !== 'available') {
       throw new DomainError('gone', `output ${outputId} was removed by retention at ${output.expired_at ?? 'an earlier time'}; its record (sha256 ${output.sha256}) remains`);
     }
-    return { output, file: this.parts.deps.outputs.filePath(sessionId, outputId) };
+    return { output, open: () => this.parts.deps.outputs.open(sessionId, outputId) };
   }
 
-  /** The parts of a session export other than its events (those are streamed page by page). */
-  exportHead(scope: Scope, id: string) {
+  /**
+   * The parts of a session export other than its events (those are streamed page by page), its
+   * decisions up to `decisionsUpTo` (the signed head's).
+   */
+  exportHead(scope: Scope, id: string, decisionsUpTo = Number.MAX_SAFE_INTEGER) {
     const { session, todos } = this.parts.records.get(id, scope.tenant);
     const { store } = this.parts.deps;
     const decisions: Decision[] = [];
     for (let after = 0; ; ) {
       const page = store.listDecisions(id, { afterSeq: after, limit: 1000 });
-      decisions.push(...page);
-      if (page.length < 1000) break;
+      decisions.push(...page.filter((d) => d.seq <= decisionsUpTo));
+      if (page.length < 1000 || page.at(-1)!.seq >= decisionsUpTo) break;
       after = page.at(-1)!.seq;
     }
     return {
@@ -79,13 +83,13 @@ export class AuditUseCases {
     };
   }
 
-  /** The session's durable events in seq order, a page at a time. */
-  *exportEvents(scope: Scope, id: string, pageSize = 1000) {
+  /** The session's durable events in seq order up to `upTo` (the signed head's), a page at a time. */
+  *exportEvents(scope: Scope, id: string, upTo = Number.MAX_SAFE_INTEGER, pageSize = 1000) {
     this.parts.records.get(id, scope.tenant);
     for (let after = 0; ; ) {
-      const page = this.parts.deps.store.eventsAfter(id, after, pageSize);
+      const page = this.parts.deps.store.eventsAfter(id, after, pageSize).filter((e) => e.seq <= upTo);
       if (page.length > 0) yield page;
-      if (page.length < pageSize) return;
+      if (page.length < pageSize || page.at(-1)!.seq >= upTo) return;
       after = page.at(-1)!.seq;
     }
   }

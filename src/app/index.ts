@@ -1,5 +1,8 @@
 // The application: the use cases the HTTP edge calls, over one set of shared parts.
 import { AuditUseCases } from './audit.js';
+import { EvidenceUseCases } from './evidence.js';
+import { ChainSigner } from '../events/chain-signer.js';
+import { SigningKey } from '../evidence/signing.js';
 import { InteractionUseCases } from './interactions.js';
 import { InboxUseCases } from './inbox.js';
 import { createParts, type AppDeps } from './parts.js';
@@ -31,6 +34,8 @@ export interface Application {
   /** What waits for a person across a tenant's sessions. */
   inbox: InboxUseCases;
   audit: AuditUseCases;
+  /** Signing keys, the check of a stored chain, the signed chain of an export, the master key's rotation. */
+  evidence: EvidenceUseCases;
   retention: RetentionUseCases;
   recovery: RecoveryUseCases;
   /** A session's checkpoints, changes, rewind and fork. */
@@ -66,6 +71,7 @@ export function createApplication(deps: AppDeps): Application {
     interactions: new InteractionUseCases(parts),
     inbox: new InboxUseCases(parts),
     audit: new AuditUseCases(parts),
+    evidence: new EvidenceUseCases(parts, deps.signer ?? new ChainSigner(SigningKey.ephemeral(), deps.store, deps.clock, deps.logger), deps.encryption),
     retention: new RetentionUseCases(parts),
     recovery: new RecoveryUseCases(parts),
     checkpoints: new CheckpointUseCases(parts, sessions),

@@ -18,6 +18,8 @@ import type { BuildDeps } from '../session/build.js';
 import { TenantCheckpointBudgets } from '../session/checkpoint-budget.js';
 import { HookAudit } from '../session/lifecycle.js';
 import { SessionRecords } from '../session/records.js';
+import type { ChainSigner } from '../events/chain-signer.js';
+import type { Sealer } from '../evidence/encryption.js';
 import { makeTenantWorkspaceRoot } from '../session/data-dirs.js';
 import type { ModelCallObserver, RunnerDeps } from '../session/runner.js';
 import { priceTable, type PriceTable } from '../model/prices.js';
@@ -34,6 +36,10 @@ import type { Secrets } from '../contract/secrets.js';
 
 export interface AppDeps {
   config: Config;
+  /** Signs the sessions' chain heads (default: a key of this process's own, published nowhere else). */
+  signer?: ChainSigner;
+  /** Encryption at rest, when on: the tenants' data keys, and where the master key is read from. */
+  encryption?: { sealer: Sealer; keyFile: string };
   store: Store;
   events: EventLog;
   clock: Clock;

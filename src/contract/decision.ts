@@ -31,6 +31,12 @@ export const DecisionSchema = Type.Object(
     }),
     permission_id: Type.Optional(Type.String({ description: 'The permission request this decision opened or resolved' })),
     created_at: Timestamp('When it was decided'),
+    hash: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: 'SHA-256 of the previous decision\'s hash (64 zeros for the first), a newline, and this decision\'s RFC 8785 canonical JSON without `hash`; absent on decisions stored before the chain existed',
+      }),
+    ),
   },
   { $id: 'Decision', description: 'One permission decision about one tool call: what decided, why, and about which exact input' },
 );

@@ -2,6 +2,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { StringEnum } from './common.js';
 import { CallChangesSchema } from './checkpoint.js';
+import { ChainExportSchema } from './evidence.js';
 import { COMPACTION_TRIGGERS, CompactionEventFacts } from './compaction.js';
 import {
   DecisionSchema,
@@ -30,6 +31,13 @@ function eventSchema<T extends string, P extends TProperties>(type: T, id: strin
         description: 'Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq',
       }),
       time: Type.String({ format: 'date-time' }),
+      hash: Type.Optional(
+        Type.String({
+          pattern: '^[0-9a-f]{64}$',
+          description:
+            'Durable events: SHA-256 of the previous event\'s hash (64 zeros for the first), a newline, and this event\'s RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed',
+        }),
+      ),
       ...props,
     },
     { $id: id, description },
@@ -320,7 +328,8 @@ export const SessionExportSchema = Type.Object(
     todos: ref(TodoListSchema),
     decisions: Type.Array(ref(DecisionSchema)),
     outputs: Type.Array(ref(OutputSchema), { description: 'Spill-file records (download the files with the outputs route)' }),
-    events: Type.Array(ref(EventSchema), { description: 'Every durable event, in seq order' }),
+    events: Type.Array(ref(EventSchema), { description: 'Every durable event up to the signed head, in seq order' }),
+    chain: ref(ChainExportSchema, 'The signed head the export ends at, and the key that signed it'),
   },
   { $id: 'SessionExport', description: 'Everything the server knows about one session, for audit' },
 );
@@ -328,10 +337,10 @@ export const SessionExportSchema = Type.Object(
 type EventUnion = Static<(typeof EVENT_SCHEMAS)[number]>;
 export type NormaEvent = EventUnion;
 export type EventType = NormaEvent['type'];
-/** What an emitter supplies: the log adds `session_id`, `seq` and `time`. */
+/** What an emitter supplies: the log adds `session_id`, `seq`, `time` and `hash`. */
 export type EventInput = EventUnion extends infer E
   ? E extends { type: string }
-    ? Omit<E, 'session_id' | 'seq' | 'time'>
+    ? Omit<E, 'session_id' | 'seq' | 'time' | 'hash'>
     : never
   : never;
 

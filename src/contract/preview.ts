@@ -19,6 +19,7 @@ export const DiffPreviewSchema = Type.Object(
     diff: Type.Optional(Type.String({ description: 'The unified diff against the file as it is (a new file: all its lines added); at most 20,000 characters' })),
     truncated: Type.Optional(Type.Boolean({ description: 'The diff is longer than shown' })),
     output_id: Type.Optional(Type.String({ description: 'With `truncated`: the whole diff, at GET /v1/sessions/{session_id}/outputs/{output_id}' })),
+    output_sha256: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'With `output_id`: SHA-256 (hex) of the whole diff, so the chained permission.requested event pins the output' })),
     additions: Type.Optional(Type.Integer({ minimum: 0 })),
     deletions: Type.Optional(Type.Integer({ minimum: 0 })),
     before_sha256: Type.Union([Type.String(), Type.Null()], { description: 'SHA-256 of the file as it was when asked (null: it did not exist, or was not read)' }),

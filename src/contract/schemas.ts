@@ -23,3 +23,4 @@ export * from './tenant.js';
 export * from './console.js';
 export * from './checkpoint.js';
 export * from './inbox.js';
+export * from './evidence.js';

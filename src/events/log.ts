@@ -2,6 +2,7 @@
 // store, live fan-out, and gap-free, duplicate-free replay-then-live subscriptions.
 import type { EventInput, NormaEvent } from '../contract/events.js';
 import { LIVE_ONLY_EVENTS } from '../contract/events.js';
+import { chained } from '../evidence/chain.js';
 import type { Clock } from '../ids.js';
 import type { Store } from '../store/store.js';
 
@@ -37,13 +38,18 @@ export class EventLog {
   emit(sessionId: string, input: EventInput): NormaEvent {
     const live = LIVE_ONLY_EVENTS.has(input.type);
     const last = this.store.lastSeq(sessionId);
-    const event = {
+    let event = {
       ...input,
       session_id: sessionId,
       seq: live ? last : last + 1,
       time: this.clock().toISOString(),
     } as NormaEvent;
-    if (!live) this.store.appendEvent(event);
+    if (!live) {
+      // Chained to the event before it (evidence/chain.ts): the hash is part of what is stored,
+      // delivered and exported, and the store's order is the chain's.
+      event = chained(event, this.store.lastEventHash(sessionId));
+      this.store.appendEvent(event);
+    }
     // Inside a store transaction, listeners see the event once it has committed (never one
     // that was rolled back); live-only events are not part of any transaction.
     const deliver = () => {

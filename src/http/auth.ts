@@ -17,7 +17,7 @@ import { sendProblem } from './problem.js';
 export type { Scope };
 
 /** Paths any caller may read: probes, the OpenAPI document, and the /docs UI. */
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/openapi.json']);
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/openapi.json', '/v1/signing-key']);
 
 /** Probes, the OpenAPI document, /docs, and the web console (its files, and its login, which checks keys itself). */
 export function isPublicPath(url: string): boolean {
@@ -121,7 +121,7 @@ function refuse(reply: FastifyReply, req: FastifyRequest, detail: string) {
 export function installAuth(app: FastifyInstance, { keys, tickets, logins, now }: AuthOptions): void {
   app.decorateRequest('scope', null);
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/v1/') && route.config?.access === undefined) {
+    if (route.url.startsWith('/v1/') && !PUBLIC_PATHS.has(route.url) && route.config?.access === undefined) {
       throw new Error(`route ${String(route.method)} ${route.url} does not declare config.access`);
     }
   });

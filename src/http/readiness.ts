@@ -13,6 +13,8 @@ import { grepBackend } from '../capabilities/files/grep.js';
 export interface ReadinessSources {
   config: Config;
   store: Store;
+  /** The signing key in use, and whether encryption at rest is on (evidence-setup.ts). */
+  evidence?: () => { ok: boolean; detail: string }[];
   sandboxHost: SandboxHost;
   sandboxStatus(): Promise<SandboxStatus>;
   /** The web search backend as the sessions see it now. */
@@ -37,7 +39,7 @@ function storeDetail(config: Config, store: Store): string {
   return store.durable ? `SQLite ${config.databaseFile}` : `${store.constructor.name} (in memory: data does not survive a restart)`;
 }
 
-export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webSearch, rgPath }: ReadinessSources): () => Promise<Readiness> {
+export function readinessCheck({ config, store, evidence, sandboxHost, sandboxStatus, webSearch, rgPath }: ReadinessSources): () => Promise<Readiness> {
   return async () => {
     const checks: Readiness['checks'] = [];
     const reachable = store instanceof PostgresStore ? store.ping() : null;
@@ -54,6 +56,9 @@ export function readinessCheck({ config, store, sandboxHost, sandboxStatus, webS
     } catch (err) {
       checks.push({ name: 'workspace_root', ok: false, required: true, detail: `${config.workspaceRoot}: ${(err as Error).message}` });
     }
+    const [signing, encryption] = evidence?.() ?? [];
+    if (signing) checks.push({ name: 'signing', ok: signing.ok, required: false, detail: signing.detail });
+    if (encryption) checks.push({ name: 'encryption', ok: encryption.ok, required: false, detail: encryption.detail });
     const sandbox = await sandboxStatus();
     // Not required: without it the service still serves file tools; shell tools are then not
     // installed and a session asking for them is refused with this detail.

@@ -23,7 +23,7 @@ export async function previewFor(call: ToolCall, tool: CoreTool, input: unknown,
     if (!done.truncation) return made;
     return {
       ...made,
-      preview: { ...made.preview, diff: done.text, truncated: true, ...(done.truncation.output_id ? { output_id: done.truncation.output_id } : {}) },
+      preview: { ...made.preview, diff: done.text, truncated: true, ...(done.truncation.output_id ? { output_id: done.truncation.output_id, output_sha256: done.truncation.sha256 } : {}) },
     };
   } catch {
     await collector.abort().catch(() => undefined);

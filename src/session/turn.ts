@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { PAUSED_STATUSES, type Decision, type ToolResult, type ToolUse, type Turn, type TurnStatus } from '../contract/schemas.js';
 import type { EventLog } from '../events/log.js';
 import type { Clock } from '../ids.js';
+import { chained } from '../evidence/chain.js';
 import { partitionCalls } from '../pipeline/batch.js';
 import { errorResult, execOne, type DecisionNote, type PipelineEnv, type ToolCall } from '../pipeline/exec-one.js';
 import type { Store } from '../store/store.js';
@@ -175,7 +176,7 @@ export class TurnRunner implements PauseHost {
       // Refused by the store (a full disk): they stay held for the next write. Once written, a
       // transaction around this one that then fails loses them with the rest of its writes.
       try {
-        for (const d of held) store.appendDecision({ seq: store.lastDecisionSeq(d.session_id) + 1, ...d } as Decision);
+        for (const d of held) store.appendDecision(chained({ seq: store.lastDecisionSeq(d.session_id) + 1, ...d } as Decision, store.lastDecisionHash(d.session_id)));
       } catch (err) {
         this.heldDecisions = [...held, ...this.heldDecisions];
         throw err;

@@ -5,6 +5,7 @@ import type { Decision, Output, PermissionRequest, PermissionStatus, Question, Q
 import { pendingKey, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
 import { MemoryIdempotency } from './idempotency.js';
 import { MemorySpend } from './spend.js';
+import { MemoryKeys } from './keys.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -86,6 +87,14 @@ export class MemoryStore implements Store {
   private readonly events = new Map<string, NormaEvent[]>();
   private readonly decisions = new Map<string, Decision[]>();
   private readonly outputs = new Map<string, Map<string, Output>>();
+  /** Signing keys, signed heads and data keys (keys.ts). */
+  readonly keys = new MemoryKeys((id) => {
+    const head = (log: readonly { seq: number; hash?: string }[] | undefined) => {
+      const last = log?.at(-1);
+      return last ? { seq: last.seq, hash: last.hash ?? null } : { seq: 0, hash: null };
+    };
+    return { events: head(this.events.get(id)), decisions: head(this.decisions.get(id)) };
+  });
 
   putSession(record: SessionRecord): void {
     const stored = clone(record);
@@ -149,6 +158,10 @@ export class MemoryStore implements Store {
 
   lastDecisionSeq(sessionId: string): number {
     return this.decisions.get(sessionId)?.length ?? 0;
+  }
+
+  lastDecisionHash(sessionId: string): string | null {
+    return this.decisions.get(sessionId)?.at(-1)?.hash ?? null;
   }
 
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
@@ -279,6 +292,10 @@ export class MemoryStore implements Store {
 
   lastSeq(sessionId: string): number {
     return this.events.get(sessionId)?.length ?? 0;
+  }
+
+  lastEventHash(sessionId: string): string | null {
+    return this.events.get(sessionId)?.at(-1)?.hash ?? null;
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {

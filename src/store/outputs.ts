@@ -12,6 +12,23 @@ import type { Output } from '../contract/schemas.js';
 import { ID_PATTERN } from '../contract/schemas.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { Store } from './store.js';
+import { isSealedFile, readSealed, readSealedHeader, sealedRangeStream, SealedWriter } from '../evidence/sealed-file.js';
+import type { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+
+/** The tenants' data keys, when spill files are encrypted at rest (evidence/encryption.ts). */
+export interface FileKeys {
+  dataKey(tenant: string): { id: string; key: Buffer };
+  keyById(id: string): Buffer | undefined;
+}
+
+/** A spill file opened to be served: its plaintext size and a stream of a range of it. */
+export interface OpenOutput {
+  size: number;
+  /** Bytes start..end (inclusive) of the output; the file is closed when the stream ends. */
+  stream(start?: number, end?: number): Readable;
+  close(): Promise<void>;
+}
 
 /** Where a capped block's full text goes while it is written (a spill file). */
 export interface SpillSink {
@@ -53,7 +70,65 @@ export class OutputFiles {
     private readonly newId: IdFactory,
     readonly retention: RetentionPolicy,
     private readonly logger: Logger,
+    /** Set: spill files are sealed (chunked AES-256-GCM under the tenant's data key). */
+    private readonly keys?: FileKeys,
   ) {}
+
+  /** Whether new spill files are sealed. */
+  get sealed(): boolean {
+    return this.keys !== undefined;
+  }
+
+  /** What a sealed spill file is bound to: it opens only as this output of this session. */
+  private static place(sessionId: string, outputId: string): string {
+    return `spill:${sessionId}/${outputId}`;
+  }
+
+  /**
+   * Opens an output's file to serve it, sealed or plain (written before encryption was on).
+   * Rejects (ENOENT and the like) when the file is gone; SealedFileError when it is malformed
+   * or names a data key the store does not have.
+   */
+  async open(sessionId: string, outputId: string): Promise<OpenOutput> {
+    const handle = await fs.open(this.filePath(sessionId, outputId), C.O_RDONLY | C.O_NOFOLLOW);
+    try {
+      if (!(await isSealedFile(handle))) {
+        const size = (await handle.stat()).size;
+        return { size, stream: (start = 0, end = size - 1) => handle.createReadStream({ start, end }), close: () => handle.close() };
+      }
+      const header = await readSealedHeader(handle);
+      const key = this.keys?.keyById(header.keyId);
+      if (!key) throw new Error(`spill file ${outputId} is sealed with data key ${header.keyId}, which this server does not have (encryption at rest is off, or the store lost it)`);
+      const place = OutputFiles.place(sessionId, outputId);
+      return {
+        size: header.plainSize,
+        stream: (start = 0, end = header.plainSize - 1) => sealedRangeStream(handle, header, key, place, start, end),
+        close: () => handle.close(),
+      };
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** SHA-256 (hex) of an output's content as stored now (verify); rejects when it cannot be read whole. */
+  async digest(sessionId: string, outputId: string): Promise<string> {
+    const handle = await fs.open(this.filePath(sessionId, outputId), C.O_RDONLY | C.O_NOFOLLOW);
+    try {
+      const hash = createHash('sha256');
+      if (await isSealedFile(handle)) {
+        const header = await readSealedHeader(handle);
+        const key = this.keys?.keyById(header.keyId);
+        if (!key) throw new Error(`sealed with data key ${header.keyId}, which this server does not have`);
+        await readSealed(handle, header, key, OutputFiles.place(sessionId, outputId), (plain) => hash.update(plain));
+      } else {
+        for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer);
+      }
+      return hash.digest('hex');
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
 
   private sessionDir(sessionId: string): string {
     if (!SAFE_ID.test(sessionId)) throw new Error(`unsafe session id ${JSON.stringify(sessionId)}`);
@@ -78,6 +153,17 @@ export class OutputFiles {
     const finalPath = this.filePath(p.sessionId, id);
     const tmpPath = path.join(dir, `.${id}.partial`);
     const handle: FileHandle = await fs.open(tmpPath, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+    let sealed: SealedWriter | undefined;
+    if (this.keys) {
+      try {
+        const { id: keyId, key } = this.keys.dataKey(this.store.getSession(p.sessionId)?.session.tenant ?? 'default');
+        sealed = new SealedWriter(handle, key, keyId, OutputFiles.place(p.sessionId, id));
+      } catch (err) {
+        await handle.close().catch(() => undefined);
+        await fs.unlink(tmpPath).catch(() => undefined);
+        throw err;
+      }
+    }
     let closed = false;
     const close = async () => {
       if (!closed) {
@@ -87,6 +173,7 @@ export class OutputFiles {
     };
     return {
       write: async (chunk) => {
+        if (sealed) return sealed.write(chunk);
         let offset = 0;
         while (offset < chunk.length) {
           const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
@@ -94,6 +181,7 @@ export class OutputFiles {
         }
       },
       commit: async ({ chars, bytes, sha256 }) => {
+        await sealed?.finish();
         await handle.sync();
         await close();
         await fs.rename(tmpPath, finalPath);

@@ -2,6 +2,7 @@
 // take a transaction-scoped advisory lock first, so one applies what is missing and the others
 // find it applied; norma_schema records the last migration applied. A database migrated by a
 // newer server is refused, never written.
+import { KEY_TABLES } from './keys.js';
 import { StoreOpenError } from './sqlite-schema.js';
 import { PgError, type SyncPg } from './pg-sync.js';
 
@@ -211,6 +212,8 @@ const MIGRATIONS: readonly string[] = [
   END $$;
   CREATE TRIGGER events_tenant AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION norma_event_tenant();
   `,
+  // The evidence chain's signing keys and signed heads, and the tenants' wrapped data keys (keys.ts).
+  KEY_TABLES,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

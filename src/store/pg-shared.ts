@@ -5,14 +5,14 @@
 import { storeInt } from './store.js';
 import type { PgStatement, SyncPg } from './pg-sync.js';
 import { TENANT_LOCK_CLASS } from './pg-schema.js';
-import { sessionRecordOf } from './sqlite-rows.js';
+import { sessionRecordOf, type ColumnSealer } from './sqlite-rows.js';
 import type { SessionRecord } from './store.js';
 
 export const SESSION_COLUMNS = 'data, active_turn_id, hooks, model_api_key, model, todos, mcp_servers, secrets';
 
 /** A session row: SQLite's columns (sqlite-rows.ts) and the active turn, which has a column of its own here. */
-export function recordOf(row: Record<string, unknown> | undefined): SessionRecord | undefined {
-  const record = sessionRecordOf(row as Parameters<typeof sessionRecordOf>[0]);
+export function recordOf(row: Record<string, unknown> | undefined, sealer?: ColumnSealer): SessionRecord | undefined {
+  const record = sessionRecordOf(row as Parameters<typeof sessionRecordOf>[0], sealer);
   if (record) record.session.active_turn_id = (row!.active_turn_id as string | null) ?? null;
   return record;
 }

@@ -5,11 +5,11 @@ import type { NormaEvent } from '../contract/events.js';
 import type { Decision } from '../contract/schemas.js';
 import { fence } from './pg-schema.js';
 import type { PgStatement } from './pg-sync.js';
-import { sessionRowOf } from './sqlite-rows.js';
+import { sessionRowOf, type ColumnSealer } from './sqlite-rows.js';
 import type { SessionRecord } from './store.js';
 
 /** The session's record; the node that stores a session first holds its lease: one statement for both. */
-export function putSessionStatement(record: SessionRecord, nodeId: string): PgStatement {
+export function putSessionStatement(record: SessionRecord, nodeId: string, sealer?: ColumnSealer): PgStatement {
   const s = record.session;
   return {
     sql: `WITH s AS (
@@ -23,14 +23,14 @@ export function putSessionStatement(record: SessionRecord, nodeId: string): PgSt
           l AS (INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $14, 1, now() FROM s WHERE inserted ON CONFLICT (session_id) DO NOTHING)
           SELECT id FROM s`,
     // The columns SQLite has, in its order (sqlite-rows.ts), then the active turn and this node.
-    params: [...sessionRowOf(record), s.active_turn_id ?? null, nodeId],
+    params: [...sessionRowOf(record, sealer), s.active_turn_id ?? null, nodeId],
     expect: { rows: 1, message: `session ${s.id} was not stored: another node holds its lease` },
   };
 }
 
 /** Everything stored of a session (retention). */
 export function deleteSessionStatements(id: string): PgStatement[] {
-  return ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'tenant_events', 'decisions', 'leases', 'commands'].map((table) => ({
+  return ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'tenant_events', 'decisions', 'leases', 'commands', 'signed_heads'].map((table) => ({
     sql: `DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = $1`,
     params: [id],
   }));

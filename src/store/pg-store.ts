@@ -24,9 +24,11 @@ import { PgSpend } from './spend.js';
 import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
-import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
+import { decisionsSelect, hashOf, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
 import { pendingCountsOf, pendingEntriesOf, pendingSelect, pendingCountsSelect, sessionPageSelect, TENANT_CURSOR, tenantCursorOf, tenantEventsArgs, tenantEventsOf, tenantEventsSelect, tenantHeadSelect } from './pg-inbox.js';
 import { laterReads } from './pg-later.js';
+import type { ColumnSealer } from './sqlite-rows.js';
+import { PgKeys } from './keys.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -47,10 +49,18 @@ export class PostgresStore implements Store {
   private readonly units: PgUnits;
   private readonly lastSeqs = new Map<string, number>();
   private readonly lastDecisions = new Map<string, number>();
+  /** The hash of each session's last event and decision, beside the seqs above (null: none, or unchained). */
+  private readonly eventHashes = new Map<string, string | null>();
+  private readonly decisionHashes = new Map<string, string | null>();
   /** Sessions this process runs (runsHere): their counters, once read, are kept. */
   private readonly owned = new Set<string>();
   /** Each session's active turn as this node last wrote or read it (absent: not known). */
   private readonly activeTurns = new Map<string, string | null>();
+
+  /** Signing keys, signed heads and data keys (keys.ts). */
+  readonly keys: PgKeys;
+  /** Seals the session columns that hold secrets (encryption at rest on). */
+  sealer: ColumnSealer | undefined;
 
   /** Connects and migrates; StoreOpenError when the database cannot be used. */
   constructor(options: PostgresStoreOptions) {
@@ -72,6 +82,7 @@ export class PostgresStore implements Store {
       },
       callbackError: (err) => this.onCallbackError(err),
     });
+    this.keys = new PgKeys(this.db, (sql, params) => this.read(sql, params));
     try {
       migratePg(this.db, this.where);
     } catch (err) {
@@ -126,6 +137,8 @@ export class PostgresStore implements Store {
   private rolledBack(): void {
     this.lastSeqs.clear();
     this.lastDecisions.clear();
+    this.eventHashes.clear();
+    this.decisionHashes.clear();
     this.activeTurns.clear();
     this.turns.rolledBack();
   }
@@ -136,7 +149,7 @@ export class PostgresStore implements Store {
     const s = record.session;
     // The node that stores a session first holds its lease: one statement for both.
     this.activeTurns.set(s.id, s.active_turn_id ?? null);
-    this.write(s.id, putSessionStatement(record, this.nodeId));
+    this.write(s.id, putSessionStatement(record, this.nodeId, this.sealer));
   }
 
   getSession(id: string, tenant?: string): SessionRecord | undefined {
@@ -144,7 +157,7 @@ export class PostgresStore implements Store {
       tenant === undefined
         ? this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id])
         : this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1 AND tenant = $2`, [id, tenant]);
-    const record = recordOf(rows[0]);
+    const record = recordOf(rows[0], this.sealer);
     if (record && !this.units.begun) this.activeTurns.set(id, record.session.active_turn_id ?? null);
     return record;
   }
@@ -171,7 +184,7 @@ export class PostgresStore implements Store {
 
   listSessions(query: SessionPageQuery): SessionRecord[] {
     const { sql, args } = sessionPageSelect(query, SESSION_COLUMNS);
-    return this.read(sql, args).map((r) => recordOf(r)!);
+    return this.read(sql, args).map((r) => recordOf(r, this.sealer)!);
   }
 
   deleteSession(id: string): void {
@@ -181,11 +194,11 @@ export class PostgresStore implements Store {
 
   closedSessionsBefore(before: string, limit: number): SessionRecord[] {
     const rows = this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'closed' AND closed_at < $1 ORDER BY closed_at LIMIT $2`, [before, big(limit)]);
-    return rows.map((r) => recordOf(r)!);
+    return rows.map((r) => recordOf(r, this.sealer)!);
   }
 
   activeSessions(): SessionRecord[] {
-    return this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'active' ORDER BY created_at, id`).map((r) => recordOf(r)!);
+    return this.read(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'active' ORDER BY created_at, id`).map((r) => recordOf(r, this.sealer)!);
   }
 
   /**
@@ -195,6 +208,8 @@ export class PostgresStore implements Store {
   forget(sessionId: string): void {
     this.lastSeqs.delete(sessionId);
     this.lastDecisions.delete(sessionId);
+    this.eventHashes.delete(sessionId);
+    this.decisionHashes.delete(sessionId);
     this.activeTurns.delete(sessionId);
     this.owned.delete(sessionId);
     this.turns.forget(sessionId);
@@ -206,6 +221,8 @@ export class PostgresStore implements Store {
     // Nothing of it is stored yet: its first event and decision are number 1, without asking.
     if (!this.lastSeqs.has(sessionId)) this.lastSeqs.set(sessionId, 0);
     if (!this.lastDecisions.has(sessionId)) this.lastDecisions.set(sessionId, 0);
+    if (!this.eventHashes.has(sessionId)) this.eventHashes.set(sessionId, null);
+    if (!this.decisionHashes.has(sessionId)) this.decisionHashes.set(sessionId, null);
   }
 
   // ── turns, permissions, questions, outputs ─────────────────────────────────────────────
@@ -307,7 +324,12 @@ export class PostgresStore implements Store {
     if (event.type === 'session.closed') {
       this.lastSeqs.delete(event.session_id);
       this.lastDecisions.delete(event.session_id);
-    } else this.lastSeqs.set(event.session_id, event.seq);
+      this.eventHashes.delete(event.session_id);
+      this.decisionHashes.delete(event.session_id);
+    } else {
+      this.lastSeqs.set(event.session_id, event.seq);
+      this.eventHashes.set(event.session_id, event.hash ?? null);
+    }
   }
 
   lastSeq(sessionId: string): number {
@@ -318,6 +340,24 @@ export class PostgresStore implements Store {
     const n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
     if (this.owned.has(sessionId) && !this.units.begun) this.lastSeqs.set(sessionId, n);
     return n;
+  }
+
+  lastEventHash(sessionId: string): string | null {
+    return this.lastHash(this.eventHashes, 'events', sessionId);
+  }
+
+  lastDecisionHash(sessionId: string): string | null {
+    return this.lastHash(this.decisionHashes, 'decisions', sessionId);
+  }
+
+  /** Kept like the seqs (lastSeq): from this node's own appends, or a read of a session it runs. */
+  private lastHash(known: Map<string, string | null>, table: 'events' | 'decisions', sessionId: string): string | null {
+    const h = known.get(sessionId);
+    if (h !== undefined) return h;
+    const row = this.read(`SELECT data FROM ${table} WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])[0];
+    const hash = hashOf(row?.data);
+    if (this.owned.has(sessionId) && !this.units.begun) known.set(sessionId, hash);
+    return hash;
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
@@ -340,6 +380,7 @@ export class PostgresStore implements Store {
     if (decision.seq !== expected) throw new Error(`decision seq ${decision.seq} does not follow ${expected - 1}`);
     this.write(decision.session_id, appendDecisionStatement(decision));
     this.lastDecisions.set(decision.session_id, decision.seq);
+    this.decisionHashes.set(decision.session_id, decision.hash ?? null);
   }
 
   lastDecisionSeq(sessionId: string): number {
@@ -396,14 +437,14 @@ export class PostgresStore implements Store {
 
   /** Idempotency-Key answers, written in this store's transactions (pg-idempotency.ts). */
   get idempotency(): PgIdempotency {
-    return (this.keys ??= new PgIdempotency(
+    return (this.idempotencyCache ??= new PgIdempotency(
       (sql, params) => this.read(sql, params),
       (...statements) => this.write(null, ...statements),
       this.nodeId,
     ));
   }
 
-  private keys: PgIdempotency | undefined;
+  private idempotencyCache: PgIdempotency | undefined;
 
   /** What tenants' model calls cost per day, every replica's (spend.ts). */
   get spend(): PgSpend {

@@ -2,6 +2,7 @@
 // durable, and the checks that refuse a database this server cannot use. Schema changes are
 // migrations applied at start-up inside a transaction each (PRAGMA user_version records the
 // last one applied), so every later read and write can assume the current schema.
+import { KEY_TABLES } from './keys.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -151,6 +152,8 @@ const MIGRATIONS: readonly string[] = [
     INSERT INTO tenant_events (tenant, session_id, seq) SELECT tenant, NEW.session_id, NEW.seq FROM sessions WHERE id = NEW.session_id;
   END;
   `,
+  // 12: the evidence chain's signing keys and signed heads, and the tenants' wrapped data keys (keys.ts).
+  KEY_TABLES,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

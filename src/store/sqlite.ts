@@ -5,12 +5,13 @@
 import type Database from 'better-sqlite3';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type Row } from './sqlite-rows.js';
+import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type ColumnSealer, type Row } from './sqlite-rows.js';
 import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { SqliteSpend } from './spend.js';
-import { decisionsSelect, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
+import { SqliteKeys } from './keys.js';
+import { decisionsSelect, hashOf, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
 
@@ -21,6 +22,9 @@ export class SqliteStore implements Store {
   /** Per-session counters, read once from the database; cleared when a transaction rolls back. */
   private readonly lastSeqs = new Map<string, number>();
   private readonly lastDecisions = new Map<string, number>();
+  /** The hash of each session's last event and decision, beside the seqs above (null: none, or unchained). */
+  private readonly eventHashes = new Map<string, string | null>();
+  private readonly decisionHashes = new Map<string, string | null>();
   private readonly turns = new SqliteTurns((sql) => this.stmt(sql));
   /** Idempotency-Key answers, written in the store's transactions (sqlite-idempotency.ts). */
   readonly idempotency = new SqliteIdempotency(
@@ -32,6 +36,10 @@ export class SqliteStore implements Store {
     (sql) => this.stmt(sql),
     (fn) => this.write(fn),
   );
+  /** Signing keys, signed heads and data keys (keys.ts). */
+  readonly keys = new SqliteKeys(() => this.db);
+  /** Seals the session columns that hold secrets (encryption at rest on). */
+  sealer: ColumnSealer | undefined;
   private committed: (() => void)[] = [];
   private depth = 0;
 
@@ -68,6 +76,8 @@ export class SqliteStore implements Store {
       this.committed = [];
       this.lastSeqs.clear();
       this.lastDecisions.clear();
+      this.eventHashes.clear();
+      this.decisionHashes.clear();
       this.turns.rolledBack();
       throw err;
     } finally {
@@ -97,7 +107,7 @@ export class SqliteStore implements Store {
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, closed_at = excluded.closed_at, data = excluded.data,
            hooks = excluded.hooks, model_api_key = excluded.model_api_key, model = excluded.model, todos = excluded.todos,
            mcp_servers = excluded.mcp_servers, secrets = excluded.secrets`,
-      ).run(...sessionRowOf(record)),
+      ).run(...sessionRowOf(record, this.sealer)),
     );
   }
 
@@ -107,7 +117,7 @@ export class SqliteStore implements Store {
       tenant === undefined
         ? this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id)
         : this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions INDEXED BY sessions_by_id_tenant WHERE id = ? AND tenant = ?`).get(id, tenant);
-    return sessionRecordOf(row as never);
+    return sessionRecordOf(row as never, this.sealer);
   }
 
   setActiveTurn(id: string, turnId: string | null, onlyIf?: string): boolean {
@@ -145,18 +155,20 @@ export class SqliteStore implements Store {
     const rows = this.stmt(
       `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
     ).all(...args, storeInt(query.limit));
-    return (rows as never[]).map((r) => sessionRecordOf(r)!);
+    return (rows as never[]).map((r) => sessionRecordOf(r, this.sealer)!);
   }
 
   deleteSession(id: string): void {
     this.write(() => {
-      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'tenant_events', 'decisions']) {
+      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'tenant_events', 'decisions', 'signed_heads']) {
         this.stmt(`DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = ?`).run(id);
       }
     });
     this.afterCommit(() => {
       this.lastSeqs.delete(id);
       this.lastDecisions.delete(id);
+      this.eventHashes.delete(id);
+      this.decisionHashes.delete(id);
     });
   }
 
@@ -164,12 +176,12 @@ export class SqliteStore implements Store {
     const rows = this.stmt(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'closed' AND closed_at < ? ORDER BY closed_at LIMIT ?`,
     ).all(before, storeInt(limit));
-    return (rows as never[]).map((r) => sessionRecordOf(r)!);
+    return (rows as never[]).map((r) => sessionRecordOf(r, this.sealer)!);
   }
 
   activeSessions(): SessionRecord[] {
     const rows = this.stmt(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE status = 'active' ORDER BY created_at, id`).all();
-    return (rows as never[]).map((r) => sessionRecordOf(r)!);
+    return (rows as never[]).map((r) => sessionRecordOf(r, this.sealer)!);
   }
 
   // ── turns, permissions, outputs: documents in insertion order ──────────────────────────
@@ -317,7 +329,12 @@ export class SqliteStore implements Store {
       // A session's final event: its counters need not stay cached for the life of the process.
       this.lastSeqs.delete(event.session_id);
       this.lastDecisions.delete(event.session_id);
-    } else this.lastSeqs.set(event.session_id, event.seq);
+      this.eventHashes.delete(event.session_id);
+      this.decisionHashes.delete(event.session_id);
+    } else {
+      this.lastSeqs.set(event.session_id, event.seq);
+      this.eventHashes.set(event.session_id, event.hash ?? null);
+    }
   }
 
   lastSeq(sessionId: string): number {
@@ -327,6 +344,24 @@ export class SqliteStore implements Store {
       this.lastSeqs.set(sessionId, n);
     }
     return n;
+  }
+
+  lastEventHash(sessionId: string): string | null {
+    return this.lastHash(this.eventHashes, 'events', sessionId);
+  }
+
+  lastDecisionHash(sessionId: string): string | null {
+    return this.lastHash(this.decisionHashes, 'decisions', sessionId);
+  }
+
+  private lastHash(known: Map<string, string | null>, table: 'events' | 'decisions', sessionId: string): string | null {
+    let h = known.get(sessionId);
+    if (h === undefined) {
+      const row = this.stmt(`SELECT data FROM ${table} WHERE session_id = ? ORDER BY seq DESC LIMIT 1`).get(sessionId) as { data: string } | undefined;
+      h = hashOf(row?.data);
+      known.set(sessionId, h);
+    }
+    return h;
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
@@ -367,6 +402,7 @@ export class SqliteStore implements Store {
       ),
     );
     this.lastDecisions.set(decision.session_id, decision.seq);
+    this.decisionHashes.set(decision.session_id, decision.hash ?? null);
   }
 
   lastDecisionSeq(sessionId: string): number {

@@ -8,6 +8,7 @@ import type { McpServers } from '../contract/mcp.js';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Session, TodoList, Turn } from '../contract/schemas.js';
 import type { SessionHooks } from '../contract/hooks.js';
+import type { KeyStore } from './keys.js';
 
 /** What the store keeps for a session: the public resource plus what is never echoed. */
 export interface SessionRecord {
@@ -88,6 +89,8 @@ export interface TenantEvent {
 export interface Store {
   /** True when what is stored survives a restart (SQLite); false for the in-memory store. */
   readonly durable: boolean;
+  /** Signing keys, signed chain heads and tenants' wrapped data keys. */
+  readonly keys: KeyStore;
   /** Present on a store whose reads are worth not waiting for (PostgreSQL). */
   readonly later?: LaterReads;
   /**
@@ -160,6 +163,8 @@ export interface Store {
   /** Appends a permission decision; its seq must be the session's last decision seq + 1. */
   appendDecision(decision: Decision): void;
   lastDecisionSeq(sessionId: string): number;
+  /** The `hash` of the session's last decision (null: none, or stored before the chain existed). */
+  lastDecisionHash(sessionId: string): string | null;
   /** Decisions with seq > afterSeq in order, at most `limit`, optionally of one turn / one call. */
   listDecisions(sessionId: string, query: DecisionQuery): Decision[];
 
@@ -173,6 +178,8 @@ export interface Store {
   /** Appends a durable event; its seq must be the session's last seq + 1. */
   appendEvent(event: NormaEvent): void;
   lastSeq(sessionId: string): number;
+  /** The `hash` of the session's last event (null: it has none, or was stored before the chain existed). */
+  lastEventHash(sessionId: string): string | null;
   /** Durable events with seq > afterSeq, in order, at most `limit`. */
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[];
 
@@ -185,6 +192,13 @@ export interface Store {
   tenantHead(tenant: string): string;
   /** Whether `cursor` has the shape of this store's cursors. */
   validTenantCursor(cursor: string): boolean;
+}
+
+/** The `hash` member of a stored record's JSON document (null: no row, or a record without one). */
+export function hashOf(data: unknown): string | null {
+  if (typeof data !== 'string') return null;
+  const h = (JSON.parse(data) as { hash?: unknown }).hash;
+  return typeof h === 'string' ? h : null;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Histogram } from 'prom-client';
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import type { DecisionQuery, LaterReads, PendingEntry, PendingQuery, SessionPageQuery, SessionRecord, Store, TenantEvent } from '../store/store.js';
+import type { KeyStore } from '../store/keys.js';
 
 type Observe = (seconds: number) => void;
 
@@ -16,11 +17,13 @@ export class TimedStore implements Store {
   readonly later?: LaterReads;
   readonly whenCommitted?: (sessionId: string) => Promise<void>;
   readonly forget?: (sessionId: string) => void;
+  readonly keys: KeyStore;
 
   constructor(
     private readonly inner: Store,
     histogram: Histogram<'operation'>,
   ) {
+    this.keys = inner.keys;
     if (inner.later) this.later = inner.later;
     if (inner.whenCommitted) this.whenCommitted = (sessionId) => inner.whenCommitted!(sessionId);
     if (inner.forget) this.forget = (sessionId) => inner.forget!(sessionId);
@@ -136,6 +139,12 @@ export class TimedStore implements Store {
   }
   lastDecisionSeq(sessionId: string): number {
     return this.inner.lastDecisionSeq(sessionId);
+  }
+  lastDecisionHash(sessionId: string): string | null {
+    return this.inner.lastDecisionHash(sessionId);
+  }
+  lastEventHash(sessionId: string): string | null {
+    return this.inner.lastEventHash(sessionId);
   }
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
     return this.time('listDecisions', () => this.inner.listDecisions(sessionId, query));

@@ -2,8 +2,9 @@
 // import files of its own layer or of lower ones, never of a higher one; type imports count too.
 // The first matching prefix names a file's layer.
 export const LAYERS: readonly (readonly string[])[] = [
-  // 0: shapes and primitives everything may use (the trace context among them, loading a library on first use)
-  ['src/contract/', 'src/trace/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts', 'src/config-store.ts', 'src/config-sandbox.ts', 'src/config-admission.ts', 'src/lazy.ts'],
+  // 0: shapes and primitives everything may use (the trace context among them, loading a library on first use;
+  // the evidence chain, signatures and sealing: node:crypto only)
+  ['src/contract/', 'src/trace/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts', 'src/config-store.ts', 'src/config-sandbox.ts', 'src/config-admission.ts', 'src/lazy.ts', 'src/evidence/'],
   // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs,
   // the MCP client (its transports run in the sandbox and through the guard), and telemetry
   // (metrics and log lines derived from the event log, the store's timer), and the replicas'

@@ -107,6 +107,7 @@ const ROWS: Row[] = [
   },
   { method: 'GET', template: S('/tools'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/tools` }) },
   { method: 'GET', template: S('/export'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/export` }) },
+  { method: 'GET', template: S('/verify'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/verify` }) },
   {
     method: 'POST',
     template: S('/turns'),
@@ -209,7 +210,7 @@ describe('the access table', () => {
       if (!template.startsWith('/v1/')) continue;
       for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${template}`);
     }
-    const tabled = new Set([...ALL_ROWS.map((r) => `${r.method} ${r.template}`), 'POST /v1/sessions', 'GET /v1/sessions', 'HEAD /v1/sessions', 'GET /v1/pending', 'HEAD /v1/pending', 'GET /v1/events', 'POST /v1/events/tickets']);
+    const tabled = new Set([...ALL_ROWS.map((r) => `${r.method} ${r.template}`), 'POST /v1/sessions', 'GET /v1/sessions', 'HEAD /v1/sessions', 'GET /v1/pending', 'HEAD /v1/pending', 'GET /v1/events', 'POST /v1/events/tickets', 'GET /v1/signing-key', 'HEAD /v1/signing-key', 'POST /v1/encryption/rotate']);
     expect([...tabled].sort()).toEqual([...documented].sort());
   });
 

@@ -832,6 +832,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/signing-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that sign chain heads (JWK)
+         * @description The Ed25519 key this server signs chain heads and exports with (`key_id`, its RFC 7638 thumbprint), and every other key recorded in the store (other replicas' keys, keys used before a rotation). Pin the key id you fetched here when verifying an export offline: `npx norma-verify export.json --key keys.json`. A public key: no key needed.
+         */
+        get: operations["getSigningKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The public keys that sign chain heads (JWK) (HEAD: headers only)
+         * @description The status and headers `GET /v1/signing-key` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headSigningKey"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Re-read the session's stored chain and report the first broken link
+         * @description Checks every stored event and permission decision against its `hash` and the one before it, the session's last signed head against the chain and the known keys, and every spill file a chained event claims against its SHA-256 (decrypted when sealed). 200 either way: `ok` says whether it held, `first_broken` where it did not and why (an edited, removed or reordered record; a rewritten chain a signed head no longer matches; a changed spill file).
+         */
+        get: operations["verifySession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Re-read the session's stored chain and report the first broken link (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/verify` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headVerifySession"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/encryption/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wrap every tenant's data key again under the master key now in NORMA_ENCRYPTION_KEY_FILE
+         * @description Write the new master key to NORMA_ENCRYPTION_KEY_FILE (on every replica), then call this once: the server reads the file, re-wraps every data key under it in one transaction (nothing sealed is rewritten) and wraps new ones with it. Sessions go on meanwhile. The operator only (NORMA_TOKEN, an `admin` key of the tenant `default`, or a loopback caller without keys). 409 when encryption is off, the file still holds the key in use, or the file is not a valid key.
+         */
+        post: operations["rotateEncryptionKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -2125,6 +2193,8 @@ export interface components {
             truncated?: boolean;
             /** @description With `truncated`: the whole diff, at GET /v1/sessions/{session_id}/outputs/{output_id} */
             output_id?: string;
+            /** @description With `output_id`: SHA-256 (hex) of the whole diff, so the chained permission.requested event pins the output */
+            output_sha256?: string;
             additions?: number;
             deletions?: number;
             /** @description SHA-256 of the file as it was when asked (null: it did not exist, or was not read) */
@@ -2312,6 +2382,8 @@ export interface components {
              * @description When it was decided
              */
             created_at: string;
+            /** @description SHA-256 of the previous decision's hash (64 zeros for the first), a newline, and this decision's RFC 8785 canonical JSON without `hash`; absent on decisions stored before the chain existed */
+            hash?: string;
         };
         DecisionList: {
             items: components["schemas"]["Decision"][];
@@ -2678,6 +2750,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             session: components["schemas"]["Session"];
         };
         /** @description Mode, rules, unlocks or used skills changed (PATCH, `remember`, a tool's result, ExitPlanMode's approval) */
@@ -2692,6 +2766,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             session: components["schemas"]["Session"];
         };
         /** @description The session was closed; the final event of a session */
@@ -2706,6 +2782,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             reason: string;
         };
         /** @description A turn began */
@@ -2720,6 +2798,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             /** @enum {string} */
             kind: "direct" | "prompt";
@@ -2743,6 +2823,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
             parent_tool_use_id?: string;
@@ -2762,6 +2844,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
             parent_tool_use_id?: string;
@@ -2780,6 +2864,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             permission: components["schemas"]["PermissionRequest"];
         };
@@ -2795,6 +2881,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             permission: components["schemas"]["PermissionRequest"];
         };
@@ -2810,6 +2898,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             question: components["schemas"]["Question"];
         };
@@ -2825,6 +2915,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             question: components["schemas"]["Question"];
         };
@@ -2840,6 +2932,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             tool_use_id: string;
             items: components["schemas"]["TodoItem"][];
@@ -2858,6 +2952,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
             parent_tool_use_id?: string;
@@ -2878,6 +2974,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             task_id: string;
             command: string;
             turn_id: string;
@@ -2895,6 +2993,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             task_id: string;
             /** @enum {string} */
             status: "exited" | "stopped" | "failed";
@@ -2914,6 +3014,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn: components["schemas"]["Turn"];
         };
         /** @description The turn failed; unfinished calls got error results */
@@ -2928,6 +3030,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn: components["schemas"]["Turn"];
         };
         /** @description The turn was cancelled or interrupted by a denial */
@@ -2942,6 +3046,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn: components["schemas"]["Turn"];
         };
         /** @description The server stopped under the turn (shutdown, crash): calls that were running or had not started got error results */
@@ -2956,6 +3062,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn: components["schemas"]["Turn"];
         };
         /** @description After a restart, a turn paused on permission requests or questions is live again; they can be answered */
@@ -2970,6 +3078,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             /** @description The permission requests and questions it waits for */
             pending: string[];
@@ -2986,6 +3096,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             /** @description The hook: its place in the session's `hooks` (e.g. `hooks.PreToolUse[0].hooks[0]`) or an operator hook's name */
             hook: string;
             /** @enum {string} */
@@ -3014,6 +3126,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             hook: string;
             /** @enum {string} */
             kind: "in-process" | "command" | "http";
@@ -3040,6 +3154,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
             parent_tool_use_id?: string;
@@ -3063,6 +3179,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             /** @description The turn it happens in; null: on demand between turns */
             turn_id: string | null;
             compaction_id: string;
@@ -3082,6 +3200,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             /** @description The turn it is recorded on (its `compaction`) */
             turn_id: string;
             compaction_id: string;
@@ -3120,6 +3240,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string | null;
             compaction_id: string;
             /** @enum {string} */
@@ -3139,6 +3261,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             parent_tool_use_id?: string;
             message_index: number;
@@ -3158,6 +3282,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id: string;
             /** @description Set for a subagent's own calls and messages: the Agent call they belong to */
             parent_tool_use_id?: string;
@@ -3178,6 +3304,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id?: string;
             /** @description The call that made the request (a tool's), or the call a hook ran for */
             tool_use_id?: string;
@@ -3234,6 +3362,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             server: string;
             /** @description How many times it was started again after exiting */
             restarts: number;
@@ -3254,6 +3384,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             server: string;
             code: number | null;
             signal: string | null;
@@ -3278,6 +3410,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             server: string;
             added: string[];
             removed: string[];
@@ -3296,6 +3430,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             turn_id?: string;
             tool_use_id?: string;
             server: string;
@@ -3329,6 +3465,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             /** @description The checkpoint rewound to */
             to: string;
             /** @description The checkpoint made just before (rewind to it to undo this one) */
@@ -3359,6 +3497,8 @@ export interface components {
             seq: number;
             /** Format: date-time */
             time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
             /** @enum {string} */
             reason: "shutdown" | "overflow" | "revoked";
             /** @description The last event id this stream delivered */
@@ -3366,6 +3506,44 @@ export interface components {
         };
         /** @description Any SSE event; `type` tells which */
         Event: components["schemas"]["EventSessionCreated"] | components["schemas"]["EventSessionUpdated"] | components["schemas"]["EventSessionClosed"] | components["schemas"]["EventTurnStarted"] | components["schemas"]["EventToolStarted"] | components["schemas"]["EventToolProgress"] | components["schemas"]["EventPermissionRequested"] | components["schemas"]["EventPermissionResolved"] | components["schemas"]["EventQuestionAsked"] | components["schemas"]["EventQuestionAnswered"] | components["schemas"]["EventTodoUpdated"] | components["schemas"]["EventToolCompleted"] | components["schemas"]["EventTaskStarted"] | components["schemas"]["EventTaskCompleted"] | components["schemas"]["EventTurnCompleted"] | components["schemas"]["EventTurnFailed"] | components["schemas"]["EventTurnCancelled"] | components["schemas"]["EventTurnInterrupted"] | components["schemas"]["EventTurnResumed"] | components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"] | components["schemas"]["EventMessageDelta"] | components["schemas"]["EventCompactionStarted"] | components["schemas"]["EventCompactionCompleted"] | components["schemas"]["EventCompactionFailed"] | components["schemas"]["EventThinkingDelta"] | components["schemas"]["EventMessageCompleted"] | components["schemas"]["EventEgressRequest"] | components["schemas"]["EventMcpServerStarted"] | components["schemas"]["EventMcpServerExited"] | components["schemas"]["EventToolsChanged"] | components["schemas"]["EventMcpRequest"] | components["schemas"]["EventWorkspaceRewound"] | components["schemas"]["EventStreamEnd"];
+        ChainPoint: {
+            /** @description The last record covered (0: none) */
+            seq: number;
+            /** @description Its `hash` (64 zeros: none, or records stored before the chain existed) */
+            hash: string;
+        };
+        /** @description A session's chain head signed by the server at a time */
+        SignedHead: {
+            session_id: string;
+            events: components["schemas"]["ChainPoint"];
+            decisions: components["schemas"]["ChainPoint"];
+            /** Format: date-time */
+            signed_at: string;
+            /** @description The signing key (its RFC 7638 thumbprint; GET /v1/signing-key) */
+            key_id: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @description Ed25519 signature (base64url) of the RFC 8785 canonical JSON of {format: "norma.chain-head", version: 1, session_id, events, decisions, signed_at, key_id} */
+            signature: string;
+        };
+        /** @description The evidence chain of an export: check it offline with `npx norma-verify` */
+        ChainExport: {
+            /**
+             * @description SHA-256 over RFC 8785 canonical JSON, each record after the previous one's hash
+             * @enum {string}
+             */
+            algorithm: "norma-chain-v1";
+            head: components["schemas"]["SignedHead"];
+            /** @description The key that signed (compare with GET /v1/signing-key before trusting it) */
+            public_key: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+            };
+        };
         /** @description Everything the server knows about one session, for audit */
         SessionExport: {
             /** @enum {string} */
@@ -3383,8 +3561,78 @@ export interface components {
             decisions: components["schemas"]["Decision"][];
             /** @description Spill-file records (download the files with the outputs route) */
             outputs: components["schemas"]["Output"][];
-            /** @description Every durable event, in seq order */
+            /** @description Every durable event up to the signed head, in seq order */
             events: components["schemas"]["Event"][];
+            chain: components["schemas"]["ChainExport"];
+        };
+        /** @description The public keys that sign chain heads (a JWK set with `key_id` naming the current one) */
+        SigningKeySet: {
+            /** @description The key signing now */
+            key_id: string;
+            /** @description Public keys as JWK, the current one first */
+            keys: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+                /** @enum {string} */
+                use: "sig";
+                /** @enum {string} */
+                alg: "EdDSA";
+                /**
+                 * @description `current`: the key this server signs with; `other`: a key another replica signs with, or one used before a rotation (heads it signed still verify)
+                 * @enum {string}
+                 */
+                status: "current" | "other";
+                /**
+                 * Format: date-time
+                 * @description When a server first used it
+                 */
+                created_at: string;
+            }[];
+        };
+        /** @description The stored chain re-read and checked; `first_broken` names the first link that fails */
+        ChainVerification: {
+            ok: boolean;
+            session_id: string;
+            /** @description Events whose hash verified */
+            events: number;
+            /** @description Permission decisions whose hash verified */
+            decisions: number;
+            /** @description Events and decisions stored before the chain existed (first, without a hash) */
+            unchained: number;
+            /** @description The last records that verified */
+            head: {
+                events: components["schemas"]["ChainPoint"];
+                decisions: components["schemas"]["ChainPoint"];
+            };
+            /** @description The session's last signed head (signed each minute while the chain moves, and by each export); null: none yet */
+            signed_head: (components["schemas"]["SignedHead"] & {
+                /** @description The signature verifies under a known key, and the chain holds the hashes it signed */
+                verified: boolean;
+            }) | null;
+            outputs: {
+                /** @description Spill files whose digest a chained event carries */
+                claimed: number;
+                /** @description Of those, files on disk read whole and hashed (decrypted when sealed) */
+                files_checked: number;
+            };
+            first_broken?: {
+                /** @enum {string} */
+                part: "events" | "decisions" | "signed_head" | "outputs";
+                /** @description The event (or decision) seq where the chain first fails */
+                seq: number;
+                reason: string;
+            };
+        };
+        KeyRotation: {
+            /** @description The master key in use from now on */
+            key_id: string;
+            previous_key_id: string;
+            /** @description Tenants' data keys wrapped again (nothing sealed was rewritten) */
+            rewrapped: number;
         };
         /** @description Every hook run of a session (its hook.completed and hook.failed events) */
         HookRunList: {
@@ -3426,60 +3674,8 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid request: the detail and `errors` say what to fix */
-        Problem400: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Missing, unknown or expired key (or event ticket); on a server without keys, any Authorization header sent */
-        Problem401: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
         Problem403: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Request body too large */
-        Problem413: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Unsupported content type (send application/json) */
-        Problem415: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3520,6 +3716,58 @@ export interface components {
         };
         /** @description The request line and header fields together are larger than the server takes (a very long URL included) */
         Problem431: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid request: the detail and `errors` say what to fix */
+        Problem400: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Missing, unknown or expired key (or event ticket); on a server without keys, any Authorization header sent */
+        Problem401: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Request body too large */
+        Problem413: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Unsupported content type (send application/json) */
+        Problem415: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6718,6 +6966,178 @@ export interface operations {
             409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
             414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    getSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeySet"];
+                };
+            };
+            403: components["responses"]["Problem403"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+        };
+    };
+    headSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeySet"];
+                };
+            };
+            403: components["responses"]["Problem403"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+        };
+    };
+    verifySession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The check */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainVerification"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headVerifySession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The check */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainVerification"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    rotateEncryptionKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rotated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRotation"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             421: components["responses"]["Problem421"];
             429: components["responses"]["Problem429"];
