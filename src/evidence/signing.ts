@@ -2,8 +2,8 @@
 // head (chain.ts) at a time. The key id is the public key's RFC 7638 JWK thumbprint, so anyone
 // holding the public key computes the same id. A head is signed as the canonical JSON of its
 // fields with `format: "norma.chain-head"`, so a signature over one is never one over anything else.
-import { constants as C, openSync, writeSync, closeSync, fstatSync, readFileSync, statSync } from 'node:fs';
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { constants as C, openSync, writeSync, closeSync, fstatSync, fsyncSync, linkSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { createHash, createPrivateKey, randomBytes, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from './canonical.js';
 import type { ChainHeadPoint } from './chain.js';
 
@@ -94,13 +94,25 @@ export class SigningKey {
     if (!exists) {
       if (!create) throw new SigningKeyError(`NORMA_SIGNING_KEY_FILE ${file} does not exist`);
       const key = generateKeyPairSync('ed25519').privateKey;
-      const fd = openSync(file, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+      // Written whole under a name of its own, then linked into place: replicas starting together
+      // on one data directory never read a half-written key, and the first link wins.
+      const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      const fd = openSync(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
       try {
         writeSync(fd, key.export({ format: 'pem', type: 'pkcs8' }) as string);
+        fsyncSync(fd);
       } finally {
         closeSync(fd);
       }
-      return new SigningKey(key);
+      try {
+        linkSync(tmp, file);
+        return new SigningKey(key);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        // Another process made it first: its key is the one.
+      } finally {
+        unlinkSync(tmp);
+      }
     }
     let fd: number;
     try {
