@@ -11,6 +11,8 @@ import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
 
 const PAGE = 500;
+/** Verifications of one tenant's sessions running at once on this server. */
+const MAX_VERIFIES_PER_TENANT = 2;
 
 /** The public keys (JWK) a verifier of this server's chains needs, the one signing now first. */
 export interface SigningKeySet {
@@ -82,6 +84,25 @@ export class EvidenceUseCases {
    */
   async verify(scope: Scope, sessionId: string): Promise<ChainVerification> {
     this.parts.records.get(sessionId, scope.tenant);
+    // A check reads every record and spill file of a session: a tenant runs a few at a time.
+    const tenant = scope.tenant ?? 'default';
+    const running = this.verifying.get(tenant) ?? 0;
+    if (running >= MAX_VERIFIES_PER_TENANT) {
+      throw new DomainError('limit', `${running} verifications of this tenant's sessions are running; try again when one has finished`);
+    }
+    this.verifying.set(tenant, running + 1);
+    try {
+      return await this.check(sessionId);
+    } finally {
+      const left = (this.verifying.get(tenant) ?? 1) - 1;
+      if (left > 0) this.verifying.set(tenant, left);
+      else this.verifying.delete(tenant);
+    }
+  }
+
+  private readonly verifying = new Map<string, number>();
+
+  private async check(sessionId: string): Promise<ChainVerification> {
     const { store, outputs } = this.parts.deps;
     const signed = store.keys.signedHead(sessionId) ?? null;
     const events = new ChainChecker('event', sessionId, new Set(signed ? [signed.events.seq] : []));

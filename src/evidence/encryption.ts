@@ -103,6 +103,15 @@ export class Sealer {
     return this.master.id;
   }
 
+  /**
+   * What was read of the store is forgotten (a SQLite transaction that made a data key rolled
+   * back: the key is not stored, so it must not seal anything more).
+   */
+  rolledBack(): void {
+    this.byTenant.clear();
+    this.byId.clear();
+  }
+
   /** Opens every stored data key; EncryptionKeyError naming the first this master key cannot open. */
   checkAll(): number {
     const rows = this.keys.dataKeys();

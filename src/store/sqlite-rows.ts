@@ -12,6 +12,8 @@ import type { SessionRecord } from './store.js';
 export interface ColumnSealer {
   seal(tenant: string, place: string, plain: string): string;
   open(tenant: string, place: string, stored: string): string;
+  /** A transaction rolled back: data keys it made are not stored, so none kept in memory is trusted. */
+  rolledBack?(): void;
 }
 
 /** A row that holds a JSON document. */

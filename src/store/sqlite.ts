@@ -78,6 +78,8 @@ export class SqliteStore implements Store {
       this.lastDecisions.clear();
       this.eventHashes.clear();
       this.decisionHashes.clear();
+      // A tenant's data key made inside the transaction is gone with it: read them again.
+      this.sealer?.rolledBack?.();
       this.turns.rolledBack();
       throw err;
     } finally {
