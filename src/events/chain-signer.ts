@@ -15,6 +15,9 @@ import type { SignedHead, SigningKey } from '../evidence/signing.js';
 import type { Clock } from '../ids.js';
 import type { Store } from '../store/store.js';
 
+/** Sessions signed per read and write of the store. */
+const SWEEP_BATCH = 200;
+
 export class ChainSigner {
   /** Sessions whose chain moved here since their head was last signed. */
   private readonly moved = new Set<string>();
@@ -38,34 +41,42 @@ export class ChainSigner {
 
   /** Signs the session's head as committed now, and keeps it as the session's last signed head. */
   sign(sessionId: string): SignedHead {
-    const { events, decisions } = this.store.keys.committedHead(sessionId);
-    const head = this.key.sign({
-      session_id: sessionId,
-      events: { seq: events.seq, hash: events.hash ?? GENESIS },
-      decisions: { seq: decisions.seq, hash: decisions.hash ?? GENESIS },
-      signed_at: this.clock().toISOString(),
-      key_id: this.key.keyId,
-    });
-    this.store.keys.putSignedHead(head);
-    return head;
+    return this.signAll([sessionId])[0]!;
   }
 
-  /** Signs every session whose chain moved since the last sweep; returns how many. */
+  /** Signs each session's head as committed now (one read, one write for them all). */
+  private signAll(sessionIds: readonly string[]): SignedHead[] {
+    const signedAt = this.clock().toISOString();
+    const heads = [...this.store.keys.committedHeads(sessionIds)].map(([id, { events, decisions }]) =>
+      this.key.sign({
+        session_id: id,
+        events: { seq: events.seq, hash: events.hash ?? GENESIS },
+        decisions: { seq: decisions.seq, hash: decisions.hash ?? GENESIS },
+        signed_at: signedAt,
+        key_id: this.key.keyId,
+      }),
+    );
+    this.store.keys.putSignedHeads(heads);
+    return heads;
+  }
+
+  /** Signs every session whose chain moved since the last sweep, a batch at a time; returns how many. */
   sweep(): number {
     const ids = [...this.moved];
     this.moved.clear();
     let n = 0;
-    for (const id of ids) {
+    for (let i = 0; i < ids.length; i += SWEEP_BATCH) {
+      const batch = ids.slice(i, i + SWEEP_BATCH);
       try {
-        // A session removed by retention meanwhile has nothing left to sign.
-        if (!this.store.getSession(id)) continue;
-        const head = this.sign(id);
-        n++;
-        this.logger.info({ session_id: id, events_seq: head.events.seq, events_hash: head.events.hash, decisions_seq: head.decisions.seq, decisions_hash: head.decisions.hash, signed_at: head.signed_at, key_id: head.key_id, signature: head.signature }, 'chain head signed');
+        for (const head of this.signAll(batch)) {
+          n++;
+          const { session_id, events, decisions, signed_at, key_id, signature } = head;
+          this.logger.info({ session_id, events_seq: events.seq, events_hash: events.hash, decisions_seq: decisions.seq, decisions_hash: decisions.hash, signed_at, key_id, signature }, 'chain head signed');
+        }
       } catch (err) {
-        // The store cannot be reached now: the session is signed at a later sweep.
-        this.moved.add(id);
-        this.logger.warn({ err, session_id: id }, 'signing a chain head failed');
+        // The store cannot be reached now: these are signed at a later sweep.
+        for (const id of batch) this.moved.add(id);
+        this.logger.warn({ err, sessions: batch.length }, 'signing chain heads failed');
       }
     }
     return n;

@@ -25,15 +25,21 @@ export interface KeyStore {
   addSigningKey(row: SigningKeyRow): void;
   /** Every signing key recorded, oldest first. */
   signingKeys(): SigningKeyRow[];
-  /** Replaces the session's last signed head. */
-  putSignedHead(head: SignedHead): void;
+  /** Replaces each head's session's last signed head; a session that no longer exists gets none. */
+  putSignedHeads(heads: readonly SignedHead[]): void;
   signedHead(sessionId: string): SignedHead | undefined;
-  /** The session's last event and decision (seq and hash) as committed. */
-  committedHead(sessionId: string): { events: { seq: number; hash: string | null }; decisions: { seq: number; hash: string | null } };
+  /** Each session's last event and decision as committed (one read for them all). */
+  committedHeads(sessionIds: readonly string[]): Map<string, CommittedHead>;
   /** Every tenant's data key. */
   dataKeys(): DataKeyRow[];
   /** Stores the tenant's data key unless it has one; returns the one it has then. */
   addDataKey(row: DataKeyRow): DataKeyRow;
   /** Replaces wrapped keys (a master key rotation) in one transaction; only rows still wrapped by `from`. Returns how many changed. */
   rewrapDataKeys(rows: readonly DataKeyRow[], from: string): number;
+}
+
+/** A session's last event and decision (seq and hash; 0 and null: none) as committed. */
+export interface CommittedHead {
+  events: { seq: number; hash: string | null };
+  decisions: { seq: number; hash: string | null };
 }

@@ -5,7 +5,7 @@
 // head is committed when the call returns, and a head is only ever signed over what had committed.
 import type Database from 'better-sqlite3';
 import type { PublicJwk, SignedHead } from '../evidence/signing.js';
-import type { DataKeyRow, KeyStore, SigningKeyRow } from '../evidence/key-store.js';
+import type { CommittedHead, DataKeyRow, KeyStore, SigningKeyRow } from '../evidence/key-store.js';
 import type { SyncPg } from './pg-sync.js';
 
 export type { DataKeyRow, KeyStore, SigningKeyRow } from '../evidence/key-store.js';
@@ -44,8 +44,14 @@ export class SqliteKeys implements KeyStore {
     }));
   }
 
-  putSignedHead(head: SignedHead): void {
-    this.db().prepare('INSERT INTO signed_heads (session_id, data) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET data = excluded.data').run(head.session_id, JSON.stringify(head));
+  putSignedHeads(heads: readonly SignedHead[]): void {
+    const db = this.db();
+    const put = db.prepare(
+      'INSERT INTO signed_heads (session_id, data) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) ON CONFLICT (session_id) DO UPDATE SET data = excluded.data',
+    );
+    db.transaction(() => {
+      for (const h of heads) put.run(h.session_id, JSON.stringify(h), h.session_id);
+    })();
   }
 
   signedHead(sessionId: string): SignedHead | undefined {
@@ -53,9 +59,11 @@ export class SqliteKeys implements KeyStore {
     return row ? (JSON.parse(row.data) as SignedHead) : undefined;
   }
 
-  committedHead(sessionId: string) {
-    const last = (table: string) => this.db().prepare(`SELECT seq, data FROM ${table} WHERE session_id = ? ORDER BY seq DESC LIMIT 1`).get(sessionId) as HeadRow;
-    return { events: headOf(last('events')), decisions: headOf(last('decisions')) };
+  committedHeads(sessionIds: readonly string[]): Map<string, CommittedHead> {
+    const db = this.db();
+    const last = (table: string) => db.prepare(`SELECT seq, data FROM ${table} WHERE session_id = ? ORDER BY seq DESC LIMIT 1`);
+    const [events, decisions] = [last('events'), last('decisions')];
+    return new Map(sessionIds.map((id) => [id, { events: headOf(events.get(id) as HeadRow), decisions: headOf(decisions.get(id) as HeadRow) }]));
   }
 
   dataKeys(): DataKeyRow[] {
@@ -94,11 +102,14 @@ export class PgKeys implements KeyStore {
     }));
   }
 
-  putSignedHead(head: SignedHead): void {
+  putSignedHeads(heads: readonly SignedHead[]): void {
+    if (heads.length === 0) return;
     this.db.run([
       {
-        sql: 'INSERT INTO signed_heads (session_id, data) VALUES ($1, $2) ON CONFLICT (session_id) DO UPDATE SET data = EXCLUDED.data',
-        params: [head.session_id, JSON.stringify(head)],
+        sql: `INSERT INTO signed_heads (session_id, data)
+              SELECT v.id, v.data FROM unnest($1::text[], $2::text[]) AS v(id, data) WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = v.id)
+              ON CONFLICT (session_id) DO UPDATE SET data = EXCLUDED.data`,
+        params: [heads.map((h) => h.session_id), heads.map((h) => JSON.stringify(h))],
       },
     ]);
   }
@@ -108,9 +119,18 @@ export class PgKeys implements KeyStore {
     return row ? (JSON.parse(String(row.data)) as SignedHead) : undefined;
   }
 
-  committedHead(sessionId: string) {
-    const last = (table: string) => this.read(`SELECT seq, data FROM ${table} WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])[0] as HeadRow;
-    return { events: headOf(last('events')), decisions: headOf(last('decisions')) };
+  committedHeads(sessionIds: readonly string[]): Map<string, CommittedHead> {
+    // One round trip for them all: each session's last row of each table, by the primary key.
+    const last = (table: string) => `LEFT JOIN LATERAL (SELECT seq, data FROM ${table} WHERE session_id = s.id ORDER BY seq DESC LIMIT 1) ${table[0]} ON true`;
+    const rows = this.read(`SELECT s.id, e.seq AS e_seq, e.data AS e_data, d.seq AS d_seq, d.data AS d_data FROM unnest($1::text[]) AS s(id) ${last('events')} ${last('decisions')}`, [
+      [...sessionIds],
+    ]);
+    const out = new Map<string, CommittedHead>();
+    for (const r of rows) {
+      const point = (seq: unknown, data: unknown): HeadRow => (data === null || data === undefined ? undefined : { seq: Number(seq), data: String(data) });
+      out.set(String(r.id), { events: headOf(point(r.e_seq, r.e_data)), decisions: headOf(point(r.d_seq, r.d_data)) });
+    }
+    return out;
   }
 
   dataKeys(): DataKeyRow[] {
@@ -147,7 +167,7 @@ export class MemoryKeys implements KeyStore {
   private readonly heads = new Map<string, SignedHead>();
   private readonly data = new Map<string, DataKeyRow>();
 
-  constructor(private readonly head: KeyStore['committedHead']) {}
+  constructor(private readonly head: (sessionId: string) => CommittedHead) {}
 
   addSigningKey(row: SigningKeyRow): void {
     if (!this.signing.has(row.key_id)) this.signing.set(row.key_id, structuredClone(row));
@@ -155,15 +175,15 @@ export class MemoryKeys implements KeyStore {
   signingKeys(): SigningKeyRow[] {
     return [...this.signing.values()].map((r) => structuredClone(r));
   }
-  putSignedHead(head: SignedHead): void {
-    this.heads.set(head.session_id, structuredClone(head));
+  putSignedHeads(heads: readonly SignedHead[]): void {
+    for (const h of heads) this.heads.set(h.session_id, structuredClone(h));
   }
   signedHead(sessionId: string): SignedHead | undefined {
     const h = this.heads.get(sessionId);
     return h && structuredClone(h);
   }
-  committedHead(sessionId: string) {
-    return this.head(sessionId);
+  committedHeads(sessionIds: readonly string[]): Map<string, CommittedHead> {
+    return new Map(sessionIds.map((id) => [id, this.head(id)]));
   }
   dataKeys(): DataKeyRow[] {
     return [...this.data.values()].map((r) => ({ ...r }));

@@ -75,6 +75,17 @@ describe('npm start in a fresh copy', () => {
     }
   }
 
+  /** `npx --offline <args>` in the copy: its exit code and output. */
+  async function runBin(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+    const child = spawn('npx', ['--offline', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, out, err };
+  }
+
   /** SIGTERM to npm and the server; resolves with the output once both are gone. */
   async function stop(s: Started): Promise<string> {
     process.kill(-s.child.pid!, 'SIGTERM');
@@ -114,6 +125,21 @@ describe('npm start in a fresh copy', () => {
     const second = await npmStart();
     expect(second.stderr()).not.toContain('building dist/');
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
+    // The package's other bin, as a person holding an export runs it: `npx norma-verify`, offline.
+    const post = (p: string, body: unknown) => fetch(`${second.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
+    const made = await post('/v1/sessions', { tools: ['LS'] });
+    await post(`/v1/sessions/${made.id}/turns?wait=30`, { tool_uses: [{ name: 'LS', input: { path: '.' } }] });
+    const exported = await fetch(`${second.url}/v1/sessions/${made.id}/export`);
+    await fs.writeFile(path.join(dir, 'export.json'), Buffer.from(await exported.arrayBuffer()));
+    await fs.writeFile(path.join(dir, 'keys.json'), await (await fetch(`${second.url}/v1/signing-key`)).text());
+    const verified = await runBin(['norma-verify', 'export.json', '--key', 'keys.json']);
+    expect(verified.code, verified.err).toBe(0);
+    expect(verified.out).toMatch(/^verified: session ses_/);
+    expect(verified.out).toContain('key: pinned');
+    await fs.writeFile(path.join(dir, 'cut.json'), (await fs.readFile(path.join(dir, 'export.json'), 'utf8')).slice(0, 200));
+    const cut = await runBin(['norma-verify', 'cut.json']);
+    expect(cut.code).toBe(2);
+    expect(cut.err).toMatch(/^norma-verify: .*truncated/);
     expect(await stop(second)).toContain('"msg":"shutting down"');
 
     // A changed source is built again: the server's, and the console's.
