@@ -24,9 +24,10 @@ import { PgSpend } from './spend.js';
 import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
-import { decisionsSelect, hashOf, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
+import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
 import { pendingCountsOf, pendingEntriesOf, pendingSelect, pendingCountsSelect, sessionPageSelect, TENANT_CURSOR, tenantCursorOf, tenantEventsArgs, tenantEventsOf, tenantEventsSelect, tenantHeadSelect } from './pg-inbox.js';
 import { laterReads } from './pg-later.js';
+import { SessionHeads, headOf } from './heads.js';
 import type { ColumnSealer } from './sqlite-rows.js';
 import { PgKeys } from './keys.js';
 
@@ -47,11 +48,15 @@ export class PostgresStore implements Store {
   private readonly db: SyncPg;
   private readonly turns: PgTurns;
   private readonly units: PgUnits;
-  private readonly lastSeqs = new Map<string, number>();
-  private readonly lastDecisions = new Map<string, number>();
-  /** The hash of each session's last event and decision, beside the seqs above (null: none, or unchained). */
-  private readonly eventHashes = new Map<string, string | null>();
-  private readonly decisionHashes = new Map<string, string | null>();
+  /**
+   * Each session's last event and decision (seq, hash): remembered from this node's own appends; a
+   * read is kept only for a session this process runs (no other writer), as another node may
+   * append to the others.
+   */
+  private readonly heads = new SessionHeads(
+    (chain, id) => headOf(this.read(`SELECT seq, data::jsonb->>'hash' AS hash FROM ${chain} WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [id])[0] as { seq: unknown; hash: unknown } | undefined),
+    (id) => this.owned.has(id) && !this.units.begun,
+  );
   /** Sessions this process runs (runsHere): their counters, once read, are kept. */
   private readonly owned = new Set<string>();
   /** Each session's active turn as this node last wrote or read it (absent: not known). */
@@ -135,10 +140,7 @@ export class PostgresStore implements Store {
 
   /** What this node remembers beyond the database is forgotten (a transaction rolled back). */
   private rolledBack(): void {
-    this.lastSeqs.clear();
-    this.lastDecisions.clear();
-    this.eventHashes.clear();
-    this.decisionHashes.clear();
+    this.heads.clear();
     this.activeTurns.clear();
     this.turns.rolledBack();
   }
@@ -206,10 +208,7 @@ export class PostgresStore implements Store {
    * is forgotten: another node may have written it since (a lease moved).
    */
   forget(sessionId: string): void {
-    this.lastSeqs.delete(sessionId);
-    this.lastDecisions.delete(sessionId);
-    this.eventHashes.delete(sessionId);
-    this.decisionHashes.delete(sessionId);
+    this.heads.forget(sessionId);
     this.activeTurns.delete(sessionId);
     this.owned.delete(sessionId);
     this.turns.forget(sessionId);
@@ -219,10 +218,7 @@ export class PostgresStore implements Store {
     this.owned.add(sessionId);
     if (!created) return;
     // Nothing of it is stored yet: its first event and decision are number 1, without asking.
-    if (!this.lastSeqs.has(sessionId)) this.lastSeqs.set(sessionId, 0);
-    if (!this.lastDecisions.has(sessionId)) this.lastDecisions.set(sessionId, 0);
-    if (!this.eventHashes.has(sessionId)) this.eventHashes.set(sessionId, null);
-    if (!this.decisionHashes.has(sessionId)) this.decisionHashes.set(sessionId, null);
+    this.heads.fresh(sessionId);
   }
 
   // ── turns, permissions, questions, outputs ─────────────────────────────────────────────
@@ -321,43 +317,16 @@ export class PostgresStore implements Store {
     const expected = this.lastSeq(event.session_id) + 1;
     if (event.seq !== expected) throw new Error(`event seq ${event.seq} for ${event.session_id} is not the next one (${expected})`);
     this.write(event.session_id, appendEventStatement(event, this.nodeId));
-    if (event.type === 'session.closed') {
-      this.lastSeqs.delete(event.session_id);
-      this.lastDecisions.delete(event.session_id);
-      this.eventHashes.delete(event.session_id);
-      this.decisionHashes.delete(event.session_id);
-    } else {
-      this.lastSeqs.set(event.session_id, event.seq);
-      this.eventHashes.set(event.session_id, event.hash ?? null);
-    }
+    if (event.type === 'session.closed') this.heads.forget(event.session_id);
+    else this.heads.appended('events', event.session_id, event.seq, event.hash);
   }
 
   lastSeq(sessionId: string): number {
-    // Remembered from this node's own appends; a read is kept only for a session this process
-    // runs (no other writer), as another node may append to the others.
-    const known = this.lastSeqs.get(sessionId);
-    if (known !== undefined) return known;
-    const n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = $1', [sessionId])[0]!.n);
-    if (this.owned.has(sessionId) && !this.units.begun) this.lastSeqs.set(sessionId, n);
-    return n;
+    return this.heads.head('events', sessionId).seq;
   }
 
   lastEventHash(sessionId: string): string | null {
-    return this.lastHash(this.eventHashes, 'events', sessionId);
-  }
-
-  lastDecisionHash(sessionId: string): string | null {
-    return this.lastHash(this.decisionHashes, 'decisions', sessionId);
-  }
-
-  /** Kept like the seqs (lastSeq): from this node's own appends, or a read of a session it runs. */
-  private lastHash(known: Map<string, string | null>, table: 'events' | 'decisions', sessionId: string): string | null {
-    const h = known.get(sessionId);
-    if (h !== undefined) return h;
-    const row = this.read(`SELECT data FROM ${table} WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [sessionId])[0];
-    const hash = hashOf(row?.data);
-    if (this.owned.has(sessionId) && !this.units.begun) known.set(sessionId, hash);
-    return hash;
+    return this.heads.head('events', sessionId).hash;
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
@@ -379,16 +348,15 @@ export class PostgresStore implements Store {
     const expected = this.lastDecisionSeq(decision.session_id) + 1;
     if (decision.seq !== expected) throw new Error(`decision seq ${decision.seq} does not follow ${expected - 1}`);
     this.write(decision.session_id, appendDecisionStatement(decision));
-    this.lastDecisions.set(decision.session_id, decision.seq);
-    this.decisionHashes.set(decision.session_id, decision.hash ?? null);
+    this.heads.appended('decisions', decision.session_id, decision.seq, decision.hash);
   }
 
   lastDecisionSeq(sessionId: string): number {
-    const known = this.lastDecisions.get(sessionId);
-    if (known !== undefined) return known;
-    const n = Number(this.read('SELECT COALESCE(MAX(seq), 0) AS n FROM decisions WHERE session_id = $1', [sessionId])[0]!.n);
-    if (this.owned.has(sessionId) && !this.units.begun) this.lastDecisions.set(sessionId, n);
-    return n;
+    return this.heads.head('decisions', sessionId).seq;
+  }
+
+  lastDecisionHash(sessionId: string): string | null {
+    return this.heads.head('decisions', sessionId).hash;
   }
 
   /**

@@ -11,7 +11,8 @@ import { SqliteTurns } from './sqlite-turns.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { SqliteSpend } from './spend.js';
 import { SqliteKeys } from './keys.js';
-import { decisionsSelect, hashOf, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
+import { SessionHeads, headOf } from './heads.js';
+import { decisionsSelect, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
 
@@ -19,12 +20,10 @@ export class SqliteStore implements Store {
   readonly durable = true;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
-  /** Per-session counters, read once from the database; cleared when a transaction rolls back. */
-  private readonly lastSeqs = new Map<string, number>();
-  private readonly lastDecisions = new Map<string, number>();
-  /** The hash of each session's last event and decision, beside the seqs above (null: none, or unchained). */
-  private readonly eventHashes = new Map<string, string | null>();
-  private readonly decisionHashes = new Map<string, string | null>();
+  /** Each session's last event and decision (seq, hash), read once from the database; cleared when a transaction rolls back. */
+  private readonly heads = new SessionHeads((chain, id) =>
+    headOf(this.stmt(`SELECT seq, json_extract(data, '$.hash') AS hash FROM ${chain} WHERE session_id = ? ORDER BY seq DESC LIMIT 1`).get(id) as { seq: number; hash: unknown } | undefined),
+  );
   private readonly turns = new SqliteTurns((sql) => this.stmt(sql));
   /** Idempotency-Key answers, written in the store's transactions (sqlite-idempotency.ts). */
   readonly idempotency = new SqliteIdempotency(
@@ -74,10 +73,7 @@ export class SqliteStore implements Store {
       value = this.db.transaction(fn)();
     } catch (err) {
       this.committed = [];
-      this.lastSeqs.clear();
-      this.lastDecisions.clear();
-      this.eventHashes.clear();
-      this.decisionHashes.clear();
+      this.heads.clear();
       // A tenant's data key made inside the transaction is gone with it: read them again.
       this.sealer?.rolledBack?.();
       this.turns.rolledBack();
@@ -167,10 +163,7 @@ export class SqliteStore implements Store {
       }
     });
     this.afterCommit(() => {
-      this.lastSeqs.delete(id);
-      this.lastDecisions.delete(id);
-      this.eventHashes.delete(id);
-      this.decisionHashes.delete(id);
+      this.heads.forget(id);
     });
   }
 
@@ -327,43 +320,17 @@ export class SqliteStore implements Store {
         JSON.stringify(event),
       ),
     );
-    if (event.type === 'session.closed') {
-      // A session's final event: its counters need not stay cached for the life of the process.
-      this.lastSeqs.delete(event.session_id);
-      this.lastDecisions.delete(event.session_id);
-      this.eventHashes.delete(event.session_id);
-      this.decisionHashes.delete(event.session_id);
-    } else {
-      this.lastSeqs.set(event.session_id, event.seq);
-      this.eventHashes.set(event.session_id, event.hash ?? null);
-    }
+    // A session's final event: its counters need not stay cached for the life of the process.
+    if (event.type === 'session.closed') this.heads.forget(event.session_id);
+    else this.heads.appended('events', event.session_id, event.seq, event.hash);
   }
 
   lastSeq(sessionId: string): number {
-    let n = this.lastSeqs.get(sessionId);
-    if (n === undefined) {
-      n = (this.stmt('SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = ?').get(sessionId) as { n: number }).n;
-      this.lastSeqs.set(sessionId, n);
-    }
-    return n;
+    return this.heads.head('events', sessionId).seq;
   }
 
   lastEventHash(sessionId: string): string | null {
-    return this.lastHash(this.eventHashes, 'events', sessionId);
-  }
-
-  lastDecisionHash(sessionId: string): string | null {
-    return this.lastHash(this.decisionHashes, 'decisions', sessionId);
-  }
-
-  private lastHash(known: Map<string, string | null>, table: 'events' | 'decisions', sessionId: string): string | null {
-    let h = known.get(sessionId);
-    if (h === undefined) {
-      const row = this.stmt(`SELECT data FROM ${table} WHERE session_id = ? ORDER BY seq DESC LIMIT 1`).get(sessionId) as { data: string } | undefined;
-      h = hashOf(row?.data);
-      known.set(sessionId, h);
-    }
-    return h;
+    return this.heads.head('events', sessionId).hash;
   }
 
   eventsAfter(sessionId: string, afterSeq: number, limit: number): NormaEvent[] {
@@ -403,17 +370,15 @@ export class SqliteStore implements Store {
         JSON.stringify(decision),
       ),
     );
-    this.lastDecisions.set(decision.session_id, decision.seq);
-    this.decisionHashes.set(decision.session_id, decision.hash ?? null);
+    this.heads.appended('decisions', decision.session_id, decision.seq, decision.hash);
   }
 
   lastDecisionSeq(sessionId: string): number {
-    let n = this.lastDecisions.get(sessionId);
-    if (n === undefined) {
-      n = (this.stmt('SELECT COALESCE(MAX(seq), 0) AS n FROM decisions WHERE session_id = ?').get(sessionId) as { n: number }).n;
-      this.lastDecisions.set(sessionId, n);
-    }
-    return n;
+    return this.heads.head('decisions', sessionId).seq;
+  }
+
+  lastDecisionHash(sessionId: string): string | null {
+    return this.heads.head('decisions', sessionId).hash;
   }
 
   listDecisions(sessionId: string, query: DecisionQuery): Decision[] {
