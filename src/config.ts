@@ -270,8 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   };
   const outputRetentionS = positiveInt('NORMA_OUTPUT_RETENTION_S', 7 * 24 * 3600);
   const sessionRetentionS = positiveInt('NORMA_SESSION_RETENTION_S', 30 * 24 * 3600);
-  const shutdownGraceS = positiveInt('NORMA_SHUTDOWN_GRACE_S', 10);
-  const signIntervalS = positiveInt('NORMA_CHAIN_SIGN_INTERVAL_S', 60);
+  const [shutdownGraceS, signIntervalS] = [positiveInt('NORMA_SHUTDOWN_GRACE_S', 10), positiveInt('NORMA_CHAIN_SIGN_INTERVAL_S', 60)];
   const positiveNumber = (name: string, fallback: number): number => {
     const raw = get(name);
     if (raw === undefined) return fallback;

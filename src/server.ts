@@ -42,7 +42,7 @@ import type { SandboxHost, SandboxStatus } from './sandbox/process.js';
 import { createSandboxHost } from './sandbox/host.js';
 import { createApplication, INTERNAL } from './app/index.js';
 import { retentionSweeps } from './app/sweeps.js';
-import { openEvidence, type Evidence } from './app/evidence-setup.js';
+import { openEvidence } from './app/evidence-setup.js';
 import { findRipgrep } from './capabilities/files/grep.js';
 import { CATALOG, ToolCatalog } from './tools/catalog.js';
 import { HtmlConverter } from './web/html-convert.js';
@@ -129,13 +129,8 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   // The database is opened first: an unusable one stops start-up (StoreOpenError names it).
   const rawStore = options.store ?? openStore(config);
   const store = new TimedStore(rawStore, metrics.storeDuration);
-  let evidence: Evidence;
-  try {
-    evidence = openEvidence(config, rawStore, clock, logger);
-  } catch (err) {
-    if (!options.store) store.close(); // start-up stops: release the database
-    throw err;
-  }
+  // Start-up stops on a bad key: the database is released.
+  const evidence = openEvidence(config, rawStore, clock, logger, () => !options.store && store.close());
   const events = new EventLog(store, clock);
   // Chains that moved here are signed again within an interval (chain-signer.ts).
   events.observe((e) => evidence.signer.touched(e.session_id));
@@ -409,8 +404,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
     await sweep(true);
   });
   app.addHook('onClose', async () => clearInterval(sweepTimer));
-  const signTimer = setInterval(() => evidence.signer.sweep(), config.evidence.signIntervalMs);
-  signTimer.unref();
+  const signTimer = setInterval(() => evidence.signer.sweep(), config.evidence.signIntervalMs).unref();
   app.addHook('onClose', async () => clearInterval(signTimer));
 
   shutdown.track(app.server);

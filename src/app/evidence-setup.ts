@@ -22,8 +22,8 @@ export interface Evidence {
   describe(): { ok: boolean; detail: string }[];
 }
 
-/** `store` is the store as opened (its `sealer` is set here when encryption is on); `keys` the timed one, for the signer. */
-export function openEvidence(config: Config, store: Store & { sealer?: ColumnSealer | undefined }, clock: Clock, logger: Logger): Evidence {
+/** `store` is the store as opened (its `sealer` is set here when encryption is on); `release` lets it go when start-up stops here. */
+export function openEvidence(config: Config, store: Store & { sealer?: ColumnSealer | undefined }, clock: Clock, logger: Logger, release: () => void): Evidence {
   const { signingKeyFile, encryptionKeyFile } = config.evidence;
   let key: SigningKey;
   let encryption: Evidence['encryption'];
@@ -44,6 +44,7 @@ export function openEvidence(config: Config, store: Store & { sealer?: ColumnSea
       throw new EncryptionKeyError('the store holds data sealed by encryption at rest, and NORMA_ENCRYPTION_KEY_FILE is not set: start with the key it was sealed with');
     }
   } catch (err) {
+    release();
     if (err instanceof SigningKeyError || err instanceof EncryptionKeyError) throw new ConfigError([err.message]);
     throw err;
   }

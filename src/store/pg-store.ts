@@ -48,11 +48,7 @@ export class PostgresStore implements Store {
   private readonly db: SyncPg;
   private readonly turns: PgTurns;
   private readonly units: PgUnits;
-  /**
-   * Each session's last event and decision (seq, hash): remembered from this node's own appends; a
-   * read is kept only for a session this process runs (no other writer), as another node may
-   * append to the others.
-   */
+  /** Each session's last event and decision: from this node's appends; a read kept only for a session it runs (no other writer). */
   private readonly heads = new SessionHeads(
     (chain, id) => headOf(this.read(`SELECT seq, data::jsonb->>'hash' AS hash FROM ${chain} WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`, [id])[0] as { seq: unknown; hash: unknown } | undefined),
     (id) => this.owned.has(id) && !this.units.begun,

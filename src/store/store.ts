@@ -194,13 +194,6 @@ export interface Store {
   validTenantCursor(cursor: string): boolean;
 }
 
-/** The `hash` member of a stored record's JSON document (null: no row, or a record without one). */
-export function hashOf(data: unknown): string | null {
-  if (typeof data !== 'string') return null;
-  const h = (JSON.parse(data) as { hash?: unknown }).hash;
-  return typeof h === 'string' ? h : null;
-}
-
 /**
  * A seq or a count as a database column takes it: whatever number a query string held (1e99,
  * -1e99, 2.5) is brought to an integer within range, so it asks what it says instead of failing.
