@@ -1,3 +1,4 @@
+import { seededRandom } from '../helpers/schema-fuzz.js';
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import fs, { type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
@@ -22,17 +23,7 @@ const SMALL = 64;
 const TAG = 16;
 const DEFAULT_CHUNK = 65536;
 
-/** A small deterministic PRNG (mulberry32), so every run uses the same bytes and ranges. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 
 function bytes(n: number, seed: number): Buffer {
   const rand = prng(seed);
