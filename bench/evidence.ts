@@ -194,7 +194,7 @@ async function main(dir: string): Promise<void> {
     row(`tool.completed, ${kb(large.size)} JSON`, 'plain', large.plain);
     row('', 'chained', large.chained);
     console.log(`spill file, ${SPILL_BYTES / 1024 / 1024} MiB in ${SPILL_CHUNK / 1024} KiB chunks (alternating rounds; warm-up ${SPILL_WARMUP} per side)`);
-    for (const [what, key] of [['write (begin, writes, fsynced commit)', 'write'], ['full read (open, stream to end)', 'read'], ['write + read', 'both'], [`range read ${RANGE_BYTES / 1024} KiB @ ${RANGE_START}`, 'range']] as const) {
+    for (const [what, key] of [['write (chunks, fsynced commit)', 'write'], ['full read (stream to the end)', 'read'], ['write + read', 'both'], [`range read ${RANGE_BYTES / 1024} KiB @ ${RANGE_START}`, 'range']] as const) {
       row(what, 'plain', spill.plain[key]);
       row('', 'sealed', spill.sealed[key]);
     }

@@ -6,69 +6,68 @@
 
 /** The RFC 8785 encoding of a JSON value; throws on what JSON cannot hold (a non-finite number, a cycle, a bigint). */
 export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  write(value, out, new Set());
-  return out.join('');
+  return write(value, 0, []);
 }
 
 /** Deeper than this is refused rather than recursed into (a document from outside: an export file). */
 export const CANONICAL_MAX_DEPTH = 1000;
 
-function write(value: unknown, out: string[], open: Set<object>): void {
-  if (value === null) {
-    out.push('null');
-    return;
-  }
+/** Characters a JSON string must escape (and lone surrogates, which JSON.stringify writes as \u escapes). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function str(s: string): string {
+  // Most strings need no escape: quoting them directly is what JSON.stringify would write.
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+// Strings are built by concatenation (V8 ropes): far cheaper than an array of pieces for the
+// many small values of a large record.
+function write(value: unknown, depth: number, open: object[]): string {
+  if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value));
-      return;
+      return str(value);
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return;
+      return value ? 'true' : 'false';
     case 'number':
       if (!Number.isFinite(value)) throw new TypeError(`canonical JSON has no encoding for ${value}`);
-      out.push(JSON.stringify(value)); // -0 is written 0, as RFC 8785 says
-      return;
+      return JSON.stringify(value); // -0 is written 0, as RFC 8785 says
     case 'object':
       break;
     default:
       throw new TypeError(`canonical JSON has no encoding for a ${typeof value}`);
   }
   const obj = value as object;
-  if (open.has(obj)) throw new TypeError('canonical JSON has no encoding for a cycle');
-  if (open.size >= CANONICAL_MAX_DEPTH) throw new TypeError(`canonical JSON: nested deeper than ${CANONICAL_MAX_DEPTH} levels`);
-  open.add(obj);
+  if (depth >= CANONICAL_MAX_DEPTH) throw new TypeError(`canonical JSON: nested deeper than ${CANONICAL_MAX_DEPTH} levels`);
+  if (open.includes(obj)) throw new TypeError('canonical JSON has no encoding for a cycle');
+  open.push(obj);
+  let out: string;
   if (Array.isArray(obj)) {
-    out.push('[');
+    out = '[';
     for (let i = 0; i < obj.length; i++) {
-      if (i > 0) out.push(',');
       const v: unknown = obj[i];
       // As JSON.stringify: an undefined (or function) array element is null.
-      if (v === undefined || typeof v === 'function') out.push('null');
-      else write(v, out, open);
+      out += (i > 0 ? ',' : '') + (v === undefined || typeof v === 'function' ? 'null' : write(v, depth + 1, open));
     }
-    out.push(']');
+    out += ']';
   } else {
     const asJson = (obj as { toJSON?: unknown }).toJSON;
     if (typeof asJson === 'function') {
-      open.delete(obj);
-      write((asJson as () => unknown).call(obj), out, open);
-      return;
+      open.pop();
+      return write((asJson as () => unknown).call(obj), depth, open);
     }
     // Default sort compares UTF-16 code units, which is the order RFC 8785 §3.2.3 asks for.
     const keys = Object.keys(obj).sort();
-    out.push('{');
+    out = '{';
     let first = true;
     for (const k of keys) {
       const v = (obj as Record<string, unknown>)[k];
       if (v === undefined || typeof v === 'function') continue;
-      if (!first) out.push(',');
+      out += (first ? '' : ',') + str(k) + ':' + write(v, depth + 1, open);
       first = false;
-      out.push(JSON.stringify(k), ':');
-      write(v, out, open);
     }
-    out.push('}');
+    out += '}';
   }
-  open.delete(obj);
+  open.pop();
+  return out;
 }

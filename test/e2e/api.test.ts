@@ -386,9 +386,9 @@ describe('documents and health', () => {
     expect((await t.api.get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await t.api.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body.checks.map((c: { name: string }) => c.name)).toEqual(['store', 'workspace_root', 'sandbox', 'search', 'web_search', 'sandbox_limits', 'sandbox_network']);
+    expect(ready.body.checks.map((c: { name: string }) => c.name)).toEqual(['store', 'workspace_root', 'signing', 'encryption', 'sandbox', 'search', 'web_search', 'sandbox_limits', 'sandbox_network']);
     // CI installs ripgrep: Grep must not silently run on the fallback there.
-    expect(ready.body.checks[3].detail).toMatch(/^Grep uses ripgrep at /);
+    expect(ready.body.checks[5].detail).toMatch(/^Grep uses ripgrep at /);
   });
 });
 

@@ -1,3 +1,7 @@
+// Sealed spill files (src/evidence/sealed-file.ts): round trips at chunk boundaries, random ranges
+// against the plaintext, the format pinned by decrypting by hand, and every way of changing a
+// sealed file (a byte, the header, a chunk removed, swapped or appended, another key or place)
+// failing authentication without giving out the changed chunk's bytes.
 import { seededRandom } from '../helpers/schema-fuzz.js';
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import fs, { type FileHandle } from 'node:fs/promises';
