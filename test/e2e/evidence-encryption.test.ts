@@ -11,6 +11,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { mcpAddServer } from '../helpers/mcp-http.js';
 import { closeFixtures } from '../helpers/http-fixture.js';
+import { ContractClient } from '../helpers/contract.js';
+import { keysFile, newKey } from '../helpers/tenants.js';
 
 const servers: TestServer[] = [];
 const dirs: string[] = [];
@@ -165,6 +167,8 @@ describe('encryption at rest', () => {
       await expect(start(dataDir, { NORMA_ENCRYPTION_KEY_FILE: await keyFile(keys, `bad${i}.key`, content, mode) })).rejects.toThrow(message);
     }
     await expect(start(await tempDir(), { NORMA_ENCRYPTION_KEY_FILE: path.join(keys, 'absent.key') })).rejects.toThrow(/cannot be opened: ENOENT/);
+    await fs.symlink(await keyFile(keys, 'target.key'), path.join(keys, 'link.key'));
+    await expect(start(await tempDir(), { NORMA_ENCRYPTION_KEY_FILE: path.join(keys, 'link.key') })).rejects.toThrow(/cannot be opened: ELOOP/);
     for (const content of [`${randomBytes(32).toString('hex')}\n`, 'passphrase:correct horse battery staple']) {
       const dataDir = await tempDir();
       const t = await start(dataDir, { NORMA_ENCRYPTION_KEY_FILE: await keyFile(keys, `good-${content.length}.key`, content) });
@@ -172,6 +176,45 @@ describe('encryption at rest', () => {
       expect(await (await fetch(`${t.url}/v1/sessions/${id}/outputs/${outputId}`)).text()).toContain(SECRETS.output);
       await stop(t);
       expect(await filesHolding(dataDir, SECRETS.output)).toEqual([]);
+    }
+  });
+
+  it('a changed sealed spill file fails to serve and to verify; only the operator rotates', async () => {
+    const keys = await tempDir();
+    const acme = newKey('acme');
+    const operator = newKey('operator');
+    const file = await keysFile([
+      { key: acme, tenant: 'acme', scopes: ['admin'], name: 'acme' },
+      { key: operator, tenant: 'default', scopes: ['admin'], name: 'operator' },
+    ]);
+    try {
+      const dataDir = await tempDir();
+      const t = await start(dataDir, { NORMA_ENCRYPTION_KEY_FILE: await keyFile(keys, 'master.key'), NORMA_API_KEYS_FILE: file.file });
+      const asAcme = new ContractClient(t.url, acme);
+      // A tenant's admin key is not the operator's: 403, and nothing is rotated.
+      const refused = await asAcme.post('/v1/encryption/rotate');
+      expect(refused.status).toBe(403);
+      expect((await new ContractClient(t.url, operator).post('/v1/encryption/rotate')).status).toBe(409);
+
+      const s = (await asAcme.post('/v1/sessions', { output_cap_chars: 100, checkpoints: false })).body;
+      await fs.writeFile(path.join(s.workspace, 'big.txt'), Array.from({ length: 3000 }, (_, i) => `${i} ${'c'.repeat(60)}`).join('\n'));
+      const turn = (await asAcme.post(`/v1/sessions/${s.id}/turns?wait=10`, { tool_uses: [{ name: 'Read', input: { file_path: 'big.txt' } }] })).body;
+      const outputId = turn.results[0].truncation.output_id;
+      const spill = path.join(dataDir, 'outputs', s.id, `${outputId}.txt`);
+      const sealed = await fs.readFile(spill);
+      expect(sealed.subarray(0, 8).toString()).toBe('NORMASF1');
+      sealed[sealed.length - 100] = sealed[sealed.length - 100]! ^ 1; // inside the last chunk
+      await fs.writeFile(spill, sealed);
+      const v = (await asAcme.get(`/v1/sessions/${s.id}/verify`)).body;
+      expect(v.first_broken).toMatchObject({ part: 'outputs', reason: expect.stringMatching(/failed authentication/) });
+      // The first chunk still serves by range; the whole file stops short of the changed chunk.
+      const head = await fetch(`${t.url}/v1/sessions/${s.id}/outputs/${outputId}`, { headers: { authorization: `Bearer ${acme}`, range: 'bytes=0-99' } });
+      expect(head.status).toBe(206);
+      expect((await head.text()).startsWith('     1\t0 ccc')).toBe(true);
+      const whole = await fetch(`${t.url}/v1/sessions/${s.id}/outputs/${outputId}`, { headers: { authorization: `Bearer ${acme}` } });
+      await expect(whole.arrayBuffer()).rejects.toThrow();
+    } finally {
+      await file.remove();
     }
   });
 });
