@@ -4,9 +4,13 @@
 // is undefined left out as JSON leaves them out. Every JSON value has exactly one encoding, so a
 // document read back from the store (or from an export file) hashes as it did when it was made.
 
-/** The RFC 8785 encoding of a JSON value; throws on what JSON cannot hold (a non-finite number, a cycle, a bigint). */
-export function canonicalJson(value: unknown): string {
-  return write(value, 0, []);
+/**
+ * The RFC 8785 encoding of a JSON value; throws on what JSON cannot hold (a non-finite number, a
+ * cycle, a bigint). `without`: a member of the top-level object left out (a record's own `hash`),
+ * as if it were not there, without copying the record.
+ */
+export function canonicalJson(value: unknown, without?: string): string {
+  return write(value, 0, [], without);
 }
 
 /** Deeper than this is refused rather than recursed into (a document from outside: an export file). */
@@ -22,7 +26,7 @@ function str(s: string): string {
 
 // Strings are built by concatenation (V8 ropes): far cheaper than an array of pieces for the
 // many small values of a large record.
-function write(value: unknown, depth: number, open: object[]): string {
+function write(value: unknown, depth: number, open: object[], without?: string): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -62,7 +66,7 @@ function write(value: unknown, depth: number, open: object[]): string {
     let first = true;
     for (const k of keys) {
       const v = (obj as Record<string, unknown>)[k];
-      if (v === undefined || typeof v === 'function') continue;
+      if (v === undefined || typeof v === 'function' || k === without) continue;
       out += (first ? '' : ',') + str(k) + ':' + write(v, depth + 1, open);
       first = false;
     }

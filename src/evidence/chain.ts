@@ -16,13 +16,14 @@ export const HASH_PATTERN = /^[0-9a-f]{64}$/;
 
 /** The hash of `record` (its own `hash`, if any, left out) following `prev`. */
 export function chainHash(prev: string, record: object): string {
-  const { hash: _own, ...rest } = record as { hash?: unknown };
-  return createHash('sha256').update(prev).update('\n').update(canonicalJson(rest)).digest('hex');
+  return createHash('sha256').update(`${prev}\n${canonicalJson(record, 'hash')}`).digest('hex');
 }
 
-/** `record` with its hash following `prev` (null: it is the first, or follows records without one). */
+/** `record` given its hash following `prev` (null: it is the first, or follows records without one); the record itself, not a copy. */
 export function chained<T extends object>(record: T, prev: string | null): T & { hash: string } {
-  return { ...record, hash: chainHash(prev ?? GENESIS, record) };
+  const r = record as T & { hash: string };
+  r.hash = chainHash(prev ?? GENESIS, record);
+  return r;
 }
 
 /** Where a chain is first broken, and why. */
