@@ -2,7 +2,9 @@
 // temp file while it is produced, fsynced and renamed into place before its record exists,
 // with SHA-256, size and provenance (session, turn, tool_use id, tool, time) in the store.
 // Retention removes files by age and by a per-session byte budget; the record stays, marked
-// `expired`. File names are made from server-made ids only; nothing from a URL is a path.
+// `expired`. File names are made from server-made ids only; nothing from a URL is a path. With
+// encryption at rest, a file is sealed as it is written (evidence/sealed-file.ts) under its
+// tenant's data key, and served and hashed through the same reads whether sealed or not.
 import { constants as C } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -73,11 +75,6 @@ export class OutputFiles {
     /** Set: spill files are sealed (chunked AES-256-GCM under the tenant's data key). */
     private readonly keys?: FileKeys,
   ) {}
-
-  /** Whether new spill files are sealed. */
-  get sealed(): boolean {
-    return this.keys !== undefined;
-  }
 
   /** What a sealed spill file is bound to: it opens only as this output of this session. */
   private static place(sessionId: string, outputId: string): string {
