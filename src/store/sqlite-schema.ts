@@ -163,6 +163,10 @@ export function openDatabase(file: string): Database.Database {
   let db: Database.Database;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // The database holds every session's record: readable by the server's user only. SQLite makes
+    // its -wal file with the database's mode, so that one is too.
+    fs.closeSync(fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600));
+    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
     db = new Database(file);
   } catch (err) {
     throw new StoreOpenError(file, messageOf(err));
