@@ -13,6 +13,8 @@ import type { Scope } from './scope.js';
 const PAGE = 500;
 /** Verifications of one tenant's sessions running at once on this server. */
 const MAX_VERIFIES_PER_TENANT = 2;
+/** How long the published key set is served from memory. */
+const KEY_SET_TTL_MS = 1000;
 
 /** The public keys (JWK) a verifier of this server's chains needs, the one signing now first. */
 export interface SigningKeySet {
@@ -67,15 +69,22 @@ export class EvidenceUseCases {
   }
 
   signingKeys(): SigningKeySet {
+    // Asked without a key: read from the store at most once a second, whatever the callers do.
+    const now = this.parts.deps.clock().getTime();
+    if (this.keySet && now - this.keySet.at < KEY_SET_TTL_MS) return this.keySet.value;
     const current = this.signer.key;
     const known = this.parts.deps.store.keys.signingKeys();
     if (!known.some((k) => k.key_id === current.keyId)) known.push({ key_id: current.keyId, jwk: current.publicJwk, created_at: this.parts.deps.clock().toISOString() });
     known.sort((a, b) => Number(b.key_id === current.keyId) - Number(a.key_id === current.keyId));
-    return {
+    const value: SigningKeySet = {
       key_id: current.keyId,
       keys: known.map((k) => ({ ...k.jwk, kid: k.key_id, use: 'sig', alg: 'EdDSA', status: k.key_id === current.keyId ? 'current' : 'other', created_at: k.created_at })),
     };
+    this.keySet = { at: now, value };
+    return value;
   }
+
+  private keySet: { at: number; value: SigningKeySet } | undefined;
 
   /**
    * Re-reads the session's stored events and decisions, checking each link; the last signed
