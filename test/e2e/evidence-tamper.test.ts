@@ -36,7 +36,7 @@ describe('a tampered SQLite file and spill directory', () => {
   it('verify names the first broken link of each kind of change', async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-tamper-'));
     const first = await startServer({ NORMA_SANDBOX: 'off' }, { dataDir });
-    const names = ['untouched', 'edited', 'deleted', 'reordered', 'rewritten', 'cut', 'decision', 'record', 'spill', 'head'] as const;
+    const names = ['untouched', 'edited', 'deleted', 'reordered', 'rewritten', 'cut', 'decision', 'record', 'spill', 'head', 'stranger'] as const;
     const s: Record<string, { id: string; outputId: string }> = {};
     for (const n of names) s[n] = await session(first);
     await first.close();
@@ -65,6 +65,8 @@ describe('a tampered SQLite file and spill directory', () => {
     db.prepare(`UPDATE decisions SET data = json_set(data, '$.reason', 'nothing to see') WHERE session_id = ? AND seq = 2`).run(s.decision!.id);
     db.prepare(`UPDATE outputs SET data = json_set(data, '$.sha256', ?) WHERE session_id = ?`).run('0'.repeat(64), s.record!.id);
     db.prepare(`UPDATE signed_heads SET data = json_set(data, '$.signed_at', '2000-01-01T00:00:00.000Z') WHERE session_id = ?`).run(s.head!.id);
+    // A head said to be signed by a key the server never had.
+    db.prepare(`UPDATE signed_heads SET data = json_set(data, '$.key_id', 'not-a-key-of-ours') WHERE session_id = ?`).run(s.stranger!.id);
     db.close();
     const spill = path.join(dataDir, 'outputs', s.spill!.id, `${s.spill!.outputId}.txt`);
     const bytes = await fs.readFile(spill);
@@ -86,6 +88,7 @@ describe('a tampered SQLite file and spill directory', () => {
       ['record', 'outputs', undefined, /record says sha256 0{64}, but event \d+ claims/],
       ['spill', 'outputs', undefined, /file has sha256 [0-9a-f]{64}, but event \d+ claims .*the file was changed/],
       ['head', 'signed_head', undefined, /signature does not verify/],
+      ['stranger', 'signed_head', undefined, /names key not-a-key-of-ours, which this server does not know/],
     ];
     for (const [n, part, seq, reason] of cases) {
       const v = await verify(n);
