@@ -162,9 +162,11 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         summary: 'The whole session as one JSON document, for audit',
         description:
           'Session, turns (tool_uses with their paired results), permission requests, permission decisions, spill-file ' +
-          'records and every durable event in order. Streamed: the size is bounded by the session, not by server memory.',
+          'records and every durable event in order, ending with `chain`: the head it covers, signed now (check it offline with ' +
+          '`npx norma-verify`). Streamed: the size is bounded by the session, not by server memory. 409 when the stored chain no ' +
+          'longer holds the head signed before (a rewritten or cut chain is never signed over; GET …/verify says where).',
         params: SessionParams,
-        response: { 200: ref(SessionExportSchema, 'The export'), ...commonProblems, 404: problems[404] },
+        response: { 200: ref(SessionExportSchema, 'The export'), ...commonProblems, 404: problems[404], 409: problems[409] },
       },
     },
     async (req, reply) => {

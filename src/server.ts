@@ -133,7 +133,7 @@ export async function buildServer(config: Config, options: ServerOptions = {}): 
   const evidence = openEvidence(config, rawStore, clock, logger, () => !options.store && store.close());
   const events = new EventLog(store, clock);
   // Chains that moved here are signed again within an interval (chain-signer.ts).
-  events.observe((e) => evidence.signer.touched(e.session_id));
+  events.observe((e) => evidence.signer.observe(e));
   // Counts and log lines of domain events come from the one point every event passes.
   events.observe(metrics.observeEvent);
   events.observe(domainLog(logger, store));

@@ -4,7 +4,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { ChainChecker, type ChainBreak, type ChainHeadPoint } from '../evidence/chain.js';
 import { verifyHead, type PublicJwk, type SignedHead } from '../evidence/signing.js';
 import { claimsOf } from '../evidence/verify-export.js';
-import type { ChainSigner } from '../events/chain-signer.js';
+import { ChainContinuityError, type ChainSigner } from '../events/chain-signer.js';
 import { MasterKey, type Sealer } from '../evidence/encryption.js';
 import { DomainError } from '../errors.js';
 import type { Parts } from './parts.js';
@@ -194,7 +194,13 @@ export class EvidenceUseCases {
    */
   exportChain(scope: Scope, sessionId: string): { algorithm: 'norma-chain-v1'; head: SignedHead; public_key: PublicJwk & { kid: string } } {
     this.parts.records.get(sessionId, scope.tenant);
-    const head = this.signer.sign(sessionId);
+    let head: SignedHead;
+    try {
+      head = this.signer.sign(sessionId);
+    } catch (err) {
+      if (err instanceof ChainContinuityError) throw new DomainError('conflict', `the session's stored chain is not exported: ${err.message}; GET /v1/sessions/${sessionId}/verify says where it breaks`);
+      throw err;
+    }
     return { algorithm: 'norma-chain-v1', head, public_key: { ...this.signer.key.publicJwk, kid: this.signer.key.keyId } };
   }
 }

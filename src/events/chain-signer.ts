@@ -10,10 +10,24 @@
 // kept). It does not stop a holder of the signing key from signing a rewritten chain, nor show
 // events appended after the last signed head were not changed since (until the next head).
 import type { Logger } from 'pino';
-import { GENESIS } from '../evidence/chain.js';
+import { GENESIS, type ChainHeadPoint } from '../evidence/chain.js';
+import type { CommittedHead } from '../evidence/key-store.js';
 import type { SignedHead, SigningKey } from '../evidence/signing.js';
 import type { Clock } from '../ids.js';
 import type { Store } from '../store/store.js';
+
+/** The stored chain does not hold a head signed before: it is not signed over. */
+export class ChainContinuityError extends Error {}
+
+/** Why `now` does not continue from `prior` on one chain (null: it does). */
+function brokenSince(prior: { signed_at: string } & Record<'events' | 'decisions', ChainHeadPoint>, now: CommittedHead, chain: 'events' | 'decisions', storedAtPrior: string | null): string | null {
+  const p = prior[chain];
+  if (p.seq === 0) return null;
+  const kind = chain === 'events' ? 'event' : 'decision';
+  if (now[chain].seq < p.seq) return `the ${chain} end at ${now[chain].seq}, but a head signed at ${prior.signed_at} covers ${p.seq}: ${chain} were removed`;
+  if ((storedAtPrior ?? GENESIS) !== p.hash) return `${kind} ${p.seq}'s hash is not the one signed at ${prior.signed_at}: the chain up to it was changed`;
+  return null;
+}
 
 /** Sessions signed per read and write of the store. */
 const SWEEP_BATCH = 200;
@@ -34,31 +48,69 @@ export class ChainSigner {
     this.store.keys.addSigningKey({ key_id: this.key.keyId, jwk: this.key.publicJwk, created_at: this.clock().toISOString() });
   }
 
-  /** A durable event or decision of the session committed here. */
-  touched(sessionId: string): void {
-    this.moved.add(sessionId);
+  /** A durable event of a session committed here (its decisions are appended with events). */
+  observe(event: { session_id: string; type: string }): void {
+    this.moved.add(event.session_id);
+    // Its last head is remembered until the closed session's final head is signed.
+    if (event.type === 'session.closed') this.closed.add(event.session_id);
   }
 
-  /** Signs the session's head as committed now, and keeps it as the session's last signed head. */
+  private readonly closed = new Set<string>();
+
+  /**
+   * Signs the session's head as committed now, and keeps it as the session's last signed head;
+   * ChainContinuityError when the chain no longer holds the head signed before (see signAll).
+   */
   sign(sessionId: string): SignedHead {
-    return this.signAll([sessionId])[0]!;
+    const { signed, refused } = this.signAll([sessionId]);
+    if (refused.length > 0) throw new ChainContinuityError(refused[0]!.reason);
+    return signed[0]!;
   }
 
-  /** Signs each session's head as committed now (one read, one write for them all). */
-  private signAll(sessionIds: readonly string[]): SignedHead[] {
+  /**
+   * Signs each session's head as committed now (a few reads and one write for them all). A
+   * session whose chain no longer holds the head signed before it (this process's last one, or
+   * the store's) is not signed: a rewritten or cut chain is never signed over.
+   */
+  private signAll(sessionIds: readonly string[]): { signed: SignedHead[]; refused: { session_id: string; reason: string }[] } {
     const signedAt = this.clock().toISOString();
-    const heads = [...this.store.keys.committedHeads(sessionIds)].map(([id, { events, decisions }]) =>
-      this.key.sign({
-        session_id: id,
-        events: { seq: events.seq, hash: events.hash ?? GENESIS },
-        decisions: { seq: decisions.seq, hash: decisions.hash ?? GENESIS },
-        signed_at: signedAt,
-        key_id: this.key.keyId,
-      }),
-    );
-    this.store.keys.putSignedHeads(heads);
-    return heads;
+    const { keys } = this.store;
+    const now = keys.committedHeads(sessionIds);
+    const before = new Map<string, { events: ChainHeadPoint; decisions: ChainHeadPoint; signed_at: string }>(keys.signedHeads(sessionIds.filter((id) => !this.last.has(id))));
+    for (const id of sessionIds) if (this.last.has(id)) before.set(id, this.last.get(id)!);
+    const at = (chain: 'events' | 'decisions') => keys.hashesAt(chain, [...before].map(([id, h]) => [id, h[chain].seq] as const));
+    const [eventsAt, decisionsAt] = [at('events'), at('decisions')];
+    const signed: SignedHead[] = [];
+    const refused: { session_id: string; reason: string }[] = [];
+    for (const [id, head] of now) {
+      const prior = before.get(id);
+      const broken = prior
+        ? brokenSince(prior, head, 'events', eventsAt.get(id) ?? null) ?? brokenSince(prior, head, 'decisions', decisionsAt.get(id) ?? null)
+        : null;
+      if (broken) {
+        refused.push({ session_id: id, reason: broken });
+        continue;
+      }
+      signed.push(
+        this.key.sign({
+          session_id: id,
+          events: { seq: head.events.seq, hash: head.events.hash ?? GENESIS },
+          decisions: { seq: head.decisions.seq, hash: head.decisions.hash ?? GENESIS },
+          signed_at: signedAt,
+          key_id: this.key.keyId,
+        }),
+      );
+    }
+    keys.putSignedHeads(signed);
+    for (const h of signed) {
+      if (this.closed.delete(h.session_id)) this.last.delete(h.session_id);
+      else this.last.set(h.session_id, { events: h.events, decisions: h.decisions, signed_at: h.signed_at });
+    }
+    return { signed, refused };
   }
+
+  /** The head this process last signed for each session: a copy a writer of the database cannot change. */
+  private readonly last = new Map<string, { events: ChainHeadPoint; decisions: ChainHeadPoint; signed_at: string }>();
 
   /** Signs every session whose chain moved since the last sweep, a batch at a time; returns how many. */
   sweep(): number {
@@ -68,7 +120,9 @@ export class ChainSigner {
     for (let i = 0; i < ids.length; i += SWEEP_BATCH) {
       const batch = ids.slice(i, i + SWEEP_BATCH);
       try {
-        for (const head of this.signAll(batch)) {
+        const { signed, refused } = this.signAll(batch);
+        for (const r of refused) this.logger.error({ session_id: r.session_id, reason: r.reason }, 'chain head not signed: the stored chain no longer holds the head signed before');
+        for (const head of signed) {
           n++;
           const { session_id, events, decisions, signed_at, key_id, signature } = head;
           this.logger.info({ session_id, events_seq: events.seq, events_hash: events.hash, decisions_seq: decisions.seq, decisions_hash: decisions.hash, signed_at, key_id, signature }, 'chain head signed');

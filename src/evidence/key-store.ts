@@ -28,6 +28,10 @@ export interface KeyStore {
   /** Replaces each head's session's last signed head; a session that no longer exists gets none. */
   putSignedHeads(heads: readonly SignedHead[]): void;
   signedHead(sessionId: string): SignedHead | undefined;
+  /** The last signed heads of these sessions (absent: none). */
+  signedHeads(sessionIds: readonly string[]): Map<string, SignedHead>;
+  /** The stored hash of each (session, seq) of one chain, as committed (null: no such record, or one without a hash). */
+  hashesAt(chain: 'events' | 'decisions', points: readonly (readonly [string, number])[]): Map<string, string | null>;
   /** Each session's last event and decision as committed (one read for them all). */
   committedHeads(sessionIds: readonly string[]): Map<string, CommittedHead>;
   /** Every tenant's data key. */

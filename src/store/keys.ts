@@ -18,6 +18,10 @@ function headOf(row: HeadRow): { seq: number; hash: string | null } {
   return { seq: Number(row.seq), hash: typeof h === 'string' ? h : null };
 }
 
+function hashOrNull(h: unknown): string | null {
+  return typeof h === 'string' ? h : null;
+}
+
 function dataKeyOf(r: Record<string, unknown>): DataKeyRow {
   return { tenant: String(r.tenant), id: String(r.id), wrapped: String(r.wrapped), master_key_id: String(r.master_key_id), created_at: String(r.created_at) };
 }
@@ -55,8 +59,22 @@ export class SqliteKeys implements KeyStore {
   }
 
   signedHead(sessionId: string): SignedHead | undefined {
-    const row = this.db().prepare('SELECT data FROM signed_heads WHERE session_id = ?').get(sessionId) as { data: string } | undefined;
-    return row ? (JSON.parse(row.data) as SignedHead) : undefined;
+    return this.signedHeads([sessionId]).get(sessionId);
+  }
+
+  signedHeads(sessionIds: readonly string[]): Map<string, SignedHead> {
+    const get = this.db().prepare('SELECT data FROM signed_heads WHERE session_id = ?');
+    const out = new Map<string, SignedHead>();
+    for (const id of sessionIds) {
+      const row = get.get(id) as { data: string } | undefined;
+      if (row) out.set(id, JSON.parse(row.data) as SignedHead);
+    }
+    return out;
+  }
+
+  hashesAt(chain: 'events' | 'decisions', points: readonly (readonly [string, number])[]): Map<string, string | null> {
+    const get = this.db().prepare(`SELECT json_extract(data, '$.hash') AS hash FROM ${chain} WHERE session_id = ? AND seq = ?`);
+    return new Map(points.map(([id, seq]) => [id, hashOrNull((get.get(id, seq) as { hash: unknown } | undefined)?.hash)]));
   }
 
   committedHeads(sessionIds: readonly string[]): Map<string, CommittedHead> {
@@ -115,8 +133,21 @@ export class PgKeys implements KeyStore {
   }
 
   signedHead(sessionId: string): SignedHead | undefined {
-    const row = this.db.query('SELECT data FROM signed_heads WHERE session_id = $1', [sessionId])[0];
-    return row ? (JSON.parse(String(row.data)) as SignedHead) : undefined;
+    return this.signedHeads([sessionId]).get(sessionId);
+  }
+
+  signedHeads(sessionIds: readonly string[]): Map<string, SignedHead> {
+    const rows = this.db.query('SELECT session_id, data FROM signed_heads WHERE session_id = ANY($1::text[])', [[...sessionIds]]);
+    return new Map(rows.map((r) => [String(r.session_id), JSON.parse(String(r.data)) as SignedHead]));
+  }
+
+  hashesAt(chain: 'events' | 'decisions', points: readonly (readonly [string, number])[]): Map<string, string | null> {
+    if (points.length === 0) return new Map();
+    const rows = this.read(
+      `SELECT v.id, t.data::jsonb->>'hash' AS hash FROM unnest($1::text[], $2::bigint[]) AS v(id, seq) LEFT JOIN ${chain} t ON t.session_id = v.id AND t.seq = v.seq`,
+      [points.map((p) => p[0]), points.map((p) => p[1])],
+    );
+    return new Map(rows.map((r) => [String(r.id), hashOrNull(r.hash)]));
   }
 
   committedHeads(sessionIds: readonly string[]): Map<string, CommittedHead> {
@@ -167,7 +198,11 @@ export class MemoryKeys implements KeyStore {
   private readonly heads = new Map<string, SignedHead>();
   private readonly data = new Map<string, DataKeyRow>();
 
-  constructor(private readonly head: (sessionId: string) => CommittedHead) {}
+  constructor(
+    private readonly head: (sessionId: string) => CommittedHead,
+    /** A session's stored events or decisions, seq n at index n - 1. */
+    private readonly records: (chain: 'events' | 'decisions', sessionId: string) => readonly { hash?: string }[] = () => [],
+  ) {}
 
   addSigningKey(row: SigningKeyRow): void {
     if (!this.signing.has(row.key_id)) this.signing.set(row.key_id, structuredClone(row));
@@ -181,6 +216,12 @@ export class MemoryKeys implements KeyStore {
   signedHead(sessionId: string): SignedHead | undefined {
     const h = this.heads.get(sessionId);
     return h && structuredClone(h);
+  }
+  signedHeads(sessionIds: readonly string[]): Map<string, SignedHead> {
+    return new Map(sessionIds.flatMap((id) => (this.heads.has(id) ? [[id, structuredClone(this.heads.get(id)!)] as const] : [])));
+  }
+  hashesAt(chain: 'events' | 'decisions', points: readonly (readonly [string, number])[]): Map<string, string | null> {
+    return new Map(points.map(([id, seq]) => [id, this.records(chain, id)[seq - 1]?.hash ?? null]));
   }
   committedHeads(sessionIds: readonly string[]): Map<string, CommittedHead> {
     return new Map(sessionIds.map((id) => [id, this.head(id)]));

@@ -94,7 +94,7 @@ export class MemoryStore implements Store {
       return last ? { seq: last.seq, hash: last.hash ?? null } : { seq: 0, hash: null };
     };
     return { events: head(this.events.get(id)), decisions: head(this.decisions.get(id)) };
-  });
+  }, (chain, id) => (chain === 'events' ? this.events.get(id) : this.decisions.get(id)) ?? []);
 
   putSession(record: SessionRecord): void {
     const stored = clone(record);

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { chainHash, GENESIS } from '../../src/evidence/chain.js';
+import { runVerifyCli } from '../../src/evidence/verify-cli.js';
 
 let dataDir: string;
 const servers: TestServer[] = [];
@@ -95,6 +96,41 @@ describe('a tampered SQLite file and spill directory', () => {
       expect(v.ok, n).toBe(false);
       expect(v.first_broken, n).toMatchObject({ part, ...(seq !== undefined ? { seq } : {}) });
       expect(v.first_broken.reason, n).toMatch(reason);
+    }
+    // The export refuses to sign over a chain that no longer holds the head signed before; the
+    // others are exported as they are, and the offline verifier names what broke.
+    for (const n of ['rewritten', 'cut'] as const) {
+      const r = await t.api.get(`/v1/sessions/${s[n]!.id}/export`);
+      expect(r.status, n).toBe(409);
+      expect(r.body.detail, n).toMatch(/is not exported: .*(changed|removed); GET .*\/verify says where/);
+    }
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-tamper-exports-'));
+    try {
+      const keys = path.join(dir, 'keys.json');
+      await fs.writeFile(keys, JSON.stringify((await t.api.get('/v1/signing-key')).body));
+      const offline: [(typeof names)[number], string, RegExp][] = [
+        ['untouched', '', /^verified/],
+        ['edited', 'events at seq 5', /does not match its hash/],
+        ['deleted', 'events at seq 6', /missing/],
+        ['reordered', 'events at seq 7', /./],
+        ['decision', 'decisions at seq 2', /does not match its hash/],
+        ['record', 'outputs at seq 4', /claims/],
+        ['spill', 'outputs', /sha256/],
+      ];
+      for (const [n, part, reason] of offline) {
+        const file = path.join(dir, `${n}.json`);
+        await fs.writeFile(file, Buffer.from(await (await fetch(`${t.url}/v1/sessions/${s[n]!.id}/export`)).arrayBuffer()));
+        const outputs = path.join(dir, `${n}-outputs`);
+        await fs.mkdir(outputs);
+        await fs.writeFile(path.join(outputs, s[n]!.outputId), Buffer.from(await (await fetch(`${t.url}/v1/sessions/${s[n]!.id}/outputs/${s[n]!.outputId}`)).arrayBuffer()));
+        let out = '';
+        const code = await runVerifyCli([file, '--key', keys, '--outputs', outputs], { out: (x) => (out += `${x}\n`), err: (x) => (out += `${x}\n`) });
+        expect(code, `${n}: ${out}`).toBe(part === '' ? 0 : 1);
+        if (part !== '') expect(out, n).toContain(`FAILED (${part})`);
+        expect(out, n).toMatch(reason);
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
     }
     // A plain spill file is served as it is now; only verify (and a client checking Repr-Digest) tells it changed.
     const served = await fetch(`${t.url}/v1/sessions/${s.spill!.id}/outputs/${s.spill!.outputId}`);

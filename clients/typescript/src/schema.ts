@@ -141,7 +141,7 @@ export interface paths {
         };
         /**
          * The whole session as one JSON document, for audit
-         * @description Session, turns (tool_uses with their paired results), permission requests, permission decisions, spill-file records and every durable event in order. Streamed: the size is bounded by the session, not by server memory.
+         * @description Session, turns (tool_uses with their paired results), permission requests, permission decisions, spill-file records and every durable event in order, ending with `chain`: the head it covers, signed now (check it offline with `npx norma-verify`). Streamed: the size is bounded by the session, not by server memory. 409 when the stored chain no longer holds the head signed before (a rewritten or cut chain is never signed over; GET …/verify says where).
          */
         get: operations["exportSession"];
         put?: never;
@@ -3845,6 +3845,19 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
+        Problem409: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
         Problem403_2: {
             headers: {
@@ -3859,19 +3872,6 @@ export interface components {
         Problem431_2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
-        Problem409: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -4518,6 +4518,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
             414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
@@ -4558,6 +4559,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
             414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
