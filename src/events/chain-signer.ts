@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { GENESIS, type ChainHeadPoint } from '../evidence/chain.js';
 import type { CommittedHead } from '../evidence/key-store.js';
-import type { SignedHead, SigningKey } from '../evidence/signing.js';
+import { verifyHead, type PublicJwk, type SignedHead, type SigningKey } from '../evidence/signing.js';
 import type { Clock } from '../ids.js';
 import type { Store } from '../store/store.js';
 
@@ -76,17 +76,25 @@ export class ChainSigner {
     const signedAt = this.clock().toISOString();
     const { keys } = this.store;
     const now = keys.committedHeads(sessionIds);
-    const before = new Map<string, { events: ChainHeadPoint; decisions: ChainHeadPoint; signed_at: string }>(keys.signedHeads(sessionIds.filter((id) => !this.last.has(id))));
+    const stored = keys.signedHeads(sessionIds.filter((id) => !this.last.has(id)));
+    const before = new Map<string, { events: ChainHeadPoint; decisions: ChainHeadPoint; signed_at: string }>(stored);
     for (const id of sessionIds) if (this.last.has(id)) before.set(id, this.last.get(id)!);
+    // A stored head is trusted as the previous one only when its signature verifies.
+    const known = stored.size > 0 ? new Map(keys.signingKeys().map((k) => [k.key_id, k.jwk])) : new Map<string, PublicJwk>();
+    known.set(this.key.keyId, this.key.publicJwk);
     const at = (chain: 'events' | 'decisions') => keys.hashesAt(chain, [...before].map(([id, h]) => [id, h[chain].seq] as const));
     const [eventsAt, decisionsAt] = [at('events'), at('decisions')];
     const signed: SignedHead[] = [];
     const refused: { session_id: string; reason: string }[] = [];
     for (const [id, head] of now) {
       const prior = before.get(id);
-      const broken = prior
-        ? brokenSince(prior, head, 'events', eventsAt.get(id) ?? null) ?? brokenSince(prior, head, 'decisions', decisionsAt.get(id) ?? null)
-        : null;
+      const forged = stored.get(id);
+      const broken =
+        forged && !(known.has(forged.key_id) && verifyHead(forged, known.get(forged.key_id)!))
+          ? `the stored signed head (signed at ${forged.signed_at}) does not verify under a known key: it was changed`
+          : prior
+            ? brokenSince(prior, head, 'events', eventsAt.get(id) ?? null) ?? brokenSince(prior, head, 'decisions', decisionsAt.get(id) ?? null)
+            : null;
       if (broken) {
         refused.push({ session_id: id, reason: broken });
         continue;

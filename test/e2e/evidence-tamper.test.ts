@@ -99,7 +99,7 @@ describe('a tampered SQLite file and spill directory', () => {
     }
     // The export refuses to sign over a chain that no longer holds the head signed before; the
     // others are exported as they are, and the offline verifier names what broke.
-    for (const n of ['rewritten', 'cut'] as const) {
+    for (const n of ['rewritten', 'cut', 'head', 'stranger'] as const) {
       const r = await t.api.get(`/v1/sessions/${s[n]!.id}/export`);
       expect(r.status, n).toBe(409);
       expect(r.body.detail, n).toMatch(/is not exported: .*(changed|removed); GET .*\/verify says where/);
