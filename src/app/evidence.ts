@@ -114,8 +114,11 @@ export class EvidenceUseCases {
   private async check(sessionId: string): Promise<ChainVerification> {
     const { store, outputs } = this.parts.deps;
     const signed = store.keys.signedHead(sessionId) ?? null;
-    const events = new ChainChecker('event', sessionId, new Set(signed ? [signed.events.seq] : []));
-    const decisions = new ChainChecker('decision', sessionId, new Set(signed ? [signed.decisions.seq] : []));
+    // The head this process signed last: a copy a writer of the database cannot change or remove.
+    const mine = this.signer.remembered(sessionId);
+    const heads = [signed, mine].filter((h) => h !== null && h !== undefined);
+    const events = new ChainChecker('event', sessionId, new Set(heads.map((h) => h.events.seq)));
+    const decisions = new ChainChecker('decision', sessionId, new Set(heads.map((h) => h.decisions.seq)));
     const claims = new Map<string, { sha256: string; seq: number }>();
     for (let after = 0; ; ) {
       const page = store.eventsAfter(sessionId, after, PAGE);
@@ -149,6 +152,12 @@ export class EvidenceUseCases {
       result.signed_head = { ...signed, verified: broken === null };
       if (broken) return { ...result, first_broken: { part: 'signed_head', ...broken } };
     }
+    if (mine) {
+      const broken = !signed
+        ? { seq: mine.events.seq, reason: `the session's signed head was removed from the store (this server signed one at ${mine.signed_at})` }
+        : continuity(mine, events, decisions);
+      if (broken) return { ...result, first_broken: { part: 'signed_head', ...broken } };
+    }
     for (const [id, claim] of claims) {
       const record = store.getOutput(sessionId, id);
       if (!record) return { ...result, first_broken: { part: 'outputs', seq: claim.seq, reason: `output ${id}, claimed by event ${claim.seq}, has no record` } };
@@ -177,15 +186,7 @@ export class EvidenceUseCases {
     const key = this.signingKeys().keys.find((k) => k.kid === signed.key_id);
     if (!key) return { seq: signed.events.seq, reason: `the last signed head names key ${signed.key_id}, which this server does not know` };
     if (!verifyHead(signed, key)) return { seq: signed.events.seq, reason: `the last signed head's signature does not verify under key ${signed.key_id}: the head was changed` };
-    for (const [kind, checker, point] of [['event', events, signed.events], ['decision', decisions, signed.decisions]] as const) {
-      if (checker.head.seq < point.seq) {
-        return { seq: checker.head.seq + 1, reason: `the ${kind}s end at ${checker.head.seq}, but a head signed at ${signed.signed_at} covers ${point.seq}: ${kind}s were removed` };
-      }
-      if (checker.hashAt(point.seq) !== point.hash) {
-        return { seq: point.seq, reason: `${kind} ${point.seq}'s hash is not the one signed at ${signed.signed_at}: the chain up to it was rewritten` };
-      }
-    }
-    return null;
+    return continuity(signed, events, decisions);
   }
 
   /**
@@ -203,4 +204,17 @@ export class EvidenceUseCases {
     }
     return { algorithm: 'norma-chain-v1', head, public_key: { ...this.signer.key.publicJwk, kid: this.signer.key.keyId } };
   }
+}
+
+/** Why the chains as read do not hold a head signed before (null: they hold it). */
+function continuity(head: { events: ChainHeadPoint; decisions: ChainHeadPoint; signed_at: string }, events: ChainChecker, decisions: ChainChecker): ChainBreak | null {
+  for (const [kind, checker, point] of [['event', events, head.events], ['decision', decisions, head.decisions]] as const) {
+    if (checker.head.seq < point.seq) {
+      return { seq: checker.head.seq + 1, reason: `the ${kind}s end at ${checker.head.seq}, but a head signed at ${head.signed_at} covers ${point.seq}: ${kind}s were removed` };
+    }
+    if (checker.hashAt(point.seq) !== point.hash) {
+      return { seq: point.seq, reason: `${kind} ${point.seq}'s hash is not the one signed at ${head.signed_at}: the chain up to it was rewritten` };
+    }
+  }
+  return null;
 }

@@ -117,6 +117,11 @@ export class ChainSigner {
     return { signed, refused };
   }
 
+  /** The head this process last signed for the session, while it is open. */
+  remembered(sessionId: string): { events: ChainHeadPoint; decisions: ChainHeadPoint; signed_at: string } | undefined {
+    return this.last.get(sessionId);
+  }
+
   /** The head this process last signed for each session: a copy a writer of the database cannot change. */
   private readonly last = new Map<string, { events: ChainHeadPoint; decisions: ChainHeadPoint; signed_at: string }>();
 

@@ -50,7 +50,7 @@ describe('the chain on PostgreSQL replicas', { timeout: 60_000 }, () => {
   it('two replicas append to one chain; tampered rows are named by verify on a third', async () => {
     const [a, b] = [await replica('a'), await replica('b')];
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       const s = (await a.api.post('/v1/sessions', { permission_mode: 'acceptEdits', model: { provider: 'anthropic', model: 'claude-sonnet-4-5', api_key: `sk-sealed-${i}` } })).body;
       ids.push(s.id);
       expect((await a.api.post(`/v1/sessions/${s.id}/turns?wait=20`, turn('one.txt'))).body.status).toBe('completed');
@@ -77,26 +77,37 @@ describe('the chain on PostgreSQL replicas', { timeout: 60_000 }, () => {
     // Sealed at rest: the model keys are not in the table.
     for (const row of await db.query('SELECT model_api_key FROM sessions')) expect(String(row.model_api_key)).toMatch(/^nenc1\.dk_/);
 
-    const [edited, deleted, reordered, rewritten, untouched] = ids as [string, string, string, string, string];
+    const [edited, deleted, reordered, rewritten, untouched, erased] = ids as [string, string, string, string, string, string];
     await db.query(`UPDATE events SET data = jsonb_set(data::jsonb, '{time}', '"2000-01-01T00:00:00.000Z"')::text WHERE session_id = $1 AND seq = 4`, [edited]);
     await db.query('DELETE FROM events WHERE session_id = $1 AND seq = 5', [deleted]);
     await db.query(
       `UPDATE events e SET data = o.data FROM events o WHERE e.session_id = $1 AND o.session_id = $1 AND ((e.seq = 6 AND o.seq = 7) OR (e.seq = 7 AND o.seq = 6))`,
       [reordered],
     );
-    let prev = GENESIS;
-    for (const row of await db.query('SELECT seq, data FROM events WHERE session_id = $1 ORDER BY seq', [rewritten])) {
-      const e = JSON.parse(String(row.data));
-      if (Number(row.seq) === 3) e.time = '2000-01-01T00:00:00.000Z';
-      e.hash = chainHash(prev, e);
-      prev = e.hash;
-      await db.query('UPDATE events SET data = $1 WHERE session_id = $2 AND seq = $3', [JSON.stringify(e), rewritten, row.seq]);
-    }
+    const rewrite = async (id: string) => {
+      let prev = GENESIS;
+      for (const row of await db.query('SELECT seq, data FROM events WHERE session_id = $1 ORDER BY seq', [id])) {
+        const e = JSON.parse(String(row.data));
+        if (Number(row.seq) === 3) e.time = '2000-01-01T00:00:00.000Z';
+        e.hash = chainHash(prev, e);
+        prev = e.hash;
+        await db.query('UPDATE events SET data = $1 WHERE session_id = $2 AND seq = $3', [JSON.stringify(e), id, row.seq]);
+      }
+    };
+    await rewrite(rewritten);
+    // Rewritten, and the stored signed head that would show it removed: the head C signed at the
+    // export, which it keeps, still does.
+    await rewrite(erased);
+    await db.query('DELETE FROM signed_heads WHERE session_id = $1', [erased]);
     const verify = async (id: string) => (await c.api.get(`/v1/sessions/${id}/verify`)).body;
     expect(await verify(untouched)).toMatchObject({ ok: true });
     expect((await verify(edited)).first_broken).toMatchObject({ part: 'events', seq: 4, reason: expect.stringMatching(/event 4 does not match its hash/) });
     expect((await verify(deleted)).first_broken).toMatchObject({ part: 'events', seq: 5, reason: expect.stringMatching(/event 5 is missing/) });
     expect((await verify(reordered)).first_broken).toMatchObject({ part: 'events', seq: 6 });
     expect((await verify(rewritten)).first_broken).toMatchObject({ part: 'signed_head', reason: expect.stringMatching(/rewritten/) });
+    expect((await verify(erased)).first_broken).toMatchObject({ part: 'signed_head', reason: expect.stringMatching(/signed head was removed from the store/) });
+    // Neither is signed over again.
+    for (const id of [rewritten, erased]) expect((await fetch(`${c.url}/v1/sessions/${id}/export`)).status, id).toBe(409);
+    expect((await fetch(`${c.url}/v1/sessions/${untouched}/export`)).status).toBe(200);
   });
 });

@@ -36,7 +36,7 @@ type Row = { seq: number; data: string };
 describe('a tampered SQLite file and spill directory', () => {
   it('verify names the first broken link of each kind of change', async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-tamper-'));
-    const first = await startServer({ NORMA_SANDBOX: 'off' }, { dataDir });
+    const first = await startServer({ NORMA_STORE: 'sqlite', NORMA_SANDBOX: 'off' }, { dataDir });
     const names = ['untouched', 'edited', 'deleted', 'reordered', 'rewritten', 'cut', 'decision', 'record', 'spill', 'head', 'stranger'] as const;
     const s: Record<string, { id: string; outputId: string }> = {};
     for (const n of names) s[n] = await session(first);
@@ -74,7 +74,7 @@ describe('a tampered SQLite file and spill directory', () => {
     bytes[0] = bytes[0]! ^ 1;
     await fs.writeFile(spill, bytes);
 
-    const t = await startServer({ NORMA_SANDBOX: 'off' }, { dataDir });
+    const t = await startServer({ NORMA_STORE: 'sqlite', NORMA_SANDBOX: 'off' }, { dataDir });
     servers.push(t);
     const verify = async (n: (typeof names)[number]) => (await t.api.get(`/v1/sessions/${s[n]!.id}/verify`)).body;
     expect(await verify('untouched')).toMatchObject({ ok: true });
