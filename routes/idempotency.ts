@@ -1,5 +1,5 @@
 // The Idempotency-Key request header of the POSTs that create work: createSession, createTurn,
-// answerPermission and answerQuestion. A key is the caller's tenant's (another tenant's key of the
+// answerPermission, answerQuestion and answerClientTool. A key is the caller's tenant's (another tenant's key of the
 // same text is another key) and is kept a day. The first request with a key does the work and its
 // answer is kept; a retry with the same key and the same request (method, path, body) gets that
 // answer again, with `Idempotent-Replayed: true`, from any replica; with another request, 422; while
@@ -108,8 +108,8 @@ export async function answerOnce(
   return send(reply, answer, false);
 }
 
-/** A permission request's or a question's answer, through the session's owner, at most once per Idempotency-Key. */
-export function answerInteraction<N extends 'interactions.answerPermission' | 'interactions.answerQuestion'>(
+/** A permission request's, a question's or a client-tool request's answer, through the session's owner, at most once per Idempotency-Key. */
+export function answerInteraction<N extends 'interactions.answerPermission' | 'interactions.answerQuestion' | 'interactions.answerClientTool'>(
   ctx: AppContext,
   req: FastifyRequest,
   reply: FastifyReply,

@@ -1,6 +1,7 @@
 // Environment → typed, validated configuration. A bad value stops start-up with a
 // message naming the variable and what is allowed (API.md "Configuration").
 import { readAdmissionSettings, type AdmissionSettings } from './config-admission.js';
+import { readMcpEndpointSettings, type McpEndpointSettings } from './config-mcp-server.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +104,8 @@ export interface Config extends Pick<SandboxSettings, 'secretsFile' | 'egressCaF
   shutdownGraceMs: number;
   /** How many turns run at once here, and how many wait for a place (NORMA_MAX_RUNNING_TURNS, NORMA_TURN_QUEUE*). */
   admission: AdmissionSettings;
+  /** The MCP endpoint at /mcp (NORMA_MCP_ENDPOINT, NORMA_MCP_SESSION_END, NORMA_MCP_IDLE_S, NORMA_MCP_MAX_SESSIONS). */
+  mcpEndpoint: McpEndpointSettings;
   /** Resource limits of each session's sandboxed processes (NORMA_SANDBOX_*); sessions may only lower them. */
   sandboxLimits: ResourceLimits;
   /** NORMA_CGROUP: `auto`, `off`, or a delegated cgroup v2 directory. */
@@ -302,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const outputMaxBytes = positiveInt('NORMA_OUTPUT_MAX_BYTES', 1024 * 1024 * 1024);
   const { sandbox, sandboxUser, sandboxLimits, cgroup, secretsFile, egressCaFile } = readSandboxSettings(get, positiveInt, problems, cwd);
   const admission = readAdmissionSettings(positiveInt, problems);
+  const mcpEndpoint = readMcpEndpointSettings(get, positiveInt, problems);
   let allowedHosts: string[] | null = null;
   const rawHosts = get('NORMA_ALLOWED_HOSTS');
   if (rawHosts !== undefined) {
@@ -395,6 +399,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     trustProxy,
     console: { enabled: consoleSwitch === 'on', dir: consoleDir },
     admission,
+    mcpEndpoint,
   };
 }
 

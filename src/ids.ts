@@ -2,7 +2,7 @@
 // They match the path-param pattern ^[A-Za-z0-9_-]{1,64}$ and are never taken from a client.
 import { randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'ses' | 'turn' | 'perm' | 'q' | 'toolu' | 'out' | 'req' | 'task' | 'shell' | 'ckpt' | 'cmp';
+export type IdPrefix = 'ses' | 'turn' | 'perm' | 'q' | 'ct' | 'toolu' | 'out' | 'req' | 'task' | 'shell' | 'ckpt' | 'cmp';
 
 export type IdFactory = (prefix: IdPrefix) => string;
 

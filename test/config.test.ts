@@ -87,6 +87,7 @@ describe('loadConfig: defaults', () => {
       console: { enabled: true, dir: path.resolve(import.meta.dirname, '..', 'dist', 'console') },
       checkpoints: { enabled: true, maxFileBytes: 64 * 1024 * 1024, maxSessionBytes: 2 * 1024 * 1024 * 1024, maxEntries: 200_000 },
       admission: { maxRunning: 128, maxQueued: 1024, maxQueuedPerTenant: 256, maxWaitMs: 5_000 },
+      mcpEndpoint: { enabled: true, sessionEnd: 'close', idleMs: 900_000, maxSessions: 1000 },
     });
     expect(c.sseHeartbeatMs).toBeLessThanOrEqual(15_000);
   });
@@ -409,3 +410,14 @@ describe('loadConfig: the server default model', () => {
     }
   });
 });
+
+describe('loadConfig: the MCP endpoint', () => {
+  it('reads its switch, what DELETE does, the idle time and the bound, and names a bad value', () => {
+    const c = loadConfig({ NORMA_MCP_ENDPOINT: 'off', NORMA_MCP_SESSION_END: 'keep', NORMA_MCP_IDLE_S: '60', NORMA_MCP_MAX_SESSIONS: '5' }, CWD);
+    expect(c.mcpEndpoint).toEqual({ enabled: false, sessionEnd: 'keep', idleMs: 60_000, maxSessions: 5 });
+    expect(() => loadConfig({ NORMA_MCP_ENDPOINT: 'yes' }, CWD)).toThrow(/NORMA_MCP_ENDPOINT must be on or off/);
+    expect(() => loadConfig({ NORMA_MCP_SESSION_END: 'delete' }, CWD)).toThrow(/NORMA_MCP_SESSION_END must be close or keep/);
+    expect(() => loadConfig({ NORMA_MCP_MAX_SESSIONS: '0' }, CWD)).toThrow(/NORMA_MCP_MAX_SESSIONS/);
+  });
+});
+

@@ -36,16 +36,24 @@ describe('openapi/openapi.json', () => {
         expect(op.operationId, `${method} ${p}`).toEqual(expect.any(String));
         for (const [status, declared] of Object.entries<any>(op.responses)) {
           if (status === '204' || status === '304') continue;
+          // MCP's answers without a body: a notification accepted (202), a session ended (DELETE's 200).
+          if (p === '/mcp' && (status === '202' || (method === 'delete' && status === '200'))) {
+            expect(declared.content, `${method} ${p} ${status}`).toBeUndefined();
+            continue;
+          }
           // A shared answer is written once under components.responses.
           const response = declared.$ref ? doc.components.responses[declared.$ref.split('/').pop()] : declared;
           expect(response.content, `${method} ${p} ${status}`).toBeDefined();
           const types = Object.keys(response.content);
-          if (Number(status) >= 400 && p !== '/readyz') expect(types, `${method} ${p} ${status}`).toEqual(['application/problem+json']);
+          // /mcp answers protocol errors as JSON-RPC errors, as the MCP specification says (and HTTP-level ones as problems).
+          if (Number(status) >= 400 && p === '/mcp') expect(types.every((t) => t === 'application/problem+json' || t === 'application/json'), `${method} ${p} ${status}`).toBe(true);
+          else if (Number(status) >= 400 && p !== '/readyz') expect(types, `${method} ${p} ${status}`).toEqual(['application/problem+json']);
         }
       }
     }
-    // 44 operations, and the HEAD of each GET route but the event streams.
-    expect(operations).toBe(79);
+    // 50 operations (the client-tool routes' 3 and /mcp's 3 among them), and the HEAD of each GET
+    // route but the event streams and /mcp.
+    expect(operations).toBe(87);
   });
 });
 
@@ -98,7 +106,7 @@ describe('the document and the router', () => {
         expect([...declared].filter((r) => !served.has(r)).sort(), 'declared, not served').toEqual([]);
         // HEAD wherever GET is, but on the endless event streams (a HEAD there would hold a subscription open for nothing).
         const gets = [...served].filter((r) => r.startsWith('GET ')).map((r) => r.slice(4));
-        expect(gets.filter((p) => !served.has(`HEAD ${p}`)).sort()).toEqual(['/v1/events', '/v1/sessions/{session_id}/events']);
+        expect(gets.filter((p) => !served.has(`HEAD ${p}`)).sort()).toEqual(['/mcp', '/v1/events', '/v1/sessions/{session_id}/events']);
         // The hidden routes are the document itself, its UI and the console's files, nothing of the API.
         for (const r of routes.filter((r) => r.hidden)) expect(r.url, `${r.method} ${r.url}`).toMatch(/^(\/openapi\.json$|\/docs(\/|$)|\/console(\/|$)|\*$)/);
       } finally {

@@ -228,7 +228,11 @@ describe('the document under Prism (proxy mode, validating every request and res
 
     // A session, its settings and its lists.
     const d = keyed;
-    const created = await d.post('/v1/sessions', { tools: ['Read', 'Write', 'AskUser', 'TodoWrite'], output_cap_chars: 100 });
+    const created = await d.post('/v1/sessions', {
+      tools: ['Read', 'Write', 'AskUser', 'TodoWrite'],
+      output_cap_chars: 100,
+      client_tools: [{ name: 'lookup_order', description: 'Finds an order', input_schema: { type: 'object', properties: { id: { type: 'string' } } } }],
+    });
     expect(created.status, created.text).toBe(201);
     const s = created.json as { id: string; workspace: string };
     const base = `/v1/sessions/${s.id}`;
@@ -238,7 +242,7 @@ describe('the document under Prism (proxy mode, validating every request and res
     await d.head(base);
     expectStatus(await d.call('PATCH', base, { body: { permission_mode: 'default' } }), 200);
     expectStatus(await d.get('/v1/sessions/ses_nothing_here'), 404);
-    for (const sub of ['tools', 'export', 'verify', 'decisions', 'hook-runs', 'egress', 'mcp/requests', 'todos', 'memory', 'mcp', 'skills', 'outputs', 'turns', 'permissions', 'questions']) {
+    for (const sub of ['tools', 'export', 'verify', 'decisions', 'hook-runs', 'egress', 'mcp/requests', 'todos', 'memory', 'mcp', 'skills', 'outputs', 'turns', 'permissions', 'questions', 'client-tools']) {
       const r = await d.get(`${base}/${sub}`);
       expect(r.status, `${sub}: ${r.text}`).toBe(200);
       await d.head(`${base}/${sub}`);
@@ -317,6 +321,16 @@ describe('the document under Prism (proxy mode, validating every request and res
     await d.head(`${base}/questions/${question}`);
     expectStatus(await d.post(`${base}/questions/${question}`, { answers: { 'Which colour?': 'blue' } }), 200);
 
+    // A call of a client tool and the client's answer.
+    const lookup = await d.post(`${base}/turns?wait=5`, { tool_uses: [{ id: 'toolu_ct', name: 'lookup_order', input: { id: 'A-1' } }] });
+    expect((lookup.json as { status: string }).status).toBe('awaiting_input');
+    const calls = await d.get(`${base}/client-tools?status=pending`);
+    const clientCall = (calls.json as { items: { id: string }[] }).items[0]!.id;
+    expectStatus(await d.get(`${base}/client-tools/${clientCall}`), 200);
+    await d.head(`${base}/client-tools/${clientCall}`);
+    expectStatus(await d.post(`${base}/client-tools/${clientCall}`, { content: [{ type: 'text', text: 'shipped' }] }), 200);
+    expectStatus(await d.post(`${base}/client-tools/${clientCall}`, { content: 'again' }), 409);
+
     // A prompt turn: the session has no model, so the documented 400 that says so.
     expectStatus(await d.post(`${base}/turns`, { prompt: 'hello' }), 400);
     // Compaction needs a model too: the documented 400; a body it does not take is the request's fault.
@@ -353,6 +367,17 @@ describe('the document under Prism (proxy mode, validating every request and res
     expectStatus(await keyless.call('DELETE', `/v1/sessions/${freeId}`), 204);
     expectStatus(await keyless.get(`/v1/sessions/${freeId}/events`), 200);
     expectStatus(await keyless.call('POST', '/console/session', { body: { key: TOKEN }, headers: { 'x-norma-console': '1', origin: servers[1]!.url } }), 409);
+
+    // /mcp: an MCP session opened with initialize (answered as SSE), used, and ended; a GET without one.
+    const mcpHeaders = { accept: 'application/json, text/event-stream' };
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'prism', version: '1' } } };
+    const opened = await d.call('POST', '/mcp', { body: init, headers: mcpHeaders });
+    expectStatus(opened, 200);
+    const mcpSession = String(opened.headers['mcp-session-id']);
+    const inSession = { ...mcpHeaders, 'mcp-session-id': mcpSession, 'mcp-protocol-version': '2025-06-18' };
+    expectStatus(await d.call('POST', '/mcp', { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: inSession }), 202);
+    expectStatus(await d.call('GET', '/mcp', { headers: { accept: 'text/event-stream' } }), 400);
+    expectStatus(await d.call('DELETE', '/mcp', { headers: inSession }), 200);
 
     if (process.env.PRISM_DUMP) await fs.writeFile(process.env.PRISM_DUMP, JSON.stringify(exchanges, null, 1));
     const faults = exchanges.filter((e) =>

@@ -77,6 +77,7 @@ export class AuditUseCases {
       turns: store.listTurns(id),
       permissions: store.listPermissions(id),
       questions: store.listQuestions(id),
+      client_tool_requests: store.listClientToolRequests(id),
       todos: todos ?? { items: [], updated_at: null },
       decisions,
       outputs: store.listOutputs(id),

@@ -299,6 +299,7 @@ function forkBody(record: SessionRecord): SessionCreate {
     sandbox_network: s.sandbox_network,
     ...(record.secrets && Object.keys(record.secrets).length > 0 ? { secrets: record.secrets } : {}),
     ...(record.mcpServers ? { mcp_servers: record.mcpServers } : {}),
+    ...(record.clientTools && record.clientTools.length > 0 ? { client_tools: record.clientTools } : {}),
     deferred_tools: s.deferred_tools,
     limits,
     checkpoints: s.checkpoints,

@@ -15,6 +15,7 @@ import { shutdownSessions } from './shutdown.js';
 import { TurnUseCases } from './turns.js';
 import { CheckpointUseCases } from './checkpoints.js';
 import { CompactionUseCases } from './compaction.js';
+import { McpClientUseCases } from './mcp-clients.js';
 import { IdempotencyUseCases } from './idempotency.js';
 import type { SearchStatus } from '../web/state.js';
 import type { ClusterNode } from '../cluster/node.js';
@@ -42,6 +43,8 @@ export interface Application {
   checkpoints: CheckpointUseCases;
   /** Compaction of a session's conversation on demand. */
   compaction: CompactionUseCases;
+  /** The record of MCP sessions opened on a session at /mcp. */
+  mcpClients: McpClientUseCases;
   /** Idempotency-Key answers of the POSTs that create work. */
   idempotency: IdempotencyUseCases;
   /** The operator's search backend, as checked at start-up (readiness reports it). */
@@ -52,8 +55,8 @@ export interface Application {
    * requests are evaluated again (a new deny rule of the policy decides them at once).
    */
   policiesChanged(scope: Scope, tenants: ReadonlySet<string>): void;
-  /** Permission requests and questions waiting for an answer now, every tenant's (metrics). */
-  pendingInteractions(): { permission: number; question: number };
+  /** Permission requests, questions and client-tool requests waiting for an answer now, every tenant's (metrics). */
+  pendingInteractions(): { permission: number; question: number; client_tool: number };
   /** Where the use cases that need a session's runtime run: here (one server), or on its owner once `replicate` was called. */
   readonly owner: OwnerRouter;
   /** Makes this server one of several replicas on `store`'s PostgreSQL database (replicas.ts). */
@@ -76,6 +79,7 @@ export function createApplication(deps: AppDeps): Application {
     recovery: new RecoveryUseCases(parts),
     checkpoints: new CheckpointUseCases(parts, sessions),
     compaction: new CompactionUseCases(parts),
+    mcpClients: new McpClientUseCases(parts),
     idempotency: new IdempotencyUseCases(parts),
     webSearch: parts.webSearch,
     shutdown: (scope, graceMs) => shutdownSessions(parts, sessions, scope, graceMs),

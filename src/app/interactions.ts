@@ -1,10 +1,22 @@
-// Answering pauses: list a session's permission requests and questions, answer one. An answer
+// Answering pauses: list a session's permission requests, questions and client-tool requests, answer one. An answer
 // and the rules it remembers are stored in one transaction, before the waiting call goes on; an
 // approval of ExitPlanMode carries the mode to go on in as its updated input. What an answer adds
 // to the session is bounded by the answering key's scope (answer-bounds.ts) before anything is stored.
-import type { PermissionMode, PermissionRequest, PermissionResponse, PermissionStatus, Question, QuestionResponse, QuestionStatus } from '../contract/schemas.js';
+import type {
+  ClientToolRequest,
+  ClientToolResponse,
+  ClientToolStatus,
+  PermissionMode,
+  PermissionRequest,
+  PermissionResponse,
+  PermissionStatus,
+  Question,
+  QuestionResponse,
+  QuestionStatus,
+} from '../contract/schemas.js';
 import { DomainError, notFound } from '../errors.js';
-import { permissionKind, questionKind } from '../interaction/kinds.js';
+import { clientToolKind, permissionKind, questionKind } from '../interaction/kinds.js';
+import { MAX_IMAGE_BASE64_CHARS } from '../mcp/content.js';
 import { parseRules } from '../permission/rules.js';
 import type { Parts } from './parts.js';
 import type { Scope } from './scope.js';
@@ -97,6 +109,31 @@ export class InteractionUseCases {
     }
     if (asked.status === 'pending') requireAnswerWithin(scope, questionKind.grants(response), { suggestions: [] });
     return this.parts.broker.answer(questionKind, sessionId, questionId, response, undefined, scope.key);
+  }
+
+  listClientToolRequests(scope: Scope, sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {
+    this.parts.records.get(sessionId, scope.tenant);
+    return this.parts.deps.store.listClientToolRequests(sessionId, status);
+  }
+
+  getClientToolRequest(scope: Scope, sessionId: string, requestId: string): ClientToolRequest {
+    this.parts.records.get(sessionId, scope.tenant);
+    const request = this.parts.deps.store.getClientToolRequest(sessionId, requestId);
+    if (!request) throw notFound('client-tool request', requestId);
+    return request;
+  }
+
+  /** The client's answer: its content becomes the call's result. Unknown ids are 404, resolved ones 409. */
+  answerClientTool(scope: Scope, sessionId: string, requestId: string, response: ClientToolResponse): ClientToolRequest {
+    this.parts.records.get(sessionId, scope.tenant);
+    if (typeof response.content !== 'string') {
+      // An image goes to the model as it is (never capped): as large as an MCP tool's may be, no larger.
+      const problems = response.content.flatMap((b, i) =>
+        b.type === 'image' && b.source.data.length > MAX_IMAGE_BASE64_CHARS ? [`content[${i}]: the image is ${b.source.data.length} characters of base64; at most ${MAX_IMAGE_BASE64_CHARS} are passed to a model`] : [],
+      );
+      if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
+    }
+    return this.parts.broker.answer(clientToolKind, sessionId, requestId, response, undefined, scope.key);
   }
 }
 

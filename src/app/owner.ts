@@ -2,7 +2,7 @@
 // calls waiting for an answer), by name. With one server they run where they are asked; with
 // replicas (replicas.ts) a node that does not run the session asks the node that does, through the
 // database, and answers with what that node answered.
-import type { PermissionResponse, QuestionResponse, SessionPatch, TurnCreate } from '../contract/schemas.js';
+import type { ClientToolResponse, PermissionResponse, QuestionResponse, SessionPatch, TurnCreate } from '../contract/schemas.js';
 import { DomainError, type DomainErrorKind } from '../errors.js';
 import type { Scope } from './scope.js';
 import type { InteractionUseCases } from './interactions.js';
@@ -12,6 +12,7 @@ import type { SessionUseCases } from './sessions.js';
 import type { TurnUseCases } from './turns.js';
 import type { CheckpointUseCases } from './checkpoints.js';
 import type { CompactionUseCases } from './compaction.js';
+import type { McpClientRecord, McpClientUseCases } from './mcp-clients.js';
 import type { CompactRequest, ForkRequest, RewindRequest } from '../contract/schemas.js';
 import type { KeyScope } from '../contract/tenant.js';
 import type { IdempotencyKeys, KeptWork } from '../store/idempotency.js';
@@ -26,6 +27,7 @@ export interface Application {
   recovery: RecoveryUseCases;
   checkpoints: CheckpointUseCases;
   compaction: CompactionUseCases;
+  mcpClients: McpClientUseCases;
 }
 
 export const OWNER_CALLS = {
@@ -45,10 +47,15 @@ export const OWNER_CALLS = {
   'checkpoints.rewind': (app: Application, scope: Scope, sessionId: string, body: RewindRequest) => app.checkpoints.rewind(scope, sessionId, body),
   'checkpoints.fork': (app: Application, scope: Scope, sessionId: string, body: ForkRequest) => app.checkpoints.fork(scope, sessionId, body),
   'sessions.compact': (app: Application, scope: Scope, sessionId: string, body: CompactRequest) => app.compaction.compact(scope, sessionId, body),
+  'mcpClients.connected': (app: Application, scope: Scope, sessionId: string, record: McpClientRecord) => app.mcpClients.connected(scope, sessionId, record),
+  'mcpClients.closed': (app: Application, scope: Scope, sessionId: string, mcpSession: string, sessionClosed: boolean) =>
+    app.mcpClients.closed(scope, sessionId, mcpSession, sessionClosed),
   'interactions.answerPermission': (app: Application, scope: Scope, sessionId: string, permissionId: string, body: PermissionResponse) =>
     app.interactions.answerPermission(scope, sessionId, permissionId, body),
   'interactions.answerQuestion': (app: Application, scope: Scope, sessionId: string, questionId: string, body: QuestionResponse) =>
     app.interactions.answerQuestion(scope, sessionId, questionId, body),
+  'interactions.answerClientTool': (app: Application, scope: Scope, sessionId: string, requestId: string, body: ClientToolResponse) =>
+    app.interactions.answerClientTool(scope, sessionId, requestId, body),
 } as const;
 
 export type OwnerCalls = typeof OWNER_CALLS;
@@ -61,7 +68,7 @@ export type OwnerCallResult<N extends OwnerCallName> = Awaited<ReturnType<OwnerC
  * Calls whose whole effect is one store transaction (no await inside): run for another node, their
  * work and their answer commit together, so a node that dies in between leaves neither.
  */
-export const ATOMIC_CALLS: ReadonlySet<OwnerCallName> = new Set(['interactions.answerPermission', 'interactions.answerQuestion', 'sessions.patch']);
+export const ATOMIC_CALLS: ReadonlySet<OwnerCallName> = new Set(['interactions.answerPermission', 'interactions.answerQuestion', 'interactions.answerClientTool', 'sessions.patch', 'mcpClients.connected', 'mcpClients.closed']);
 
 /**
  * Calls whose work commits in one transaction that can carry more: the atomic ones, and starting
@@ -72,7 +79,7 @@ export const ATOMIC_CALLS: ReadonlySet<OwnerCallName> = new Set(['interactions.a
 export const COMMITTED_CALLS: ReadonlySet<OwnerCallName> = new Set([...ATOMIC_CALLS, 'turns.start']);
 
 /** The calls a request with an Idempotency-Key makes (POSTs that create work): what they make is kept under the key. */
-export type KeptCallName = 'turns.start' | 'interactions.answerPermission' | 'interactions.answerQuestion';
+export type KeptCallName = 'turns.start' | 'interactions.answerPermission' | 'interactions.answerQuestion' | 'interactions.answerClientTool';
 
 /**
  * Runs a call of COMMITTED_CALLS with `inCommit` called inside the transaction of its work, with

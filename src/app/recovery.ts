@@ -1,11 +1,11 @@
 // Restart recovery: what a previous process left in a durable store comes back, built by the
 // same code that creates sessions (session/build.ts). An open turn's calls that had started and
 // have no result get an "interrupted" result (they may have partly run); if calls still wait on
-// permission requests or questions, the turn stays paused and goes on when they are answered
+// permission requests, questions or client-tool requests, the turn stays paused and goes on when they are answered
 // (`turn.resumed`); otherwise the turn ends `interrupted` and every call without a result gets one.
 import { isOpenStatus, type Session, type Turn } from '../contract/schemas.js';
 import { NETWORK_TOOL } from '../permission/network.js';
-import { permissionKind, questionKind } from '../interaction/kinds.js';
+import { clientToolKind, permissionKind, questionKind } from '../interaction/kinds.js';
 import type { Message } from '../model/provider.js';
 import { closeTranscript } from '../model/transcript.js';
 import { errorResult } from '../pipeline/exec-one.js';
@@ -111,6 +111,7 @@ export class RecoveryUseCases {
     built.openEvents();
     const mcp = [...built.mcpProblems, ...built.mcpWarnings];
     if (mcp.length > 0) warn(rt, `after a restart these MCP servers or tools could not be started again: ${mcp.join('; ')}`);
+    if (built.clientToolProblems.length > 0) warn(rt, `after a restart these client tools could not be registered again: ${built.clientToolProblems.join('; ')}`);
     parts.runtimes.add(rt);
     parts.deps.store.runsHere?.(rt.id);
     out.sessions++;
@@ -129,7 +130,7 @@ export class RecoveryUseCases {
     await parts.audit.lifecycle('SessionStart', rt.settings.session, { reason: 'resume' }, rt.hooks);
   }
 
-  /** Recovery of one open turn; true when it waits on permission requests or questions again. */
+  /** Recovery of one open turn; true when it waits on permission requests, questions or client-tool requests again. */
   private resumeTurn(rt: SessionRuntime, turn: Turn): boolean {
     const { store, events, clock } = this.parts.deps;
     const sessionId = rt.id;
@@ -142,15 +143,18 @@ export class RecoveryUseCases {
     for (const p of left.filter((x) => x.tool === NETWORK_TOOL)) this.parts.broker.refuseLeft(p, 'the server restarted while the connection waited; it was refused');
     const permissions = new Map(ofTurn(left.filter((x) => x.tool !== NETWORK_TOOL)).map((p) => [p.tool_use_id, p]));
     const questions = new Map(ofTurn(store.listQuestions(sessionId, 'pending')).map((q) => [q.tool_use_id, q]));
+    const clientTools = new Map(ofTurn(store.listClientToolRequests(sessionId, 'pending')).map((r) => [r.tool_use_id, r]));
     if (turn.kind === 'prompt' && !rt.model) {
       // Its model loop cannot go on: the calls it waits for are not asked about any more.
       const why = 'after the restart the session has no usable model';
       for (const p of permissions.values()) this.parts.broker.abandon(permissionKind, p, why);
       for (const q of questions.values()) this.parts.broker.abandon(questionKind, q, why);
+      for (const r of clientTools.values()) this.parts.broker.abandon(clientToolKind, r, why);
       permissions.clear();
       questions.clear();
+      clientTools.clear();
     }
-    const waiting = new Set([...permissions.keys(), ...questions.keys()]);
+    const waiting = new Set([...permissions.keys(), ...questions.keys(), ...clientTools.keys()]);
     const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
     for (const tu of turn.tool_uses) {
       if (results.has(tu.id) || waiting.has(tu.id)) continue;
@@ -190,10 +194,10 @@ export class RecoveryUseCases {
       return false;
     }
 
-    const pending = [...[...permissions.values()].map((p) => p.id), ...[...questions.values()].map((q) => q.id)];
+    const pending = [...permissions.values(), ...questions.values(), ...clientTools.values()].map((r) => r.id);
     const paused: Turn = { ...turn, results: ordered, pending, status: permissions.size > 0 ? 'awaiting_permission' : 'awaiting_input' };
     // A trace of its own: the request that posted the turn belonged to another process.
-    const runner = newTurnRunner(rt, paused, { permissions, questions }, this.parts.runner, newTrace());
+    const runner = newTurnRunner(rt, paused, { permissions, questions, clientTools }, this.parts.runner, newTrace());
     rt.activeTurn = runner;
     store.transaction(() => {
       store.putTurn(paused);
@@ -238,6 +242,9 @@ export class RecoveryUseCases {
       }
       for (const q of store.listQuestions(record.session.id, 'pending')) {
         if (q.turn_id === turn.id) this.parts.broker.abandon(questionKind, q, message);
+      }
+      for (const r of store.listClientToolRequests(record.session.id, 'pending')) {
+        if (r.turn_id === turn.id) this.parts.broker.abandon(clientToolKind, r, message);
       }
       store.putTurn(ended);
       events.emit(record.session.id, { type: 'turn.interrupted', turn: structuredClone(ended) });

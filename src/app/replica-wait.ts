@@ -1,7 +1,7 @@
 // Waiting for a turn that runs on another replica (replicas.ts), without asking its owner: the
 // turn's events reach this node through the database's notifications (EventLog.wake), so the
 // wait ends with the owner's latency plus that one hop. The turn's end carries the turn itself;
-// a pause (a permission request, a question, a resumed turn) is read back once its event came,
+// a pause (a permission request, a question, a client-tool request, a resumed turn) is read back once its event came,
 // since the turn's new status commits with that event. Should the owner die meanwhile, this node
 // takes the session over like any request for it would, and waits for the turn here.
 import type { NormaEvent } from '../contract/events.js';
@@ -12,7 +12,7 @@ import type { Application } from './owner.js';
 import type { Scope } from './scope.js';
 
 const ENDS: ReadonlySet<string> = new Set(['turn.completed', 'turn.failed', 'turn.cancelled', 'turn.interrupted']);
-const PAUSES: ReadonlySet<string> = new Set(['permission.requested', 'question.asked', 'turn.resumed']);
+const PAUSES: ReadonlySet<string> = new Set(['permission.requested', 'question.asked', 'client_tool.requested', 'turn.resumed']);
 
 /** How often the owner's liveness is looked at while waiting. */
 const CHECK_MS = 500;

@@ -18,6 +18,7 @@ import { namePattern } from '../tools/name-pattern.js';
 import { DEFAULT_TENANT, clampMode } from '../contract/tenant.js';
 import { TENANTS_DIR } from '../session/data-dirs.js';
 import { bindSecrets, checkSecrets } from '../sandbox/net/secrets.js';
+import { clientToolProblems } from '../session/client-tools.js';
 
 /** Tools a session gets with `deferred_tools`, and (unless it names its tools) with MCP servers. */
 const DEFERRED_TOOLS = ['SearchExtraTools', 'ExecuteExtraTool'];
@@ -104,6 +105,8 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
   }
   const skills = await sessionSkills(config, workspace, body.skills);
   problems.push(...skills.errors);
+  const clientTools = body.client_tools ?? [];
+  problems.push(...(await clientToolProblems(clientTools, parts.build.mcpSchemas)));
   if (problems.length > 0 || !selection.ok || !resolved.ok) return { ok: false, problems };
 
   const tools = withImpliedTools(selection.names, body.tools !== undefined, deferred.length > 0, hasMcp);
@@ -115,7 +118,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
     const server = /^mcp__([A-Za-z0-9_-]+?)(?:__|$)/.exec(p)?.[1];
     if (p.startsWith('mcp__')) {
       if (server !== undefined && !server.includes('*') && !servers.has(server)) warnings.push(`deferred_tools: ${JSON.stringify(p)} names MCP server "${server}", which this session does not have`);
-    } else if (!tools.some((t) => namePattern(p)?.(t))) warnings.push(`deferred_tools: ${JSON.stringify(p)} names no tool of this session`);
+    } else if (![...tools, ...clientTools.map((t) => t.name)].some((t) => namePattern(p)?.(t))) warnings.push(`deferred_tools: ${JSON.stringify(p)} names no tool of this session`);
   }
   if (config.sandbox === 'off') {
     warnings.push('the process sandbox is off (NORMA_SANDBOX=off): shell tools and command hooks run UNSANDBOXED');
@@ -123,7 +126,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
   if (hasOwnSecrets && network === false) warnings.push('secrets: the session has no network (sandbox_network: false); only MCP servers and hooks with `network` can use them');
   // A rule naming a tool the session does not have is legal (MCP tools come and go) but is
   // most often a typo: say so instead of letting it match nothing silently.
-  const installed = new Set(tools);
+  const installed = new Set([...tools, ...clientTools.map((t) => t.name)]);
   for (const [field, texts] of [['allowed_tools', body.allowed_tools], ['disallowed_tools', body.disallowed_tools], ['ask_rules', body.ask_rules]] as const) {
     for (const rule of parseRules(field, texts ?? []).rules) {
       if (rule.kind === 'name' && rule.tool !== '*' && !rule.tool.startsWith('mcp__') && !installed.has(rule.tool)) {
@@ -156,6 +159,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
     used_skills: [],
     unlocked_tools: [],
     deferred_tools: deferred,
+    client_tools: clientTools.map((t) => t.name),
     mcp_servers: Object.fromEntries([
       ...Object.entries(operatorMcp).map(([n, c]) => [n, publicConfig(c, 'operator')] as const),
       ...Object.entries(ownMcp).map(([n, c]) => [n, publicConfig(c, 'session')] as const),
@@ -193,6 +197,7 @@ export async function planSession(parts: Parts, id: string, body: SessionCreate,
       model,
       mcpServers: Object.keys(ownMcp).length > 0 ? ownMcp : null,
       secrets: hasOwnSecrets ? body.secrets! : null,
+      clientTools: clientTools.length > 0 ? clientTools : null,
     },
   };
 }

@@ -107,6 +107,7 @@ export class SessionUseCases {
         ...built.modelProblems,
         ...built.skillProblems,
         ...built.mcpProblems,
+        ...built.clientToolProblems,
       ];
       if (problems.length > 0) throw new DomainError('invalid', `the session configuration has ${problems.length} problem(s): ${problems.join('; ')}`, problems);
       // The operator's servers that could not start, and tools a server offered that were left out, are said.
@@ -228,9 +229,10 @@ export class SessionUseCases {
     const record = this.parts.records.get(id, scope.tenant);
     const rt = this.parts.runtimes.get(id);
     if (!rt) {
-      // A closed session describes the catalog tools it had, its deferred ones as it kept them.
+      // A closed session describes the catalog tools it had and its client tools, its deferred ones as it kept them.
       const s = record.session;
-      const described = this.parts.deps.catalog.describe(s.tools).map((t) => {
+      const client = (record.clientTools ?? []).map((t) => ({ ...t, client: true }));
+      const described = [...this.parts.deps.catalog.describe(s.tools), ...client].map((t) => {
         const deferred = matchesAny(s.deferred_tools, t.name);
         return { ...t, deferred, unlocked: !deferred || matchesAny(s.unlocked_tools, t.name) };
       });
@@ -240,7 +242,7 @@ export class SessionUseCases {
     return rt.registry.names().map((name) => {
       const t = rt.registry.lookup(name)!;
       const deferred = rt.registry.isDeferred(name);
-      return { name, description: t.prompt, input_schema: t.inputSchema, deferred, unlocked: !deferred || rt.isUnlocked(name) };
+      return { name, description: t.prompt, input_schema: t.inputSchema, deferred, unlocked: !deferred || rt.isUnlocked(name), ...(t.client ? { client: true } : {}) };
     });
   }
 

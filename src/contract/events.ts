@@ -11,6 +11,7 @@ import {
   OutputSchema,
   PermissionRequestSchema,
   QuestionSchema,
+  ClientToolRequestSchema,
   SessionSchema,
   TodoItemSchema,
   TodoListSchema,
@@ -87,6 +88,14 @@ export const EVENT_SCHEMAS = [
     turn_id: Type.String(),
     question: ref(QuestionSchema),
   }),
+  eventSchema('client_tool.requested', 'EventClientToolRequested', 'A call of a client tool waits for the client to run it and answer (POST …/client-tools/{request_id})', {
+    turn_id: Type.String(),
+    request: ref(ClientToolRequestSchema),
+  }),
+  eventSchema('client_tool.resolved', 'EventClientToolResolved', 'A client-tool request was answered, timed out or cancelled (its `status` says which); the answer itself is the call\'s tool_result (tool.completed)', {
+    turn_id: Type.String(),
+    request: ref(ClientToolRequestSchema),
+  }),
   eventSchema('todo.updated', 'EventTodoUpdated', 'TodoWrite replaced the session\'s todo list', {
     turn_id: Type.String(),
     tool_use_id: Type.String(),
@@ -129,9 +138,9 @@ export const EVENT_SCHEMAS = [
     'The server stopped under the turn (shutdown, crash): calls that were running or had not started got error results',
     { turn: ref(TurnSchema) },
   ),
-  eventSchema('turn.resumed', 'EventTurnResumed', 'After a restart, a turn paused on permission requests or questions is live again; they can be answered', {
+  eventSchema('turn.resumed', 'EventTurnResumed', 'After a restart, a turn paused on permission requests, questions or client-tool requests is live again; they can be answered', {
     turn_id: Type.String(),
-    pending: Type.Array(Type.String(), { description: 'The permission requests and questions it waits for' }),
+    pending: Type.Array(Type.String(), { description: 'The permission requests, questions and client-tool requests it waits for' }),
   }),
   eventSchema('hook.completed', 'EventHookCompleted', 'A hook ran (its decision and rewrite, if any); part of the audit trail', {
     hook: Type.String({ description: 'The hook: its place in the session\'s `hooks` (e.g. `hooks.PreToolUse[0].hooks[0]`) or an operator hook\'s name' }),
@@ -262,6 +271,18 @@ export const EVENT_SCHEMAS = [
     error: Type.Optional(Type.String()),
     duration_ms: Type.Integer({ minimum: 0 }),
   }),
+  eventSchema('mcp.client.connected', 'EventMcpClientConnected', 'An MCP client opened (or, on another server or after a restart, took up again) an MCP session on this session at /mcp; part of the audit trail', {
+    mcp_session: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of the MCP session id (the id itself is not stored)' }),
+    client: Type.Object({ name: Type.String({ maxLength: 200 }), version: Type.String({ maxLength: 200 }) }, { description: 'What the client said it is (initialize\'s clientInfo), shortened' }),
+    protocol_version: Type.String({ maxLength: 40 }),
+    elicitation: Type.Boolean({ description: 'The client declared form elicitation: permission requests and questions of its calls are asked through it too' }),
+    attached: Type.Boolean({ description: 'True: the client attached to an existing session (`?session=`); false: the session was made for it' }),
+    key: Type.Union([Type.String(), Type.Null()], { description: 'The name of the key that connected (null: the loopback caller of a server without keys)' }),
+  }),
+  eventSchema('mcp.client.closed', 'EventMcpClientClosed', 'An MCP session at /mcp ended (the client sent DELETE); part of the audit trail', {
+    mcp_session: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    session_closed: Type.Boolean({ description: 'Whether the Norma session is closed with it (a session made for the client, with NORMA_MCP_SESSION_END=close)' }),
+  }),
   eventSchema('workspace.rewound', 'EventWorkspaceRewound', 'The workspace was rewound to a checkpoint (POST …/rewind, or a rewind a crash interrupted, finished at start-up); part of the audit trail', {
     to: Type.String({ description: 'The checkpoint rewound to' }),
     checkpoint_id: Type.String({ description: 'The checkpoint made just before (rewind to it to undo this one)' }),
@@ -325,6 +346,7 @@ export const SessionExportSchema = Type.Object(
     turns: Type.Array(ref(TurnSchema), { description: 'Oldest first, each with its tool_uses and paired results' }),
     permissions: Type.Array(ref(PermissionRequestSchema)),
     questions: Type.Array(ref(QuestionSchema)),
+    client_tool_requests: Type.Array(ref(ClientToolRequestSchema), { description: 'Calls of the session\'s client tools, oldest first' }),
     todos: ref(TodoListSchema),
     decisions: Type.Array(ref(DecisionSchema)),
     outputs: Type.Array(ref(OutputSchema), { description: 'Spill-file records (download the files with the outputs route)' }),

@@ -10,6 +10,7 @@ export * from './preview.js';
 export * from './permission.js';
 export * from './decision.js';
 export * from './question.js';
+export * from './client-tool.js';
 export * from './todo.js';
 export * from './memory.js';
 export * from './session.js';

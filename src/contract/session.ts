@@ -14,6 +14,7 @@ import { ForkedFromSchema } from './checkpoint.js';
 import { SecretsSchema } from './secrets.js';
 import { BudgetSchema, SessionUsageSchema } from './budget.js';
 import { CompactionSettingsSchema } from './compaction.js';
+import { ClientToolDefinitionSchema, MAX_CLIENT_TOOLS } from './client-tool.js';
 
 /** A tool name or `*` pattern in `deferred_tools`. */
 export const DEFERRED_PATTERN = '^[A-Za-z0-9_*-]{1,128}$';
@@ -118,6 +119,14 @@ export const SessionCreateSchema = Type.Object(
     budget: Type.Optional(ref(BudgetSchema, 'A limit on all the session\'s model calls (every turn\'s, subagents\' included)')),
     compaction: Type.Optional(ref(CompactionSettingsSchema)),
     mcp_servers: Type.Optional(McpServersSchema),
+    client_tools: Type.Optional(
+      Type.Array(ref(ClientToolDefinitionSchema), {
+        maxItems: MAX_CLIENT_TOOLS,
+        description:
+          `Tools the client runs (at most ${MAX_CLIENT_TOOLS}): the model may call them; a call waits (turn \`awaiting_input\`, event \`client_tool.requested\`) ` +
+          'until the client answers with POST …/client-tools/{request_id}. Rules and hooks apply as to any tool. Fixed for the session\'s life (a fork keeps them)',
+      }),
+    ),
     deferred_tools: Type.Optional(
       Type.Array(Type.String({ pattern: DEFERRED_PATTERN }), {
         maxItems: 128,
@@ -217,6 +226,7 @@ export const SessionSchema = Type.Object(
     used_skills: Type.Array(Type.String(), { description: 'Skills invoked so far: their folders are readable by Read, Glob and Grep' }),
     unlocked_tools: Type.Array(Type.String(), { description: 'Deferred tools unlocked so far (by a skill\'s allowed-tools or SearchExtraTools); durable' }),
     deferred_tools: Type.Array(Type.String(), { description: 'Names and patterns of the session\'s deferred tools' }),
+    client_tools: Type.Array(Type.String(), { description: 'The names of the tools the session\'s client runs (`client_tools`; their definitions: GET …/tools)' }),
     mcp_servers: Type.Record(Type.String(), ref(McpServerPublicSchema), {
       description: 'The session\'s MCP servers (its own and the operator\'s), without env or header values; their state: GET …/mcp',
     }),

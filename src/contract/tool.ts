@@ -10,6 +10,7 @@ export const ToolDefinitionSchema = Type.Object(
     input_schema: Type.Unknown({ description: 'JSON Schema of the tool input' }),
     deferred: Type.Optional(Type.Boolean({ description: 'With ?include=deferred: kept out of the model\'s list (found with SearchExtraTools)' })),
     unlocked: Type.Optional(Type.Boolean({ description: 'With ?include=deferred, for a deferred tool: it may run now' })),
+    client: Type.Optional(Type.Boolean({ description: 'A tool the session\'s client runs (`client_tools`): a call waits for the client\'s answer; the server never runs it' })),
   },
   { $id: 'ToolDefinition' },
 );

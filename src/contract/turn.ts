@@ -9,7 +9,7 @@ import { ContentBlockSchema, ToolResultSchema, ToolUseInputSchema, ToolUseSchema
 
 export const TURN_STATUSES = ['running', 'awaiting_permission', 'awaiting_input', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
-/** A turn that waits for people (a permission request or a question is pending). */
+/** A turn that waits for an answer (a permission request, a question or a client-tool request is pending). */
 export const PAUSED_STATUSES: ReadonlySet<TurnStatus> = new Set(['awaiting_permission', 'awaiting_input']);
 /** A turn that has not ended: running, or paused for people. */
 export const isOpenStatus = (s: TurnStatus): boolean => s === 'running' || PAUSED_STATUSES.has(s);
@@ -68,13 +68,13 @@ export const TurnSchema = Type.Object(
     session_id: Type.String(),
     kind: StringEnum(['direct', 'prompt']),
     status: StringEnum(TURN_STATUSES, {
-      description: '`awaiting_permission` while a permission request is pending; `awaiting_input` while only questions are',
+      description: '`awaiting_permission` while a permission request is pending; `awaiting_input` while only questions or client-tool requests are',
     }),
     tool_uses: Type.Array(ref(ToolUseSchema)),
     results: Type.Array(ref(ToolResultSchema), {
       description: 'One per finished tool_use, in the order of `tool_uses`',
     }),
-    pending: Type.Array(Type.String(), { description: 'Ids of the pending permission requests (`perm_…`) and questions (`q_…`) the turn waits on' }),
+    pending: Type.Array(Type.String(), { description: 'Ids of the pending permission requests (`perm_…`), questions (`q_…`) and client-tool requests (`ct_…`) the turn waits on' }),
     error: Type.Optional(ref(TurnErrorSchema)),
     prompt: Type.Optional(Type.Array(ref(PromptTextBlockSchema), { description: 'Prompt turns: the prompt as posted' })),
     messages: Type.Optional(

@@ -108,6 +108,7 @@ export function finishDocument(doc: Json, info: DocumentInfo): Json {
   }
 
   for (const s of Object.values(schemas)) addMappings(s, schemas);
+  dropNoBodyContent(doc);
   shareProblemResponses(doc);
   // Only the header components some response uses.
   const used = new Set(JSON.stringify([doc.paths, components.responses]).match(/#\/components\/headers\/[A-Za-z]+/g) ?? []);
@@ -235,3 +236,19 @@ function addMappings(node: unknown, schemas: Record<string, Json>): void {
   }
   for (const v of Object.values(o)) addMappings(v, schemas);
 }
+
+/**
+ * An answer without a body (MCP's 202 for an accepted notification, and its DELETE's 200) is
+ * declared with `x-norma-no-body`; the content @fastify/swagger writes for any response is removed.
+ */
+function dropNoBodyContent(doc: Json): void {
+  for (const ops of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(ops)) {
+      for (const response of Object.values((op.responses ?? {}) as Record<string, Json>)) {
+        const content = response.content as Record<string, { schema?: Json }> | undefined;
+        if (content && Object.values(content).some((c) => c.schema?.['x-norma-no-body'] === true)) delete response.content;
+      }
+    }
+  }
+}
+

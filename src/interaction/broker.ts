@@ -1,6 +1,6 @@
-// The one broker for every pause (SPEC §4, API.md "Permissions", "Questions"). A call that needs a
-// person gets a stored request and an announcing event; it waits until a client answers, the
-// timeout answers for it, a rule decides it, or the turn stops. Each outcome is stored with
+// The one broker for every pause (SPEC §4, API.md "Permissions", "Questions", client tools). A
+// call that needs a person (or the client) gets a stored request and an announcing event; it waits
+// until a client answers, the timeout answers for it, a rule decides it, or the turn stops. Each outcome is stored with
 // its event in one transaction, and the waiting call learns it only after that commit — so
 // what the answer changes (remembered rules) is in force before the call goes on.
 // The broker talks to a turn only through PauseHost: it knows no runner, store layout or kind
@@ -10,13 +10,16 @@ import type { Clock, IdFactory } from '../ids.js';
 import type { PermissionRequest } from '../contract/schemas.js';
 import type { Store } from '../store/store.js';
 import { DomainError, notFound } from '../errors.js';
-import type { Question } from '../contract/schemas.js';
+import type { ClientToolRequest, Question } from '../contract/schemas.js';
 import {
+  clientToolKind,
   permissionKind,
   questionKind,
   ruleSettlement,
   type ApprovalAnswer,
   type ApprovalRequest,
+  type ClientToolAnswer,
+  type ClientToolCall,
   type PauseKind,
   type PauseRecord,
   type QuestionAnswer,
@@ -223,6 +226,17 @@ export class InteractionBroker {
     );
   }
 
+  /** A call of a client tool, waiting for the client's answer; `earlier`: the same call's request an earlier process opened. */
+  askClient(sessionId: string, host: PauseHost, call: ClientToolCall, opts: { timeoutS: number | null; signal: AbortSignal; earlier?: ClientToolRequest }): Promise<ClientToolAnswer> {
+    return this.wait(
+      clientToolKind,
+      sessionId,
+      host,
+      opts.earlier ? { earlier: opts.earlier } : { fresh: { tool_use_id: call.toolUseId, name: call.name, input: call.input } },
+      { timeoutS: opts.timeoutS, signal: opts.signal },
+    );
+  }
+
   /**
    * A client's answer; unknown ids are 404, resolved requests (or ones no call waits on) 409.
    * `alongside` runs in the transaction that stores the answer (remembered rules go there), so
@@ -279,8 +293,8 @@ export class InteractionBroker {
   }
 
   /** Requests waiting for an answer now (a resumed turn's expected ones included), by kind. */
-  pendingCounts(): { permission: number; question: number } {
-    const counts = { permission: 0, question: 0 };
+  pendingCounts(): { permission: number; question: number; client_tool: number } {
+    const counts = { permission: 0, question: 0, client_tool: 0 };
     for (const w of this.waiters.values()) counts[w.kind.name]++;
     return counts;
   }

@@ -1,10 +1,22 @@
-// The kinds of pause a call can make (API.md "Permissions", "Questions"): for each, how its
+// The kinds of pause a call can make (API.md "Permissions", "Questions", client tools): for each, how its
 // request is stored, which events announce and resolve it, and what a timeout or a cancellation
 // makes of it. The broker is the same for all; only this table knows a kind's record.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { EventInput } from '../contract/events.js';
 import type { IdPrefix } from '../ids.js';
-import { PermissionResponseSchema, QuestionResponseSchema, type PermissionMode, type PermissionPreview, type PermissionRequest, type Question, type QuestionItem } from '../contract/schemas.js';
+import {
+  ClientToolResponseSchema,
+  PermissionResponseSchema,
+  QuestionResponseSchema,
+  type ClientToolRequest,
+  type ClientToolResponse,
+  type PermissionMode,
+  type PermissionPreview,
+  type PermissionRequest,
+  type Question,
+  type QuestionItem,
+  type ResultBlock,
+} from '../contract/schemas.js';
 import type { DecisionSchema } from '../contract/schemas.js';
 import type { Store } from '../store/store.js';
 
@@ -23,7 +35,7 @@ export interface PauseRecord {
 export type StopResolver = 'cancel' | 'session_closed';
 
 export interface PauseKind<R extends PauseRecord, A, Resp> {
-  readonly name: 'permission' | 'question';
+  readonly name: 'permission' | 'question' | 'client_tool';
   /** The id prefix of new requests (`perm`). */
   readonly idPrefix: IdPrefix;
   /** What a client's answer must look like. */
@@ -222,4 +234,56 @@ export const questionKind: PauseKind<Question, QuestionAnswer, QuestionAnswerBod
           update: { status: 'answered', resolved_by: 'client', answers: response.answers, ...(response.response !== undefined ? { response: response.response } : {}) },
           answer: { outcome: 'answered', answers: response.answers, questionId: id, ...(response.response !== undefined ? { response: response.response } : {}) },
         },
+};
+
+// ---- client tools ----------------------------------------------------------------------
+
+/** A call of a tool the session's client runs. */
+export interface ClientToolCall {
+  toolUseId: string;
+  name: string;
+  input: unknown;
+}
+
+/** How a client-tool request ended, as the waiting call learns it. */
+export type ClientToolAnswer =
+  | { outcome: 'answered'; content: ResultBlock[]; isError: boolean; requestId: string }
+  | { outcome: 'timed_out'; message: string; requestId: string }
+  | { outcome: 'cancelled'; reason: string; requestId: string };
+
+/** The answer's content as tool_result blocks: a string is one text block (an empty one, none). */
+export function answerBlocks(content: ClientToolResponse['content']): ResultBlock[] {
+  if (typeof content !== 'string') return content;
+  return content === '' ? [] : [{ type: 'text', text: content }];
+}
+
+export const clientToolKind: PauseKind<ClientToolRequest, ClientToolAnswer, ClientToolResponse> = {
+  name: 'client_tool',
+  idPrefix: 'ct',
+  responseSchema: ClientToolResponseSchema,
+  get: (store, sessionId, id) => store.getClientToolRequest(sessionId, id),
+  put: (store, record) => store.putClientToolRequest(record),
+  requested: (r) => ({ type: 'client_tool.requested', turn_id: r.turn_id, request: r }),
+  resolved: (r) => ({ type: 'client_tool.resolved', turn_id: r.turn_id, request: r }),
+  onStop: (by, reason, id) => ({
+    update: { status: 'cancelled', resolved_by: by, message: reason },
+    answer: { outcome: 'cancelled', reason, requestId: id },
+  }),
+  // The same setting as questions: both wait for the other side of the API to answer.
+  onTimeout: (seconds, id) => {
+    const message = `the client did not answer within ${seconds} s (question_timeout_s)`;
+    return { update: { status: 'timed_out', resolved_by: 'timeout', message }, answer: { outcome: 'timed_out', message, requestId: id } };
+  },
+  onAbandon: (why) => ({ status: 'cancelled', resolved_by: 'cancel', message: why }),
+  // The answer is the call's result: it changes nothing else in the session.
+  grants: () => NOTHING_GRANTED,
+  // The content is not stored with the request: it becomes the call's tool_result, which is capped
+  // and spilled like any tool's output (a request record stays small however large the answer).
+  onAnswer: (response, id) => {
+    const isError = response.is_error === true;
+    return {
+      update: { status: 'answered', resolved_by: 'client', is_error: isError },
+      answer: { outcome: 'answered', content: answerBlocks(response.content), isError, requestId: id },
+    };
+  },
 };

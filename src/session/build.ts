@@ -38,6 +38,7 @@ import type { TenantCheckpointBudgets } from './checkpoint-budget.js';
 import type { InteractionBroker } from '../interaction/broker.js';
 import type { Secrets } from '../contract/secrets.js';
 import { sessionNetwork, type SessionNetwork } from './network.js';
+import { sessionClientTools } from './client-tools.js';
 
 export interface BuildDeps extends McpHubDeps {
   /** The one broker for every pause: a connection of an `"ask"` session waits on it. */
@@ -85,6 +86,8 @@ export interface BuiltRuntime {
   mcpProblems: string[];
   /** The operator's MCP servers that could not be started (a warning). */
   mcpWarnings: string[];
+  /** The session's client tools that could not be registered (their schemas did not compile now). */
+  clientToolProblems: string[];
   /**
    * Events of the session's parts made while it was built (MCP servers starting) are held until
    * the session exists: call this once it is stored (after `session.created`), or never when
@@ -204,6 +207,13 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
   const tools = deps.catalog.install(names, services);
   registry = tools.registry;
   registry.setDeferred(s.deferred_tools);
+  // The tools the client runs: a call pauses the session's turn until the client answers.
+  const client = await sessionClientTools(record.clientTools ?? [], deps.mcpSchemas, (call, ctx) => {
+    const turn = runtime?.activeTurn;
+    if (!turn || turn.id !== ctx.turnId) throw new ToolRefusal(`${call.name}: the call's turn is no longer running.`);
+    return turn.askClient(call);
+  });
+  for (const tool of client.tools) registry.register(tool);
   const mcpProblems: string[] = [];
   const mcpWarnings: string[] = [];
   if (hub) {
@@ -251,6 +261,7 @@ export async function buildRuntime(record: SessionRecord, processSandbox: Sandbo
     skillProblems: found.errors,
     mcpProblems,
     mcpWarnings,
+    clientToolProblems: client.problems,
     openEvents: () => gate.open(),
   };
 }

@@ -44,6 +44,7 @@ export class SessionRecords {
     s.unlocked_tools ??= [];
     s.deferred_tools ??= [];
     s.mcp_servers ??= {};
+    s.client_tools ??= [];
     s.instructions ??= [];
     s.name ??= null;
     s.labels ??= {};

@@ -4,10 +4,10 @@
 // earlier process left pending, to wait on again when its calls ask about the same input.
 import { CommitWatch, runInCommitWatch } from '../store/commit-watch.js';
 import type { Config } from '../config.js';
-import type { PermissionRequest, Question, Turn } from '../contract/schemas.js';
+import type { ClientToolRequest, PermissionRequest, Question, Turn } from '../contract/schemas.js';
 import { DomainError } from '../errors.js';
 import type { InteractionBroker } from '../interaction/broker.js';
-import { permissionKind, questionKind, type ApprovalAnswer, type ApprovalRequest } from '../interaction/kinds.js';
+import { clientToolKind, permissionKind, questionKind, type ApprovalAnswer, type ApprovalRequest } from '../interaction/kinds.js';
 import type { HookInput } from '../hooks/registry.js';
 import type { Message } from '../model/provider.js';
 import { inputDigest } from '../pipeline/exec-one.js';
@@ -37,14 +37,16 @@ export type { ModelCallObserver };
 export interface Resumable {
   permissions: Map<string, PermissionRequest>;
   questions: Map<string, Question>;
+  clientTools: Map<string, ClientToolRequest>;
 }
 
-export const nothingToResume = (): Resumable => ({ permissions: new Map(), questions: new Map() });
+export const nothingToResume = (): Resumable => ({ permissions: new Map(), questions: new Map(), clientTools: new Map() });
 
 /**
- * The runner of a turn. `resumable` holds the permission requests and questions an earlier
- * process left pending, by tool_use id: when the call asks again about the same input (the same
- * questions), it waits on that request instead of opening a new one. `trace`: the trace its
+ * The runner of a turn. `resumable` holds the permission requests, questions and client-tool
+ * requests an earlier process left pending, by tool_use id: when the call asks again about the
+ * same input (the same questions, the same client tool and input), it waits on that request
+ * instead of opening a new one. `trace`: the trace its
  * outbound requests belong to (default: the one of the work making it, the request that posted it).
  */
 export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumable, deps: RunnerDeps, trace?: TraceContext): TurnRunner {
@@ -103,6 +105,14 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
         ...(earlier ? { earlier } : {}),
       });
     },
+    askClient: (host, call, signal) => {
+      const earlier = takeEarlier(resumable.clientTools, call.toolUseId, (r) => r.name === call.name && inputDigest(r.input) === inputDigest(call.input));
+      return deps.broker.askClient(sessionId, host, call, {
+        timeoutS: settings.session.question_timeout_s,
+        signal,
+        ...(earlier ? { earlier } : {}),
+      });
+    },
     onFinished: (r) => {
       if (rt.activeTurn === r) rt.activeTurn = null;
       try {
@@ -114,8 +124,10 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       // A request an earlier process left that no call came back to is not waited for any more.
       for (const earlier of resumable.permissions.values()) deps.broker.abandon(permissionKind, earlier, 'after the restart the call no longer asked about this input');
       for (const earlier of resumable.questions.values()) deps.broker.abandon(questionKind, earlier, 'after the restart the call no longer asked these questions');
+      for (const earlier of resumable.clientTools.values()) deps.broker.abandon(clientToolKind, earlier, 'after the restart the call no longer asked the client for this input');
       resumable.permissions.clear();
       resumable.questions.clear();
+      resumable.clientTools.clear();
     },
   };
   const runner: TurnRunner =
@@ -126,6 +138,9 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
   }
   for (const earlier of resumable.questions.values()) {
     deps.broker.expect(questionKind, sessionId, runner, earlier, { timeoutS: settings.session.question_timeout_s, signal: runner.signal });
+  }
+  for (const earlier of resumable.clientTools.values()) {
+    deps.broker.expect(clientToolKind, sessionId, runner, earlier, { timeoutS: settings.session.question_timeout_s, signal: runner.signal });
   }
   return runner;
 }

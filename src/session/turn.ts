@@ -12,7 +12,7 @@ import { errorResult, execOne, type DecisionNote, type PipelineEnv, type ToolCal
 import type { Store } from '../store/store.js';
 import type { SubagentTask, ToolOutput } from '../tools/tool.js';
 import type { PauseHost } from '../interaction/broker.js';
-import type { ApprovalAnswer, ApprovalRequest, PauseKind, PauseRecord, QuestionAnswer, QuestionAsk, Reevaluate } from '../interaction/kinds.js';
+import type { ApprovalAnswer, ApprovalRequest, ClientToolAnswer, ClientToolCall, PauseKind, PauseRecord, QuestionAnswer, QuestionAsk, Reevaluate } from '../interaction/kinds.js';
 import { currentTrace, newTrace, runInTrace, type TraceContext } from '../trace/context.js';
 import type { SessionCheckpoints } from '../checkpoints/session.js';
 import type { CallChanges } from '../contract/checkpoint.js';
@@ -42,6 +42,8 @@ export interface TurnRunnerDeps {
   onFinished: (runner: TurnRunner) => void;
   /** Asks a person the questions of one call of this turn (AskUser) and waits for the outcome. */
   askQuestions(host: TurnRunner, ask: QuestionAsk, signal: AbortSignal): Promise<QuestionAnswer>;
+  /** Hands one call of this turn to the client (a client tool) and waits for its answer. */
+  askClient(host: TurnRunner, call: ClientToolCall, signal: AbortSignal): Promise<ClientToolAnswer>;
   /** The session's checkpoints (absent or null: it takes none). */
   checkpoints?: SessionCheckpoints | null;
 }
@@ -57,7 +59,7 @@ export class TurnRunner implements PauseHost {
 
   /** Calls between tool.started and their result. */
   private readonly running = new Set<string>();
-  /** Running calls that only wait for a person (AskUser): no work of theirs is under way. */
+  /** Running calls that only wait for a person (AskUser) or the client (a client tool): no work of theirs is under way. */
   private readonly asking = new Set<string>();
   /** The trace everything the turn does runs in, also after a pause an answer ended. */
   readonly trace: TraceContext;
@@ -83,7 +85,7 @@ export class TurnRunner implements PauseHost {
     setMaxListeners(0, this.controller.signal);
     // A resumed turn keeps what it already has: results, and the requests it waits for.
     for (const r of turn.results) this.results.set(r.tool_use_id, r);
-    for (const p of turn.pending) this.pending.set(p, p.startsWith('q_') ? 'question' : 'permission');
+    for (const p of turn.pending) this.pending.set(p, p.startsWith('q_') ? 'question' : p.startsWith('ct_') ? 'client_tool' : 'permission');
   }
 
   /** How many calls are running right now (started, no result yet, not just waiting for a person). */
@@ -109,12 +111,22 @@ export class TurnRunner implements PauseHost {
   }
 
   /** A call of this turn asks a person (AskUser): the turn pauses on the question until it is resolved. */
-  async askQuestions(ask: QuestionAsk): Promise<QuestionAnswer> {
-    this.asking.add(ask.toolUseId);
+  askQuestions(ask: QuestionAsk): Promise<QuestionAnswer> {
+    return this.waitingOn(ask.toolUseId, () => this.deps.askQuestions(this, ask, this.controller.signal));
+  }
+
+  /** A call of this turn is the client's to run (a client tool): the turn pauses on its request until it is resolved. */
+  askClient(call: ClientToolCall): Promise<ClientToolAnswer> {
+    return this.waitingOn(call.toolUseId, () => this.deps.askClient(this, call, this.controller.signal));
+  }
+
+  /** A call that only waits for an answer from outside does no work meanwhile (runningCalls leaves it out). */
+  private async waitingOn<T>(toolUseId: string, wait: () => Promise<T>): Promise<T> {
+    this.asking.add(toolUseId);
     try {
-      return await this.deps.askQuestions(this, ask, this.controller.signal);
+      return await wait();
     } finally {
-      this.asking.delete(ask.toolUseId);
+      this.asking.delete(toolUseId);
     }
   }
 
@@ -356,12 +368,12 @@ export class TurnRunner implements PauseHost {
     this.syncPending();
   }
 
-  /** A pending permission request makes the turn `awaiting_permission`; only questions, `awaiting_input`. */
+  /** A pending permission request makes the turn `awaiting_permission`; only questions and client-tool requests, `awaiting_input`. */
   private syncPending(): void {
     if (this.isFinal()) return;
     this.turn.pending = [...this.pending.keys()];
     const kinds = new Set(this.pending.values());
-    this.turn.status = kinds.has('permission') ? 'awaiting_permission' : kinds.has('question') ? 'awaiting_input' : 'running';
+    this.turn.status = kinds.has('permission') ? 'awaiting_permission' : kinds.size > 0 ? 'awaiting_input' : 'running';
     this.write(() => this.persist());
     this.settle.notify();
   }

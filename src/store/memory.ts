@@ -1,7 +1,7 @@
 // In-memory Store. Values are cloned in and out so callers can never mutate stored state
 // by accident (the same isolation a database gives).
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
+import type { ClientToolRequest, ClientToolStatus, Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import { pendingKey, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
 import { MemoryIdempotency } from './idempotency.js';
 import { MemorySpend } from './spend.js';
@@ -50,6 +50,7 @@ export class MemoryStore implements Store {
     this.turns.delete(id);
     this.permissions.delete(id);
     this.questions.delete(id);
+    this.clientToolRequests.delete(id);
     this.events.delete(id);
     this.outputs.delete(id);
     this.decisions.delete(id);
@@ -84,6 +85,7 @@ export class MemoryStore implements Store {
   private readonly turns = new Map<string, Map<string, Turn>>();
   private readonly permissions = new Map<string, Map<string, PermissionRequest>>();
   private readonly questions = new Map<string, Map<string, Question>>();
+  private readonly clientToolRequests = new Map<string, Map<string, ClientToolRequest>>();
   private readonly events = new Map<string, NormaEvent[]>();
   private readonly decisions = new Map<string, Decision[]>();
   private readonly outputs = new Map<string, Map<string, Output>>();
@@ -205,6 +207,21 @@ export class MemoryStore implements Store {
 
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     return [...(this.questions.get(sessionId)?.values() ?? [])].filter((q) => status === undefined || q.status === status).map(clone);
+  }
+
+  putClientToolRequest(request: ClientToolRequest): void {
+    let m = this.clientToolRequests.get(request.session_id);
+    if (!m) this.clientToolRequests.set(request.session_id, (m = new Map()));
+    m.set(request.id, clone(request));
+  }
+
+  getClientToolRequest(sessionId: string, requestId: string): ClientToolRequest | undefined {
+    const r = this.clientToolRequests.get(sessionId)?.get(requestId);
+    return r ? clone(r) : undefined;
+  }
+
+  listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {
+    return [...(this.clientToolRequests.get(sessionId)?.values() ?? [])].filter((r) => status === undefined || r.status === status).map(clone);
   }
 
   /** Each tenant's log: events in the order appended (one process, no rollback of what is shown). */

@@ -214,6 +214,20 @@ const MIGRATIONS: readonly string[] = [
   `,
   // The evidence chain's signing keys and signed heads, and the tenants' wrapped data keys (keys.ts).
   KEY_TABLES,
+  // Calls of tools the client runs, waiting for (or answered by) the client; and a session's
+  // client tools, whole (the session document names them only).
+  `
+  CREATE TABLE client_tool_requests (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+  );
+  CREATE INDEX client_tool_requests_by_order ON client_tool_requests (session_id, ord);
+  ALTER TABLE sessions ADD COLUMN client_tools TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

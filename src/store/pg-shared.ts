@@ -8,7 +8,7 @@ import { TENANT_LOCK_CLASS } from './pg-schema.js';
 import { sessionRecordOf, type ColumnSealer } from './sqlite-rows.js';
 import type { SessionRecord } from './store.js';
 
-export const SESSION_COLUMNS = 'data, active_turn_id, hooks, model_api_key, model, todos, mcp_servers, secrets';
+export const SESSION_COLUMNS = 'data, active_turn_id, hooks, model_api_key, model, todos, mcp_servers, secrets, client_tools';
 
 /** A session row: SQLite's columns (sqlite-rows.ts) and the active turn, which has a column of its own here. */
 export function recordOf(row: Record<string, unknown> | undefined, sealer?: ColumnSealer): SessionRecord | undefined {

@@ -13,14 +13,14 @@ export function putSessionStatement(record: SessionRecord, nodeId: string, seale
   const s = record.session;
   return {
     sql: `WITH s AS (
-            INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets, active_turn_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets, client_tools, active_turn_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
             ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, closed_at = EXCLUDED.closed_at, active_turn_id = EXCLUDED.active_turn_id,
               data = EXCLUDED.data, hooks = EXCLUDED.hooks, model_api_key = EXCLUDED.model_api_key, model = EXCLUDED.model,
-              todos = EXCLUDED.todos, mcp_servers = EXCLUDED.mcp_servers, secrets = EXCLUDED.secrets
-            WHERE ${fence('$1', '$14')}
+              todos = EXCLUDED.todos, mcp_servers = EXCLUDED.mcp_servers, secrets = EXCLUDED.secrets, client_tools = EXCLUDED.client_tools
+            WHERE ${fence('$1', '$15')}
             RETURNING id, (xmax = 0) AS inserted),
-          l AS (INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $14, 1, now() FROM s WHERE inserted ON CONFLICT (session_id) DO NOTHING)
+          l AS (INSERT INTO leases (session_id, node_id, epoch, acquired_at) SELECT id, $15, 1, now() FROM s WHERE inserted ON CONFLICT (session_id) DO NOTHING)
           SELECT id FROM s`,
     // The columns SQLite has, in its order (sqlite-rows.ts), then the active turn and this node.
     params: [...sessionRowOf(record, sealer), s.active_turn_id ?? null, nodeId],
@@ -30,14 +30,14 @@ export function putSessionStatement(record: SessionRecord, nodeId: string, seale
 
 /** Everything stored of a session (retention). */
 export function deleteSessionStatements(id: string): PgStatement[] {
-  return ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'tenant_events', 'decisions', 'leases', 'commands', 'signed_heads'].map((table) => ({
+  return ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'client_tool_requests', 'outputs', 'events', 'tenant_events', 'decisions', 'leases', 'commands', 'signed_heads'].map((table) => ({
     sql: `DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = $1`,
     params: [id],
   }));
 }
 
-/** A permission request, question or output record, kept in the order first stored. */
-export function putOrderedStatement(table: 'permissions' | 'questions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): PgStatement {
+/** A permission request, question, client-tool request or output record, kept in the order first stored. */
+export function putOrderedStatement(table: 'permissions' | 'questions' | 'client_tool_requests' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): PgStatement {
   const json = JSON.stringify(value);
   const next = `(SELECT COALESCE(MAX(ord), 0) + 1 FROM ${table} WHERE session_id = $1)`;
   return status === undefined

@@ -10,7 +10,7 @@
 // that (and that seq - 1 is there) in the database, under a share lock on the lease row, so two
 // writers never leave a gap or a duplicate, and a takeover waits for a commit in flight.
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
+import type { ClientToolRequest, ClientToolStatus, Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import { migratePg } from './pg-schema.js';
 import { SyncPg, type PgStatement } from './pg-sync.js';
 import { PgUnits } from './pg-units.js';
@@ -219,7 +219,7 @@ export class PostgresStore implements Store {
 
   // ── turns, permissions, questions, outputs ─────────────────────────────────────────────
 
-  private putOrdered(table: 'permissions' | 'questions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
+  private putOrdered(table: 'permissions' | 'questions' | 'client_tool_requests' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
     this.write(sessionId, putOrderedStatement(table, sessionId, id, value, status));
   }
 
@@ -268,6 +268,18 @@ export class PostgresStore implements Store {
 
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     return this.listOrdered('questions', sessionId, status);
+  }
+
+  putClientToolRequest(request: ClientToolRequest): void {
+    this.putOrdered('client_tool_requests', request.session_id, request.id, request, request.status);
+  }
+
+  getClientToolRequest(sessionId: string, requestId: string): ClientToolRequest | undefined {
+    return this.getOne('client_tool_requests', sessionId, requestId);
+  }
+
+  listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {
+    return this.listOrdered('client_tool_requests', sessionId, status);
   }
 
   tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {

@@ -20,11 +20,11 @@ export interface ColumnSealer {
 export type Row = { data: string };
 
 /** The columns a session is read from, in the order `sessionRecordOf` expects them. */
-export const SESSION_COLUMNS = 'data, hooks, model_api_key, model, todos, mcp_servers, secrets';
+export const SESSION_COLUMNS = 'data, hooks, model_api_key, model, todos, mcp_servers, secrets, client_tools';
 
-type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null; todos: string | null; mcp_servers: string | null; secrets?: string | null };
+type SessionRow = { data: string; hooks: string | null; model_api_key: string | null; model: string | null; todos: string | null; mcp_servers: string | null; secrets?: string | null; client_tools?: string | null };
 
-/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets). */
+/** The values of the sessions columns (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets, client_tools). */
 export function sessionRowOf(record: SessionRecord, sealer?: ColumnSealer): unknown[] {
   const s = record.session;
   const tenant = s.tenant ?? 'default';
@@ -43,6 +43,7 @@ export function sessionRowOf(record: SessionRecord, sealer?: ColumnSealer): unkn
     secret('mcp_servers', record.mcpServers ? JSON.stringify(record.mcpServers) : null),
     tenant,
     secret('secrets', record.secrets && Object.keys(record.secrets).length > 0 ? JSON.stringify(record.secrets) : null),
+    record.clientTools && record.clientTools.length > 0 ? JSON.stringify(record.clientTools) : null,
   ];
 }
 
@@ -63,6 +64,7 @@ export function sessionRecordOf(row: SessionRow | undefined, sealer?: ColumnSeal
     todos: row.todos ? JSON.parse(row.todos) : null,
     mcpServers: mcpServers ? JSON.parse(mcpServers) : null,
     secrets: secrets ? JSON.parse(secrets) : null,
+    clientTools: row.client_tools ? JSON.parse(row.client_tools) : null,
   };
 }
 

@@ -4,7 +4,7 @@
 // Everything is synchronous: a write has committed when the call returns.
 import type Database from 'better-sqlite3';
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
+import type { ClientToolRequest, ClientToolStatus, Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type ColumnSealer, type Row } from './sqlite-rows.js';
 import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
@@ -101,10 +101,10 @@ export class SqliteStore implements Store {
   putSession(record: SessionRecord): void {
     this.write(() =>
       this.stmt(
-        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO sessions (id, created_at, status, closed_at, data, hooks, model_api_key, model, todos, mcp_servers, tenant, secrets, client_tools) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, closed_at = excluded.closed_at, data = excluded.data,
            hooks = excluded.hooks, model_api_key = excluded.model_api_key, model = excluded.model, todos = excluded.todos,
-           mcp_servers = excluded.mcp_servers, secrets = excluded.secrets`,
+           mcp_servers = excluded.mcp_servers, secrets = excluded.secrets, client_tools = excluded.client_tools`,
       ).run(...sessionRowOf(record, this.sealer)),
     );
   }
@@ -158,7 +158,7 @@ export class SqliteStore implements Store {
 
   deleteSession(id: string): void {
     this.write(() => {
-      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'outputs', 'events', 'tenant_events', 'decisions', 'signed_heads']) {
+      for (const table of ['sessions', 'turns', 'turn_results', 'permissions', 'questions', 'client_tool_requests', 'outputs', 'events', 'tenant_events', 'decisions', 'signed_heads']) {
         this.stmt(`DELETE FROM ${table} WHERE ${table === 'sessions' ? 'id' : 'session_id'} = ?`).run(id);
       }
     });
@@ -181,7 +181,7 @@ export class SqliteStore implements Store {
 
   // ── turns, permissions, outputs: documents in insertion order ──────────────────────────
 
-  private putOrdered(table: 'permissions' | 'questions' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
+  private putOrdered(table: 'permissions' | 'questions' | 'client_tool_requests' | 'outputs', sessionId: string, id: string, value: unknown, status?: string): void {
     this.write(() => {
       const json = JSON.stringify(value);
       const withStatus = table !== 'outputs';
@@ -244,6 +244,19 @@ export class SqliteStore implements Store {
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     if (status === undefined) return this.listOrdered('questions', sessionId);
     return documentsOf<Question>(this.stmt('SELECT data FROM questions WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status));
+  }
+
+  putClientToolRequest(request: ClientToolRequest): void {
+    this.putOrdered('client_tool_requests', request.session_id, request.id, request, request.status);
+  }
+
+  getClientToolRequest(sessionId: string, requestId: string): ClientToolRequest | undefined {
+    return this.getOne('client_tool_requests', sessionId, requestId);
+  }
+
+  listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {
+    if (status === undefined) return this.listOrdered('client_tool_requests', sessionId);
+    return documentsOf<ClientToolRequest>(this.stmt('SELECT data FROM client_tool_requests WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status));
   }
 
   tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {

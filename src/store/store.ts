@@ -6,7 +6,7 @@
 import type { Secrets } from '../contract/secrets.js';
 import type { McpServers } from '../contract/mcp.js';
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Session, TodoList, Turn } from '../contract/schemas.js';
+import type { ClientToolDefinition, ClientToolRequest, ClientToolStatus, Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Session, TodoList, Turn } from '../contract/schemas.js';
 import type { SessionHooks } from '../contract/hooks.js';
 import type { KeyStore } from './keys.js';
 
@@ -23,6 +23,8 @@ export interface SessionRecord {
   mcpServers?: McpServers | null;
   /** The session's own secrets with their values (never in the session document). */
   secrets?: Secrets | null;
+  /** The tools the session's client runs, whole (the session document names them only). */
+  clientTools?: ClientToolDefinition[] | null;
 }
 
 export interface SessionPageQuery {
@@ -155,7 +157,15 @@ export interface Store {
   getQuestion(sessionId: string, questionId: string): Question | undefined;
   /** Oldest first. */
   listQuestions(sessionId: string, status?: QuestionStatus): Question[];
-  /** Pending permission requests and questions across sessions, oldest first (created_at, id). */
+  putClientToolRequest(request: ClientToolRequest): void;
+  getClientToolRequest(sessionId: string, requestId: string): ClientToolRequest | undefined;
+  /** Oldest first. */
+  listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[];
+
+  /**
+   * Pending permission requests and questions across sessions, oldest first (created_at, id).
+   * Client-tool requests are not among them: they wait for the client, not for a person.
+   */
   listPending(query: PendingQuery): PendingEntry[];
   /** How many permission requests and questions of each session are pending (absent: none). */
   pendingCounts(sessionIds: readonly string[]): Map<string, number>;

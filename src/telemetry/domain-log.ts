@@ -1,8 +1,8 @@
 // One structured log line per domain event, derived from the event log (EventLog.observe): a
-// session created or closed, a turn ended, a permission request or a question resolved (info),
-// an outbound request refused by the egress guard (warn). Each line names the session, the turn
-// where there is one, and the trace it belongs to. Never logged: inputs, answers, messages,
-// prompts, results, headers, or a URL's query (any could carry a secret).
+// session created or closed, a turn ended, a permission request, a question or a client-tool
+// request resolved (info), an outbound request refused by the egress guard (warn). Each line names
+// the session, the turn where there is one, and the trace it belongs to. Never logged: inputs,
+// answers, messages, prompts, results, headers, or a URL's query (any could carry a secret).
 import type { Logger } from 'pino';
 import type { NormaEvent } from '../contract/events.js';
 import type { Store } from '../store/store.js';
@@ -84,6 +84,24 @@ export function domainLog(logger: Logger, store: Pick<Store, 'getSession'>): (ev
             ...(q.answered_by !== undefined ? { answered_by: q.answered_by } : {}),
           },
           'question resolved',
+        );
+        return;
+      }
+      case 'client_tool.resolved': {
+        const r = event.request;
+        logger.info(
+          {
+            ...base,
+            turn_id: r.turn_id,
+            client_tool_request_id: r.id,
+            tool_use_id: r.tool_use_id,
+            tool: r.name,
+            outcome: r.status === 'timed_out' ? 'timeout' : r.status,
+            resolved_by: r.resolved_by,
+            ...(r.is_error !== undefined ? { is_error: r.is_error } : {}),
+            ...(r.answered_by !== undefined ? { answered_by: r.answered_by } : {}),
+          },
+          'client-tool request resolved',
         );
         return;
       }

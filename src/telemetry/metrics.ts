@@ -43,8 +43,8 @@ function processMetrics(): Registry {
 export interface MetricSources {
   /** Event streams (SSE) open now. */
   openStreams(): number;
-  /** Permission requests and questions that wait for an answer now. */
-  pending(): { permission: number; question: number };
+  /** Permission requests, questions and client-tool requests that wait for an answer now. */
+  pending(): { permission: number; question: number; client_tool: number };
 }
 
 export class ServerMetrics {
@@ -142,13 +142,14 @@ export class ServerMetrics {
     });
     new Gauge({
       name: `${p}pending_interactions`,
-      help: 'Permission requests and questions waiting for an answer now, by kind',
+      help: 'Permission requests, questions and client-tool requests waiting for an answer now, by kind',
       labelNames: ['kind'],
       registers,
       collect() {
-        const p = sources()?.pending() ?? { permission: 0, question: 0 };
+        const p = sources()?.pending() ?? { permission: 0, question: 0, client_tool: 0 };
         this.set({ kind: 'permission' }, p.permission);
         this.set({ kind: 'question' }, p.question);
+        this.set({ kind: 'client_tool' }, p.client_tool);
       },
     });
     for (const m of processMetrics().getMetricsAsArray()) this.registry.registerMetric(m as unknown as Metric);

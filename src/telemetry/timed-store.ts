@@ -4,7 +4,7 @@
 // (how long the database is held), besides the operations inside it.
 import type { Histogram } from 'prom-client';
 import type { NormaEvent } from '../contract/events.js';
-import type { Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
+import type { ClientToolRequest, ClientToolStatus, Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import type { DecisionQuery, LaterReads, PendingEntry, PendingQuery, SessionPageQuery, SessionRecord, Store, TenantEvent } from '../store/store.js';
 import type { KeyStore } from '../store/keys.js';
 
@@ -119,6 +119,15 @@ export class TimedStore implements Store {
   listQuestions(sessionId: string, status?: QuestionStatus): Question[] {
     return this.time('listQuestions', () => this.inner.listQuestions(sessionId, status));
   }
+  putClientToolRequest(request: ClientToolRequest): void {
+    this.time('putClientToolRequest', () => this.inner.putClientToolRequest(request));
+  }
+  getClientToolRequest(sessionId: string, requestId: string): ClientToolRequest | undefined {
+    return this.time('getClientToolRequest', () => this.inner.getClientToolRequest(sessionId, requestId));
+  }
+  listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {
+    return this.time('listClientToolRequests', () => this.inner.listClientToolRequests(sessionId, status));
+  }
   tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {
     return this.time('tenantEventsAfter', () => this.inner.tenantEventsAfter(tenant, after, limit));
   }
@@ -189,6 +198,9 @@ const TIMED = [
   'putQuestion',
   'getQuestion',
   'listQuestions',
+  'putClientToolRequest',
+  'getClientToolRequest',
+  'listClientToolRequests',
   'listPending',
   'tenantEventsAfter',
   'tenantHead',

@@ -12,6 +12,8 @@ export interface ExposedTool {
   /** Listed with ?include=deferred only. */
   deferred?: boolean;
   unlocked?: boolean;
+  /** A tool the session's client runs. */
+  client?: boolean;
 }
 
 export class ToolRegistry {
@@ -53,10 +55,10 @@ export class ToolRegistry {
     return [...this.tools.values()].filter((t) => this.isDeferred(t.name));
   }
 
-  /** The list as exposed to a model: `[{name, description, input_schema}]`, deferred tools left out. */
+  /** The list as exposed to a model: `[{name, description, input_schema}]` (`client` marks a client tool), deferred tools left out. */
   exposed(): ExposedTool[] {
     return [...this.tools.values()]
       .filter((t) => !this.isDeferred(t.name))
-      .map((t) => ({ name: t.name, description: t.prompt, input_schema: t.inputSchema }));
+      .map((t) => ({ name: t.name, description: t.prompt, input_schema: t.inputSchema, ...(t.client ? { client: true } : {}) }));
   }
 }

@@ -117,6 +117,8 @@ export interface ToolSpec {
    * inner call starts — after the inner call's own checks and any wait for a person — not before.
    */
   readonly handsOn: boolean;
+  /** Run by the session's client, never by the server (`client_tools`): listed with `client: true`. */
+  readonly client?: boolean;
   isReadOnly(input: unknown): boolean;
   isConcurrencySafe(input: unknown): boolean;
   requiresApproval(input: unknown): boolean;
@@ -157,6 +159,7 @@ export interface ToolDefinition<I, D = void> {
   isFileEdit?: boolean;
   interactive?: boolean;
   handsOn?: boolean;
+  client?: boolean;
   checkInput?: (input: I) => string[];
   isReadOnly?: (input: I) => boolean;
   isConcurrencySafe?: (input: I) => boolean;
@@ -180,6 +183,7 @@ function specOf<I, D>(def: ToolDefinition<I, D>): ToolSpec {
     isFileEdit: def.isFileEdit ?? false,
     interactive: def.interactive ?? false,
     handsOn: def.handsOn ?? false,
+    ...(def.client ? { client: true } : {}),
     ...(def.checkInput ? { checkInput: def.checkInput as (input: unknown) => string[] } : {}),
     isReadOnly: (input) => def.isReadOnly?.(input as I) ?? false,
     isConcurrencySafe: (input) => def.isConcurrencySafe?.(input as I) ?? false,

@@ -4,7 +4,7 @@
 export const LAYERS: readonly (readonly string[])[] = [
   // 0: shapes and primitives everything may use (the trace context among them, loading a library on first use;
   // the evidence chain, signatures and sealing: node:crypto only)
-  ['src/contract/', 'src/trace/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts', 'src/config-store.ts', 'src/config-sandbox.ts', 'src/config-admission.ts', 'src/lazy.ts', 'src/evidence/'],
+  ['src/contract/', 'src/trace/', 'src/errors.ts', 'src/ids.ts', 'src/digest.ts', 'src/json-depth.ts', 'src/redact.ts', 'src/config.ts', 'src/config-store.ts', 'src/config-sandbox.ts', 'src/config-admission.ts', 'src/config-mcp-server.ts', 'src/lazy.ts', 'src/evidence/'],
   // 1: the places that persist, the event log, the process sandbox, the outbound guard, globs,
   // the MCP client (its transports run in the sandbox and through the guard), and telemetry
   // (metrics and log lines derived from the event log, the store's timer), and the replicas'
@@ -29,8 +29,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['src/session/'],
   // 9: use cases
   ['src/app/'],
-  // 10: the HTTP edge and composition
-  ['src/http/', 'routes/', 'src/app-context.ts', 'src/server.ts', 'src/main.ts', 'src/openapi.ts'],
+  // 10: the HTTP edge and composition (the MCP server at /mcp is an edge like routes/)
+  ['src/http/', 'routes/', 'src/mcp/server/', 'src/app-context.ts', 'src/server.ts', 'src/main.ts', 'src/openapi.ts'],
 ];
 
 /** Edges named as forbidden on their own, whatever the layers say. */

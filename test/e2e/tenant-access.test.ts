@@ -21,7 +21,7 @@ const keys = {
 let t: KeyedServer;
 const api = {} as { acme: Record<Scope, ContractClient>; beta: ContractClient; betaRead: ContractClient; gamma: ContractClient };
 
-/** What a tenant's side of the table works on: sessions for reads, permissions, questions. */
+/** What a tenant's side of the table works on: sessions for reads, permissions, questions, client-tool requests. */
 interface Side {
   api: ContractClient;
   main: string;
@@ -29,8 +29,10 @@ interface Side {
   output: string;
   perm: string;
   question: string;
+  clientCall: string;
   permSession: string;
   questionSession: string;
+  clientSession: string;
   checkpoint: string;
 }
 const sides = {} as { own: Side; foreign: Side };
@@ -59,6 +61,15 @@ async function pendingQuestion(c: ContractClient, sid: string): Promise<string> 
   return turn.pending[0];
 }
 
+const CLIENT_TOOL = { name: 'lookup_order', description: 'Finds an order', input_schema: { type: 'object' } };
+
+async function pendingClientCall(c: ContractClient, sid: string): Promise<string> {
+  await settle(c, sid);
+  const turn = (await c.post(`/v1/sessions/${sid}/turns?wait=10`, { tool_uses: [{ name: 'lookup_order', input: {} }] })).body;
+  expect(turn.status).toBe('awaiting_input');
+  return turn.pending[0];
+}
+
 async function makeSide(c: ContractClient): Promise<Side> {
   const tools = ['Read', 'Write', 'LS', 'AskUser'];
   const main = (await c.post('/v1/sessions', { tools, output_cap_chars: 100 })).body;
@@ -68,6 +79,7 @@ async function makeSide(c: ContractClient): Promise<Side> {
   const output = read.results[0].truncation.output_id as string;
   const permSession = (await c.post('/v1/sessions', { tools })).body.id as string;
   const questionSession = (await c.post('/v1/sessions', { tools })).body.id as string;
+  const clientSession = (await c.post('/v1/sessions', { tools, client_tools: [CLIENT_TOOL] })).body.id as string;
   return {
     api: c,
     main: main.id,
@@ -77,6 +89,8 @@ async function makeSide(c: ContractClient): Promise<Side> {
     questionSession,
     perm: await pendingPermission(c, permSession),
     question: await pendingQuestion(c, questionSession),
+    clientSession,
+    clientCall: await pendingClientCall(c, clientSession),
     checkpoint: (await c.get(`/v1/sessions/${main.id}/checkpoints`)).body.items[0].id as string,
   };
 }
@@ -146,6 +160,18 @@ const ROWS: Row[] = [
     request: async (s) => ({ path: `/v1/sessions/${s.questionSession}/questions/${s.question}`, body: { dismiss: true } }),
     after: async (s) => {
       s.question = await pendingQuestion(s.api, s.questionSession);
+    },
+  },
+  { method: 'GET', template: S('/client-tools'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.clientSession}/client-tools?status=pending` }) },
+  { method: 'GET', template: S('/client-tools/{request_id}'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.clientSession}/client-tools/${s.clientCall}` }) },
+  {
+    method: 'POST',
+    template: S('/client-tools/{request_id}'),
+    access: 'write',
+    ok: 200,
+    request: async (s) => ({ path: `/v1/sessions/${s.clientSession}/client-tools/${s.clientCall}`, body: { content: 'found' } }),
+    after: async (s) => {
+      s.clientCall = await pendingClientCall(s.api, s.clientSession);
     },
   },
   { method: 'GET', template: S('/todos'), access: 'read', ok: 200, request: async (s) => ({ path: `/v1/sessions/${s.main}/todos` }) },

@@ -58,7 +58,7 @@ export async function startServer(
         return payload;
       }
       // The documents themselves (/openapi.json, /docs) and the console's files are not operations.
-      if (!template.startsWith('/v1/') && template !== '/healthz' && template !== '/readyz' && template !== '/console/session') return payload;
+      if (!template.startsWith('/v1/') && template !== '/healthz' && template !== '/readyz' && template !== '/console/session' && template !== '/mcp') return payload;
       const contentType = String(reply.getHeader('content-type') ?? '');
       let body: unknown;
       // Fastify writes no body with 204 and 304, whatever the handler passed.

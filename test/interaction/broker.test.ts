@@ -8,7 +8,7 @@ import type { PermissionRequest } from '../../src/contract/schemas.js';
 import { EventLog } from '../../src/events/log.js';
 import { newId, systemClock } from '../../src/ids.js';
 import { InteractionBroker, type PauseHost } from '../../src/interaction/broker.js';
-import { permissionKind, type ApprovalAnswer } from '../../src/interaction/kinds.js';
+import { answerBlocks, clientToolKind, permissionKind, type ApprovalAnswer } from '../../src/interaction/kinds.js';
 import { TurnStop } from '../../src/interaction/stop.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
@@ -143,5 +143,64 @@ describe('after a restart', () => {
     broker.expect(permissionKind, 'ses_1', host(), second, { timeoutS: null, signal: new AbortController().signal });
     broker.abandon(permissionKind, second, 'the call no longer asked');
     expect(store.getPermission('ses_1', second.id)).toMatchObject({ status: 'cancelled', resolved_by: 'cancel', message: 'the call no longer asked' });
+  });
+});
+
+describe('client-tool requests (a third kind, in the same broker)', () => {
+  const CALL = { toolUseId: 'toolu_c', name: 'lookup_order', input: { id: 'A-1' } };
+  const onlyRequest = () => {
+    const all = store.listClientToolRequests('ses_1');
+    expect(all).toHaveLength(1);
+    return all[0]!;
+  };
+
+  it('is stored and announced; the answer\'s content reaches the call and is not stored with the request', async () => {
+    const h = host();
+    const waiting = broker.askClient('ses_1', h, CALL, { timeoutS: null, signal: new AbortController().signal });
+    const r = onlyRequest();
+    expect(r.id).toMatch(/^ct_/);
+    expect(r).toMatchObject({ status: 'pending', name: 'lookup_order', input: { id: 'A-1' }, tool_use_id: 'toolu_c', turn_id: 'turn_1' });
+    expect([...h.pending]).toEqual([r.id]);
+    expect(broker.pendingCounts()).toEqual({ permission: 0, question: 0, client_tool: 1 });
+    expect(types()).toEqual(['client_tool.requested']);
+    const answered = broker.answer(clientToolKind, 'ses_1', r.id, { content: [{ type: 'text', text: 'shipped' }], is_error: true }, undefined, 'acme-write');
+    expect(answered).toMatchObject({ status: 'answered', resolved_by: 'client', is_error: true, answered_by: 'acme-write' });
+    expect(JSON.stringify(onlyRequest())).not.toContain('shipped');
+    expect(await waiting).toEqual({ outcome: 'answered', content: [{ type: 'text', text: 'shipped' }], isError: true, requestId: r.id });
+    expect(types()).toEqual(['client_tool.requested', 'client_tool.resolved']);
+    expect(h.pending.size).toBe(0);
+    expect(() => broker.answer(clientToolKind, 'ses_1', r.id, { content: 'again' })).toThrow(expect.objectContaining({ kind: 'conflict' }));
+    // Not a person's: the inbox and the sessions' pending counts leave it out.
+    expect(store.listPending({ limit: 10 })).toEqual([]);
+  });
+
+  it('a timeout and a stop each end the call without content, and are stored as such', async () => {
+    const timedOut = await broker.askClient('ses_1', host(), CALL, { timeoutS: 0.05, signal: new AbortController().signal });
+    expect(timedOut).toMatchObject({ outcome: 'timed_out', message: 'the client did not answer within 0.05 s (question_timeout_s)' });
+    expect(onlyRequest()).toMatchObject({ status: 'timed_out', resolved_by: 'timeout' });
+    const ctl = new AbortController();
+    const waiting = broker.askClient('ses_1', host(), { ...CALL, toolUseId: 'toolu_d' }, { timeoutS: null, signal: ctl.signal });
+    ctl.abort(new TurnStop('cancelled by the client', 'cancel'));
+    expect(await waiting).toMatchObject({ outcome: 'cancelled', reason: 'cancelled by the client' });
+    expect(store.listClientToolRequests('ses_1').map((r) => r.status)).toEqual(['timed_out', 'cancelled']);
+  });
+
+  it('after a restart an answer given before the call comes back is what the call gets', async () => {
+    void broker.askClient('ses_1', host(), CALL, { timeoutS: null, signal: new AbortController().signal });
+    const left = onlyRequest();
+    broker.detachAll();
+    broker = new InteractionBroker({ store, events, clock: systemClock, newId });
+    const h = host();
+    broker.expect(clientToolKind, 'ses_1', h, left, { timeoutS: null, signal: new AbortController().signal });
+    broker.answer(clientToolKind, 'ses_1', left.id, { content: 'late but there' });
+    const answer = await broker.askClient('ses_1', h, CALL, { timeoutS: null, signal: new AbortController().signal, earlier: left });
+    expect(answer).toMatchObject({ outcome: 'answered', content: [{ type: 'text', text: 'late but there' }], isError: false });
+    expect(store.listClientToolRequests('ses_1')).toHaveLength(1);
+  });
+
+  it('a string answer is one text block; an empty one is none', () => {
+    expect(answerBlocks('x')).toEqual([{ type: 'text', text: 'x' }]);
+    expect(answerBlocks('')).toEqual([]);
+    expect(answerBlocks([{ type: 'text', text: 'y' }])).toEqual([{ type: 'text', text: 'y' }]);
   });
 });

@@ -23,7 +23,7 @@ function record(): SessionRecord {
   const session: Session = {
     id: 'ses_1', status: 'active', name: null, labels: {}, tenant: 'default', policy: null, workspace: '/ws', workspace_owned: true, permission_mode: 'default',
     allowed_tools: [], disallowed_tools: [], ask_rules: [], rules: [], tools: ['Read'], output_cap_chars: 30000,
-    permission_timeout_s: null, question_timeout_s: null, mode_before_plan: null, memory_store: null, skills: [], used_skills: [], unlocked_tools: [], deferred_tools: [], mcp_servers: {}, instructions: [], sandbox: 'off', hook_events: [], model: null, system_prompt: null, sandbox_network: false,
+    permission_timeout_s: null, question_timeout_s: null, mode_before_plan: null, memory_store: null, skills: [], used_skills: [], unlocked_tools: [], deferred_tools: [], client_tools: [], mcp_servers: {}, instructions: [], sandbox: 'off', hook_events: [], model: null, system_prompt: null, sandbox_network: false,
         secret_names: [], checkpoints: false, forked_from: null, budget: null, usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0, model_calls: 0 }, compaction: { auto: true, threshold: 0.8 },
     limits: { enforcement: 'none', memory_bytes: 1 << 30, processes: 64, cpu_weight: 50, file_size_bytes: 1 << 30, open_files: 256, disk_bytes: 1 << 30 },
     active_turn_id: null, warnings: [], created_at: new Date().toISOString(), closed_at: null,

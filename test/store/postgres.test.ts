@@ -94,7 +94,7 @@ describe('PostgresStore', () => {
     expect(opened.map((o) => o.stdout.trim())).toEqual(['opened', 'opened', 'opened']);
     expect(await db.query('SELECT version FROM norma_schema')).toEqual([{ version: PG_SCHEMA_VERSION }]);
     const tables = (await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)).map((r) => r.tablename);
-    expect(tables).toEqual(['commands', 'data_keys', 'decisions', 'events', 'idempotency_keys', 'leases', 'nodes', 'norma_schema', 'outputs', 'permissions', 'questions', 'rate_windows', 'sessions', 'signed_heads', 'signing_keys', 'tenant_events', 'tenant_spend', 'tokens', 'turn_results', 'turns']);
+    expect(tables).toEqual(['client_tool_requests', 'commands', 'data_keys', 'decisions', 'events', 'idempotency_keys', 'leases', 'nodes', 'norma_schema', 'outputs', 'permissions', 'questions', 'rate_windows', 'sessions', 'signed_heads', 'signing_keys', 'tenant_events', 'tenant_spend', 'tokens', 'turn_results', 'turns']);
     // Opening again changes nothing.
     open();
     expect(await db.query('SELECT version FROM norma_schema')).toEqual([{ version: PG_SCHEMA_VERSION }]);

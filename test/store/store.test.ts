@@ -6,7 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NormaEvent } from '../../src/contract/events.js';
-import type { Decision, PermissionRequest, Session, Turn } from '../../src/contract/schemas.js';
+import type { ClientToolRequest, Decision, PermissionRequest, Session, Turn } from '../../src/contract/schemas.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { SCHEMA_VERSION, SqliteStore, StoreOpenError } from '../../src/store/sqlite.js';
 import type { SessionRecord, Store } from '../../src/store/store.js';
@@ -34,6 +34,8 @@ const event = (session_id: string, seq: number, type = 'turn.started', turn_id =
   ({ type, session_id, seq, time: '2026-01-01T00:00:00.000Z', turn_id }) as unknown as NormaEvent;
 const perm = (session_id: string, id: string, status: PermissionRequest['status'] = 'pending'): PermissionRequest =>
   ({ id, session_id, turn_id: 't', tool_use_id: 'u', tool: 'Write', input: {}, reason: 'r', suggestions: [], status, created_at: 'x' }) as PermissionRequest;
+const clientCall = (session_id: string, id: string, status: ClientToolRequest['status'] = 'pending'): ClientToolRequest =>
+  ({ id, session_id, turn_id: 't', tool_use_id: 'u', name: 'lookup_order', input: { id: 'A-1' }, status, created_at: '2026-01-01T00:00:00.000Z' }) as ClientToolRequest;
 const decision = (session_id: string, seq: number, turn_id = 'turn_1', tool_use_id = 'toolu_1'): Decision =>
   ({ seq, session_id, turn_id, tool_use_id, tool: 'Write', behavior: 'allow', decided_by: 'mode', rules: [], mode: 'default', reason: 'r', input_digest: '0'.repeat(64), input_source: 'call', created_at: 'x' }) as Decision;
 
@@ -127,6 +129,24 @@ describe.each(implementations)('%s: the Store contract', (name, make) => {
     store.putPermission(perm('s', 'perm_2', 'allowed'));
     expect(store.listPermissions('s').map((p) => `${p.id}:${p.status}`)).toEqual(['perm_2:allowed', 'perm_1:pending']);
     expect(store.listPermissions('s', 'pending').map((p) => p.id)).toEqual(['perm_1']);
+  });
+
+  it('keeps client-tool requests in insertion order, by status, out of the inbox and the pending counts; and a session\'s client tools whole', () => {
+    store.putSession({ ...session('s', '2026-01-01T00:00:00.000Z'), clientTools: [{ name: 'lookup_order', description: 'Finds an order', input_schema: { type: 'object' } }] });
+    expect(store.getSession('s')!.clientTools).toEqual([{ name: 'lookup_order', description: 'Finds an order', input_schema: { type: 'object' } }]);
+    store.putClientToolRequest(clientCall('s', 'ct_2'));
+    store.putClientToolRequest(clientCall('s', 'ct_1'));
+    store.putClientToolRequest({ ...clientCall('s', 'ct_2', 'answered'), is_error: false });
+    expect(store.listClientToolRequests('s').map((r) => `${r.id}:${r.status}`)).toEqual(['ct_2:answered', 'ct_1:pending']);
+    expect(store.listClientToolRequests('s', 'pending').map((r) => r.id)).toEqual(['ct_1']);
+    expect(store.getClientToolRequest('s', 'ct_1')).toEqual(clientCall('s', 'ct_1'));
+    expect(store.getClientToolRequest('other', 'ct_1')).toBeUndefined();
+    // They wait for the client, not for a person.
+    expect(store.listPending({ limit: 10 })).toEqual([]);
+    expect(store.pendingCounts(['s']).get('s')).toBeUndefined();
+    store.deleteSession('s');
+    expect(store.listClientToolRequests('s')).toEqual([]);
+    expect(store.getSession('s')).toBeUndefined();
   });
 
   it('appends events with consecutive seqs only, pages them, and finds a turn\'s events by type', () => {

@@ -4,14 +4,28 @@
 //   const norma = createNormaClient({ baseUrl: 'http://127.0.0.1:7070', token });
 //   const { data: session, error } = await norma.POST('/v1/sessions', { body: { permission_mode: 'acceptEdits' } });
 //   for await (const event of norma.events(session!.id)) { … }
+//   await norma.answerClientTools(norma.events(session!.id), { lookup_order: async ({ id }) => JSON.stringify(await db.order(id)) });
 //
 // Every error response is a Problem (RFC 9457): `error` carries it, typed.
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import type { components, operations, paths } from './schema.js';
 import { streamEvents, streamTenantEvents, type EventStreamOptions, type TenantEventStreamOptions } from './events.js';
+import { answerClientTools, type AnswerClientToolsOptions, type ClientToolHandler } from './client-tools.js';
+import { mcpEndpoint, type McpConnectOptions, type McpEndpoint } from './mcp.js';
+export { mcpEndpoint, type McpConnectOptions, type McpEndpoint } from './mcp.js';
 
 export type { components, operations, paths } from './schema.js';
 export { NormaStreamError, parseEventStream, streamEvents, streamTenantEvents, type EventStreamOptions, type SseMessage, type TenantEventStreamOptions } from './events.js';
+export {
+  answerClientTools,
+  answerOf,
+  type AnswerClientToolsOptions,
+  type ClientToolDefinition,
+  type ClientToolHandler,
+  type ClientToolRequest,
+  type ClientToolResponse,
+  type ClientToolResult,
+} from './client-tools.js';
 
 type Schemas = components['schemas'];
 export type Session = Schemas['Session'];
@@ -47,6 +61,14 @@ export interface NormaClient extends Client<paths> {
   tenantEvents(options?: Omit<TenantEventStreamOptions, 'baseUrl' | 'token' | 'fetch'>): AsyncGenerator<NormaEvent, void, undefined>;
   /** Everything waiting for a person in the key's tenant (GET /v1/pending, every page), oldest first. */
   pending(): AsyncGenerator<PendingItem, void, undefined>;
+  /**
+   * Runs the client tools requested in `events` (e.g. `norma.events(sessionId)`) with `handlers`, by
+   * tool name, and answers each request with what its handler returns (a thrown error: an error
+   * result); resolves when the events end.
+   */
+  answerClientTools(events: AsyncIterable<NormaEvent>, handlers: Record<string, ClientToolHandler>, options?: AnswerClientToolsOptions): Promise<void>;
+  /** Where and how an MCP client (the MCP SDK's StreamableHTTPClientTransport) reaches this server's /mcp, with the key. */
+  mcp(options?: McpConnectOptions): McpEndpoint;
 }
 
 export function createNormaClient(options: NormaClientOptions): NormaClient {
@@ -65,6 +87,8 @@ export function createNormaClient(options: NormaClientOptions): NormaClient {
   return Object.assign(client, {
     events: (sessionId: string, opts: Omit<EventStreamOptions, 'baseUrl' | 'sessionId' | 'token' | 'fetch'> = {}) => streamEvents({ ...opts, ...common, sessionId }),
     tenantEvents: (opts: Omit<TenantEventStreamOptions, 'baseUrl' | 'token' | 'fetch'> = {}) => streamTenantEvents({ ...opts, ...common }),
+    answerClientTools: (events: AsyncIterable<NormaEvent>, handlers: Record<string, ClientToolHandler>, opts?: AnswerClientToolsOptions) => answerClientTools(client, events, handlers, opts),
+    mcp: (opts?: McpConnectOptions) => mcpEndpoint(common, opts),
     pending: async function* (): AsyncGenerator<PendingItem, void, undefined> {
       let cursor: string | undefined;
       for (;;) {

@@ -428,6 +428,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{session_id}/client-tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List calls of the session's client tools, oldest first
+         * @description Every client-tool request of the session, or only those with the given `status` (`?status=pending` lists what waits for the client).
+         */
+        get: operations["listClientToolRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List calls of the session's client tools, oldest first (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/client-tools` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headClientToolRequests"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{session_id}/client-tools/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a client-tool request
+         * @description The request as it is now: pending, or answered (with `is_error`), timed out or cancelled (with `message`).
+         */
+        get: operations["getClientToolRequest"];
+        put?: never;
+        /**
+         * Answer a client-tool request with what the tool returned
+         * @description `content` (text, or text and image blocks) becomes the call's tool_result, `is_error: true` makes it an error result; text passes the session's output cap (the whole text is kept as a spill file). The turn goes on. An image over 5 MiB of base64 → 400. Already answered, timed out or cancelled → 409.
+         */
+        post: operations["answerClientTool"];
+        delete?: never;
+        options?: never;
+        /**
+         * Get a client-tool request (HEAD: headers only)
+         * @description The status and headers `GET /v1/sessions/{session_id}/client-tools/{request_id}` answers, without its body (RFC 9110 §9.3.2).
+         */
+        head: operations["headClientToolRequest"];
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pending": {
         parameters: {
             query?: never;
@@ -895,6 +947,34 @@ export interface paths {
          */
         post: operations["rotateEncryptionKey"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open the MCP session's stream of server messages (SSE)
+         * @description Server notifications such as `notifications/tools/list_changed`. One at a time per MCP session (409 for a second).
+         */
+        get: operations["mcpStream"];
+        put?: never;
+        /**
+         * Send an MCP message (Streamable HTTP)
+         * @description One JSON-RPC message of MCP. `initialize` without `Mcp-Session-Id` opens an MCP session on a new session made from the tenant's defaults, or with `?session=` on that existing session; the answer carries `Mcp-Session-Id`. `tools/list` is the session's exposed tools; `tools/call` runs one direct turn through the whole pipeline; its permission requests and questions are asked through `elicitation/create` when the client declared elicitation, and stay answerable over the REST API. Requests are answered as JSON or as an SSE stream.
+         */
+        post: operations["mcpPost"];
+        /**
+         * End the MCP session
+         * @description Ends the MCP session. A session made for it at initialize is closed with it unless NORMA_MCP_SESSION_END=keep; an attached session stays open.
+         */
+        delete: operations["mcpDelete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1749,6 +1829,8 @@ export interface components {
             mcp_servers?: {
                 [key: string]: components["schemas"]["McpServerConfig"];
             };
+            /** @description Tools the client runs (at most 64): the model may call them; a call waits (turn `awaiting_input`, event `client_tool.requested`) until the client answers with POST …/client-tools/{request_id}. Rules and hooks apply as to any tool. Fixed for the session's life (a fork keeps them) */
+            client_tools?: components["schemas"]["ClientToolDefinition"][];
             /** @description Tools kept out of the schemas a model sees (names or `*` patterns: `mcp__*`, `mcp__github__*`, `WebFetch`): found with SearchExtraTools, run by name or with ExecuteExtraTool once unlocked. Installs SearchExtraTools and ExecuteExtraTool */
             deferred_tools?: string[];
             /** @description Lower resource limits for this session's processes than the operator's (NORMA_SANDBOX_*); a higher value is refused */
@@ -1862,6 +1944,8 @@ export interface components {
             unlocked_tools: string[];
             /** @description Names and patterns of the session's deferred tools */
             deferred_tools: string[];
+            /** @description The names of the tools the session's client runs (`client_tools`; their definitions: GET …/tools) */
+            client_tools: string[];
             /** @description The session's MCP servers (its own and the operator's), without env or header values; their state: GET …/mcp */
             mcp_servers: {
                 [key: string]: components["schemas"]["McpServerPublic"];
@@ -1910,6 +1994,8 @@ export interface components {
             deferred?: boolean;
             /** @description With ?include=deferred, for a deferred tool: it may run now */
             unlocked?: boolean;
+            /** @description A tool the session's client runs (`client_tools`): a call waits for the client's answer; the server never runs it */
+            client?: boolean;
         };
         ToolList: components["schemas"]["ToolDefinition"][];
         ToolUse: {
@@ -2133,14 +2219,14 @@ export interface components {
             /** @enum {string} */
             kind: "direct" | "prompt";
             /**
-             * @description `awaiting_permission` while a permission request is pending; `awaiting_input` while only questions are
+             * @description `awaiting_permission` while a permission request is pending; `awaiting_input` while only questions or client-tool requests are
              * @enum {string}
              */
             status: "running" | "awaiting_permission" | "awaiting_input" | "completed" | "failed" | "cancelled" | "interrupted";
             tool_uses: components["schemas"]["ToolUse"][];
             /** @description One per finished tool_use, in the order of `tool_uses` */
             results: components["schemas"]["ToolResult"][];
-            /** @description Ids of the pending permission requests (`perm_…`) and questions (`q_…`) the turn waits on */
+            /** @description Ids of the pending permission requests (`perm_…`), questions (`q_…`) and client-tool requests (`ct_…`) the turn waits on */
             pending: string[];
             error?: components["schemas"]["TurnError"];
             /** @description Prompt turns: the prompt as posted */
@@ -2490,6 +2576,63 @@ export interface components {
             dismiss: true;
             /** @description Why, for the model */
             message?: string;
+        };
+        /** @description A tool the session's client runs: the model may call it, the call waits for the client's answer */
+        ClientToolDefinition: {
+            /** @description The name the model calls it by: not a built-in tool's name, not `mcp__…`, unique in the session */
+            name: string;
+            /** @description What the tool does and when to use it, for the model */
+            description: string;
+            /** @description JSON Schema (2020-12 unless `$schema` names 2019-09 or draft-07) of the input, describing an object (`"type": "object"`); at most 64 KiB and 32 levels deep. A call whose input does not match it is an error result, and the client is not asked */
+            input_schema: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A call of a client tool waiting for (or answered by) the client. The answer's content is not kept here: it is the call's tool_result (capped, with its spill file) */
+        ClientToolRequest: {
+            /** @description Server-made request id (`ct_…`) */
+            id: string;
+            session_id: string;
+            turn_id: string;
+            /** @description The call the answer becomes the tool_result of */
+            tool_use_id: string;
+            /** @description The client tool called */
+            name: string;
+            /** @description The call's input, valid against the tool's input_schema (as PreToolUse hooks left it) */
+            input: unknown;
+            /** @enum {string} */
+            status: "pending" | "answered" | "timed_out" | "cancelled";
+            /** @description Answered: whether the client reported an error */
+            is_error?: boolean;
+            /** @description Timed out or cancelled: why, as the model is told */
+            message?: string;
+            /**
+             * @description Who or what resolved the request
+             * @enum {string}
+             */
+            resolved_by?: "client" | "timeout" | "cancel" | "session_closed";
+            /** @description With resolved_by `client`: the name of the API key that answered (absent without keys) */
+            answered_by?: string;
+            /**
+             * Format: date-time
+             * @description Creation time
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Resolution time
+             */
+            resolved_at?: string;
+        };
+        ClientToolRequestList: {
+            items: components["schemas"]["ClientToolRequest"][];
+        };
+        /** @description The client's answer to a client-tool request */
+        ClientToolResponse: {
+            /** @description What the tool returned: the call's tool_result content (text passes the session's output cap; the rest is kept as a spill file) */
+            content: string | (components["schemas"]["TextBlock"] | components["schemas"]["ImageBlock"])[];
+            /** @description The tool failed: the tool_result is an error result. Default: `false`. */
+            is_error?: boolean;
         };
         /** @description The session a pending item belongs to, as a person needs it to decide */
         PendingSession: {
@@ -2920,6 +3063,40 @@ export interface components {
             turn_id: string;
             question: components["schemas"]["Question"];
         };
+        /** @description A call of a client tool waits for the client to run it and answer (POST …/client-tools/{request_id}) */
+        EventClientToolRequested: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_tool.requested";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
+            turn_id: string;
+            request: components["schemas"]["ClientToolRequest"];
+        };
+        /** @description A client-tool request was answered, timed out or cancelled (its `status` says which); the answer itself is the call's tool_result (tool.completed) */
+        EventClientToolResolved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_tool.resolved";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
+            turn_id: string;
+            request: components["schemas"]["ClientToolRequest"];
+        };
         /** @description TodoWrite replaced the session's todo list */
         EventTodoUpdated: {
             /**
@@ -3066,7 +3243,7 @@ export interface components {
             hash?: string;
             turn: components["schemas"]["Turn"];
         };
-        /** @description After a restart, a turn paused on permission requests or questions is live again; they can be answered */
+        /** @description After a restart, a turn paused on permission requests, questions or client-tool requests is live again; they can be answered */
         EventTurnResumed: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3081,7 +3258,7 @@ export interface components {
             /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
             hash?: string;
             turn_id: string;
-            /** @description The permission requests and questions it waits for */
+            /** @description The permission requests, questions and client-tool requests it waits for */
             pending: string[];
         };
         /** @description A hook ran (its decision and rewrite, if any); part of the audit trail */
@@ -3453,6 +3630,53 @@ export interface components {
             error?: string;
             duration_ms: number;
         };
+        /** @description An MCP client opened (or, on another server or after a restart, took up again) an MCP session on this session at /mcp; part of the audit trail */
+        EventMcpClientConnected: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "mcp.client.connected";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
+            /** @description SHA-256 (hex) of the MCP session id (the id itself is not stored) */
+            mcp_session: string;
+            /** @description What the client said it is (initialize's clientInfo), shortened */
+            client: {
+                name: string;
+                version: string;
+            };
+            protocol_version: string;
+            /** @description The client declared form elicitation: permission requests and questions of its calls are asked through it too */
+            elicitation: boolean;
+            /** @description True: the client attached to an existing session (`?session=`); false: the session was made for it */
+            attached: boolean;
+            /** @description The name of the key that connected (null: the loopback caller of a server without keys) */
+            key: string | null;
+        };
+        /** @description An MCP session at /mcp ended (the client sent DELETE); part of the audit trail */
+        EventMcpClientClosed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "mcp.client.closed";
+            session_id: string;
+            /** @description Per-session sequence number (the SSE `id`); live-only events repeat the last durable seq */
+            seq: number;
+            /** Format: date-time */
+            time: string;
+            /** @description Durable events: SHA-256 of the previous event's hash (64 zeros for the first), a newline, and this event's RFC 8785 canonical JSON without `hash` (GET …/verify checks it). Absent on live-only events and on events stored before the chain existed */
+            hash?: string;
+            mcp_session: string;
+            /** @description Whether the Norma session is closed with it (a session made for the client, with NORMA_MCP_SESSION_END=close) */
+            session_closed: boolean;
+        };
         /** @description The workspace was rewound to a checkpoint (POST …/rewind, or a rewind a crash interrupted, finished at start-up); part of the audit trail */
         EventWorkspaceRewound: {
             /**
@@ -3505,7 +3729,7 @@ export interface components {
             resume_after: number;
         };
         /** @description Any SSE event; `type` tells which */
-        Event: components["schemas"]["EventSessionCreated"] | components["schemas"]["EventSessionUpdated"] | components["schemas"]["EventSessionClosed"] | components["schemas"]["EventTurnStarted"] | components["schemas"]["EventToolStarted"] | components["schemas"]["EventToolProgress"] | components["schemas"]["EventPermissionRequested"] | components["schemas"]["EventPermissionResolved"] | components["schemas"]["EventQuestionAsked"] | components["schemas"]["EventQuestionAnswered"] | components["schemas"]["EventTodoUpdated"] | components["schemas"]["EventToolCompleted"] | components["schemas"]["EventTaskStarted"] | components["schemas"]["EventTaskCompleted"] | components["schemas"]["EventTurnCompleted"] | components["schemas"]["EventTurnFailed"] | components["schemas"]["EventTurnCancelled"] | components["schemas"]["EventTurnInterrupted"] | components["schemas"]["EventTurnResumed"] | components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"] | components["schemas"]["EventMessageDelta"] | components["schemas"]["EventCompactionStarted"] | components["schemas"]["EventCompactionCompleted"] | components["schemas"]["EventCompactionFailed"] | components["schemas"]["EventThinkingDelta"] | components["schemas"]["EventMessageCompleted"] | components["schemas"]["EventEgressRequest"] | components["schemas"]["EventMcpServerStarted"] | components["schemas"]["EventMcpServerExited"] | components["schemas"]["EventToolsChanged"] | components["schemas"]["EventMcpRequest"] | components["schemas"]["EventWorkspaceRewound"] | components["schemas"]["EventStreamEnd"];
+        Event: components["schemas"]["EventSessionCreated"] | components["schemas"]["EventSessionUpdated"] | components["schemas"]["EventSessionClosed"] | components["schemas"]["EventTurnStarted"] | components["schemas"]["EventToolStarted"] | components["schemas"]["EventToolProgress"] | components["schemas"]["EventPermissionRequested"] | components["schemas"]["EventPermissionResolved"] | components["schemas"]["EventQuestionAsked"] | components["schemas"]["EventQuestionAnswered"] | components["schemas"]["EventClientToolRequested"] | components["schemas"]["EventClientToolResolved"] | components["schemas"]["EventTodoUpdated"] | components["schemas"]["EventToolCompleted"] | components["schemas"]["EventTaskStarted"] | components["schemas"]["EventTaskCompleted"] | components["schemas"]["EventTurnCompleted"] | components["schemas"]["EventTurnFailed"] | components["schemas"]["EventTurnCancelled"] | components["schemas"]["EventTurnInterrupted"] | components["schemas"]["EventTurnResumed"] | components["schemas"]["EventHookCompleted"] | components["schemas"]["EventHookFailed"] | components["schemas"]["EventMessageDelta"] | components["schemas"]["EventCompactionStarted"] | components["schemas"]["EventCompactionCompleted"] | components["schemas"]["EventCompactionFailed"] | components["schemas"]["EventThinkingDelta"] | components["schemas"]["EventMessageCompleted"] | components["schemas"]["EventEgressRequest"] | components["schemas"]["EventMcpServerStarted"] | components["schemas"]["EventMcpServerExited"] | components["schemas"]["EventToolsChanged"] | components["schemas"]["EventMcpRequest"] | components["schemas"]["EventMcpClientConnected"] | components["schemas"]["EventMcpClientClosed"] | components["schemas"]["EventWorkspaceRewound"] | components["schemas"]["EventStreamEnd"];
         ChainPoint: {
             /** @description The last record covered (0: none) */
             seq: number;
@@ -3557,6 +3781,8 @@ export interface components {
             turns: components["schemas"]["Turn"][];
             permissions: components["schemas"]["PermissionRequest"][];
             questions: components["schemas"]["Question"][];
+            /** @description Calls of the session's client tools, oldest first */
+            client_tool_requests: components["schemas"]["ClientToolRequest"][];
             todos: components["schemas"]["TodoList"];
             decisions: components["schemas"]["Decision"][];
             /** @description Spill-file records (download the files with the outputs route) */
@@ -3845,19 +4071,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
-        Problem409: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description The key's scopes or its tenant's policy do not allow this, or the request's Origin is not allowed */
         Problem403_2: {
             headers: {
@@ -3872,6 +4085,19 @@ export interface components {
         Problem431_2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Conflicts with the resource's current state (or a request with the same Idempotency-Key is still in progress) */
+        Problem409: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -3908,6 +4134,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A limit of the tenant is reached: requests per minute, sessions, running turns, or its turns waiting to start on this server (with Retry-After when waiting helps) */
+        Problem429_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The Idempotency-Key was used for another request (another method, path or body); nothing was done */
         Problem422: {
             headers: {
@@ -3921,11 +4158,104 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A limit of the tenant is reached: requests per minute, sessions, running turns, or its turns waiting to start on this server (with Retry-After when waiting helps) */
-        Problem429_2: {
+        /** @description Request body too large */
+        Problem413_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Unsupported content type (send application/json) */
+        Problem415_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Malformed JSON-RPC, a batch, a missing or unsupported MCP-Protocol-Version, a request other than initialize without Mcp-Session-Id, or an invalid query */
+        Problem400_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                    error: {
+                        code: number;
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    id: string | number | null;
+                };
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The MCP session is unknown, ended, or not the key's tenant's (initialize again), or `?session=` names no session of the tenant */
+        Problem404_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                    error: {
+                        code: number;
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    id: string | number | null;
+                };
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A second GET stream of the same MCP session, or `?session=` names a closed session */
+        Problem409_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                    error: {
+                        code: number;
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    id: string | number | null;
+                };
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Unavailable: the server is shutting down, the store cannot be used right now, or a new turn found no place to run within the wait (with Retry-After); nothing of the request was stored */
+        Problem503_2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Insufficient storage: the disk is full; nothing of the request was stored, and what was stored before is intact */
+        Problem507_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5664,6 +5994,227 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    listClientToolRequests: {
+        parameters: {
+            query?: {
+                status?: "pending" | "answered" | "timed_out" | "cancelled";
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client-tool requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientToolRequestList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headClientToolRequests: {
+        parameters: {
+            query?: {
+                status?: "pending" | "answered" | "timed_out" | "cancelled";
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client-tool requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientToolRequestList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    getClientToolRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Client-tool request id */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client-tool request */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientToolRequest"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    answerClientTool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request (method, path, body) from the same tenant within 24 h answers what the first answered (with `Idempotent-Replayed: true`) and does nothing again, whichever replica it reaches; with another request 422, while the first is still being answered 409. A failed request leaves the key free. At most 255 of A–Z a–z 0–9 . _ ~ : + / = @ - */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Client-tool request id */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientToolResponse"];
+            };
+        };
+        responses: {
+            /** @description The answered request */
+            200: {
+                headers: {
+                    /** @description `true` when this is the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientToolRequest"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
+    headClientToolRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                session_id: string;
+                /** @description Client-tool request id */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client-tool request */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientToolRequest"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            421: components["responses"]["Problem421"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+            507: components["responses"]["Problem507"];
+        };
+    };
     listPending: {
         parameters: {
             query?: {
@@ -7149,6 +7700,214 @@ export interface operations {
             507: components["responses"]["Problem507"];
         };
     };
+    mcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An SSE stream of JSON-RPC messages */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Problem400_2"];
+            401: components["responses"]["Problem401_2"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404_2"];
+            /** @description Not allowed */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                    };
+                };
+            };
+            /** @description The Accept header does not name application/json and text/event-stream (POST) or text/event-stream (GET) */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                    };
+                };
+            };
+            409: components["responses"]["Problem409_2"];
+            413: components["responses"]["Problem413_2"];
+            415: components["responses"]["Problem415_2"];
+            421: components["responses"]["Problem421_2"];
+            429: components["responses"]["Problem429_2"];
+            431: components["responses"]["Problem431_2"];
+            500: components["responses"]["Problem500_2"];
+            503: components["responses"]["Problem503_2"];
+            507: components["responses"]["Problem507_2"];
+        };
+    };
+    mcpPost: {
+        parameters: {
+            query?: {
+                /** @description With initialize: attach the MCP session to this existing session instead of making one */
+                session?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": ({
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                } & {
+                    [key: string]: unknown;
+                }) | unknown[];
+            };
+        };
+        responses: {
+            /** @description The answer: one JSON-RPC message, or an SSE stream of messages ending with the answer */
+            200: {
+                headers: {
+                    /** @description The MCP session id (on the answer to initialize) */
+                    "Mcp-Session-Id"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or response was accepted (no body) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400_2"];
+            401: components["responses"]["Problem401_2"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404_2"];
+            /** @description The Accept header does not name application/json and text/event-stream (POST) or text/event-stream (GET) */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                    };
+                };
+            };
+            409: components["responses"]["Problem409_2"];
+            413: components["responses"]["Problem413_2"];
+            415: components["responses"]["Problem415_2"];
+            421: components["responses"]["Problem421_2"];
+            429: components["responses"]["Problem429_2"];
+            431: components["responses"]["Problem431_2"];
+            500: components["responses"]["Problem500_2"];
+            503: components["responses"]["Problem503_2"];
+            507: components["responses"]["Problem507_2"];
+        };
+    };
+    mcpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended (no body) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem400_2"];
+            401: components["responses"]["Problem401_2"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404_2"];
+            /** @description The Accept header does not name application/json and text/event-stream (POST) or text/event-stream (GET) */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        id: string | number | null;
+                    };
+                };
+            };
+            409: components["responses"]["Problem409_2"];
+            413: components["responses"]["Problem413_2"];
+            415: components["responses"]["Problem415_2"];
+            421: components["responses"]["Problem421_2"];
+            429: components["responses"]["Problem429_2"];
+            431: components["responses"]["Problem431_2"];
+            500: components["responses"]["Problem500_2"];
+            503: components["responses"]["Problem503_2"];
+            507: components["responses"]["Problem507_2"];
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -7274,26 +8033,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unsupported content type (send application/json) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            413: components["responses"]["Problem413_2"];
+            415: components["responses"]["Problem415_2"];
             421: components["responses"]["Problem421_2"];
             429: components["responses"]["Problem429_2"];
             431: components["responses"]["Problem431_2"];

@@ -16,6 +16,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'permission.resolved',
   'question.asked',
   'question.answered',
+  'client_tool.requested',
+  'client_tool.resolved',
   'todo.updated',
   'tool.completed',
   'task.started',
@@ -38,6 +40,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'mcp.server.exited',
   'tools.changed',
   'mcp.request',
+  'mcp.client.connected',
+  'mcp.client.closed',
   'workspace.rewound',
   'stream.end',
 ];
@@ -84,6 +88,10 @@ export function summarize(e: NormaEvent): string {
       return clip(e.question.questions.map((q) => q.question).join(' / '));
     case 'question.answered':
       return e.question.status;
+    case 'client_tool.requested':
+      return `${e.request.name} (${e.request.tool_use_id}): waits for the client`;
+    case 'client_tool.resolved':
+      return `${e.request.name}: ${e.request.status}${e.request.is_error ? ' (error)' : ''}`;
     case 'todo.updated':
       return `${e.items.length} items, ${e.items.filter((i) => i.status === 'completed').length} done`;
     case 'tool.completed': {
@@ -125,6 +133,10 @@ export function summarize(e: NormaEvent): string {
       return `${e.server}: +${e.added.length} −${e.removed.length} ~${e.changed.length}`;
     case 'mcp.request':
       return `${e.server} ${e.method}${e.tool ? ` ${e.tool}` : ''}: ${e.outcome}`;
+    case 'mcp.client.connected':
+      return clip(`${e.client.name || 'an MCP client'} ${e.client.version}${e.attached ? ', attached' : ''}${e.elicitation ? ', asks by elicitation' : ''}`);
+    case 'mcp.client.closed':
+      return e.session_closed ? 'ended; the session is closed with it' : 'ended';
     case 'compaction.started':
       return `${e.trigger}: ${e.tokens_before} tokens`;
     case 'compaction.completed':

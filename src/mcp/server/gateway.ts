@@ -1,0 +1,294 @@
+// Norma as an MCP server (API.md "Norma as an MCP server"): /mcp speaks Streamable HTTP through
+// the MCP SDK's server transport, one transport and SDK server per MCP session, and each MCP
+// session is a Norma session — made at `initialize` from the key's tenant defaults, or attached
+// with `?session=`. Its id is `<session id>.<random>`; only its SHA-256 is stored, in the
+// `mcp.client.connected` event, so after a restart or on another replica the MCP session is taken
+// up again from that record (a synthetic initialize replays what the client declared). Every
+// request is authenticated as any /v1 request is, and its key's tenant must be the session's.
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import type { Scope } from '../../app/scope.js';
+import type { McpClientRecord } from '../../app/mcp-clients.js';
+import { ID_PATTERN } from '../../contract/common.js';
+import { DomainError } from '../../errors.js';
+import type { McpEndpointSettings } from '../../config-mcp-server.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { loadMcpServerSdk, type McpServerSdk } from './sdk.js';
+import { ToolCalls, type CallLink } from './calls.js';
+import { serveSession } from './handlers.js';
+import { SETTINGS_META_KEY, sessionSettingsOf } from './session-settings.js';
+
+interface Link extends CallLink {
+  readonly id: string;
+  readonly hash: string;
+  readonly tenant: string | null;
+  readonly made: boolean;
+  readonly record: McpClientRecord;
+  readonly server: Server;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** Requests being answered and streams open. */
+  busy: number;
+  lastUsed: number;
+  /** Stops watching the session's events (tools.changed, session.closed). */
+  unwatch: () => void;
+  /** The scope of the request answered last (a DELETE's, when the transport reports the end). */
+  scope: Scope;
+}
+
+const SESSION_ID = new RegExp(ID_PATTERN);
+/** Headers the transport reads; nothing else of the request is handed on. */
+const PASSED_HEADERS = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+
+export const hashOf = (mcpSessionId: string) => createHash('sha256').update(mcpSessionId).digest('hex');
+
+export class McpGateway {
+  private readonly links = new Map<string, Link>();
+  /** MCP sessions being taken up again from their records, by id. */
+  private readonly restoring = new Map<string, Promise<Link | null>>();
+  private readonly calls: ToolCalls;
+  private readonly sweep: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly settings: McpEndpointSettings,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.calls = new ToolCalls(ctx, log);
+    this.sweep = setInterval(() => this.letGoIdle(Date.now() - settings.idleMs), Math.min(settings.idleMs, 60_000)).unref();
+  }
+
+  /** One request to /mcp: initialize opens an MCP session; any other request names one. */
+  async handle(req: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<Response> {
+    if (this.closed) throw new DomainError('unavailable', 'the server is shutting down');
+    const sdk = await loadMcpServerSdk();
+    if (Array.isArray(req.body)) return rpcError(400, -32600, 'Invalid Request: a JSON-RPC batch is not accepted (MCP 2025-06-18 removed batching); send one message per request');
+    const header = req.headers['mcp-session-id'];
+    let link: Link | null;
+    if (header === undefined) {
+      if (req.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      if (!sdk.types.isInitializeRequest(req.body)) return rpcError(400, -32600, 'Bad Request: a request without Mcp-Session-Id must be a valid initialize request');
+      link = await this.open(sdk, req, scope);
+    } else {
+      link = typeof header === 'string' ? await this.find(sdk, header, scope) : null;
+      if (!link) return rpcError(404, -32001, 'Session not found: initialize a new MCP session');
+    }
+    return this.forward(link, req, reply, scope);
+  }
+
+  /** Lets go of every MCP session (shutdown): their streams end; each is taken up again from its record. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweep);
+    await Promise.all([...this.links.values()].map((l) => this.letGo(l)));
+  }
+
+  private async open(sdk: McpServerSdk, req: FastifyRequest, scope: Scope): Promise<Link> {
+    const body = req.body as { params: { protocolVersion: string; capabilities?: { elicitation?: unknown }; clientInfo?: { name?: unknown; version?: unknown }; _meta?: Record<string, unknown> } };
+    const attach = (req.query as { session?: string }).session;
+    if (attach !== undefined && body.params._meta?.[SETTINGS_META_KEY] !== undefined) {
+      throw new DomainError('invalid', `params._meta["${SETTINGS_META_KEY}"]: settings are for a session made at initialize; an attached session (?session=) keeps its own`);
+    }
+    let sessionId: string;
+    if (attach !== undefined) {
+      if (!SESSION_ID.test(attach)) throw new DomainError('invalid', 'session: not a session id', ['session: not a session id'], 'query');
+      const session = this.ctx.app.sessions.get(scope, attach); // 404 for an unknown session or another tenant's
+      if (session.status !== 'active') throw new DomainError('conflict', `session ${attach} is closed`);
+      sessionId = attach;
+    } else {
+      this.makeRoom();
+      sessionId = (await this.ctx.app.sessions.create(scope, sessionSettingsOf(body.params))).id;
+    }
+    const id = `${sessionId}.${randomBytes(18).toString('base64url')}`;
+    const requested = body.params.protocolVersion;
+    const record: McpClientRecord = {
+      mcp_session: hashOf(id),
+      client: { name: String(body.params.clientInfo?.name ?? '').slice(0, 200), version: String(body.params.clientInfo?.version ?? '').slice(0, 200) },
+      protocol_version: (sdk.types.SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : sdk.types.LATEST_PROTOCOL_VERSION).slice(0, 40),
+      elicitation: elicitationDeclared(body.params.capabilities?.elicitation),
+      attached: attach !== undefined,
+      key: scope.key,
+    };
+    try {
+      await this.ctx.owner.call(scope, 'mcpClients.connected', sessionId, record);
+    } catch (err) {
+      // Nothing is left of a session made for a connection that could not be recorded.
+      if (attach === undefined) await this.ctx.app.sessions.close(scope, sessionId, 'its MCP session could not be opened').catch(() => {});
+      throw err;
+    }
+    const link = await this.connect(sdk, id, sessionId, scope, record);
+    this.links.set(id, link);
+    return link;
+  }
+
+  /** The MCP session of that id, here or taken up again from its record; null when there is none the caller may use. */
+  private async find(sdk: McpServerSdk, id: string, scope: Scope): Promise<Link | null> {
+    const known = this.links.get(id);
+    if (known) return known.tenant === scope.tenant ? known : null;
+    // Requests that arrive together for an MCP session not held here take it up once.
+    let pending = this.restoring.get(id);
+    if (!pending) {
+      pending = this.restore(sdk, id, scope).finally(() => this.restoring.delete(id));
+      this.restoring.set(id, pending);
+    }
+    const link = await pending;
+    return link && link.tenant === scope.tenant ? link : null;
+  }
+
+  private async restore(sdk: McpServerSdk, id: string, scope: Scope): Promise<Link | null> {
+    const dot = id.lastIndexOf('.');
+    const sessionId = id.slice(0, dot);
+    if (dot < 1 || !SESSION_ID.test(sessionId) || id.length > 200) return null;
+    let record: McpClientRecord | null;
+    try {
+      record = this.ctx.app.mcpClients.find(scope, sessionId, hashOf(id));
+    } catch (err) {
+      if (err instanceof DomainError && err.kind === 'not_found') return null;
+      throw err;
+    }
+    if (!record || this.ctx.app.sessions.get(scope, sessionId).status !== 'active') return null;
+    this.makeRoom();
+    const link = await this.connect(sdk, id, sessionId, scope, record);
+    try {
+      // What the client declared when it connected, replayed to the new SDK server.
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const capabilities = record.elicitation ? { elicitation: { form: {} } } : {};
+      const init = await link.transport.handleRequest(new Request('http://mcp.invalid/mcp', { method: 'POST', headers }), {
+        parsedBody: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: record.protocol_version, capabilities, clientInfo: record.client } },
+      });
+      await init.text();
+      const ready = await link.transport.handleRequest(
+        new Request('http://mcp.invalid/mcp', { method: 'POST', headers: { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': record.protocol_version } }),
+        { parsedBody: { jsonrpc: '2.0', method: 'notifications/initialized' } },
+      );
+      await ready.text();
+    } catch (err) {
+      link.unwatch();
+      await link.server.close().catch(() => {});
+      throw err;
+    }
+    this.links.set(id, link);
+    this.log.info({ session_id: sessionId }, 'MCP session taken up again from its record');
+    return link;
+  }
+
+  private async connect(sdk: McpServerSdk, id: string, sessionId: string, scope: Scope, record: McpClientRecord): Promise<Link> {
+    const transport = new sdk.http.WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessionclosed: () => this.ended(link),
+    });
+    const server = new sdk.server.Server(
+      { name: 'norma', version: '1.0.0' },
+      {
+        capabilities: { tools: { listChanged: true }, resources: {} },
+        instructions: `Norma session ${sessionId}: every tool call runs through its rules, asks, hooks, sandbox and output cap, and is recorded.`,
+      },
+    );
+    const link: Link = {
+      id,
+      hash: hashOf(id),
+      sessionId,
+      tenant: scope.tenant,
+      made: !record.attached,
+      record,
+      server,
+      transport,
+      elicitation: record.elicitation,
+      elicit: (params, options) => server.elicitInput(params, options),
+      busy: 0,
+      lastUsed: Date.now(),
+      unwatch: () => {},
+      scope,
+    };
+    serveSession(sdk, server, link, this.ctx, this.calls);
+    // The SDK numbers a server's requests from 0, and its clients ignore notifications/cancelled
+    // for request id 0 (a falsy check): the first elicitation could never be withdrawn. From 1.
+    const numbered = server as unknown as { _requestMessageId?: unknown };
+    if (numbered._requestMessageId === 0) numbered._requestMessageId = 1;
+    await server.connect(transport);
+    const watch = this.ctx.events.subscribe(sessionId, this.ctx.events.lastSeq(sessionId), (e) => {
+      if (e.type === 'tools.changed' || (e.type === 'session.updated' && 'session' in e)) void server.sendToolListChanged().catch(() => {});
+      // The session ended under the MCP session: it ends too (its next request is a 404).
+      if (e.type === 'session.closed') void this.letGo(link);
+    });
+    link.unwatch = () => watch.close();
+    return link;
+  }
+
+  private async forward(link: Link, req: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<Response> {
+    const headers = new Headers();
+    for (const name of PASSED_HEADERS) {
+      const v = req.headers[name];
+      if (typeof v === 'string') headers.set(name, v);
+    }
+    link.busy++;
+    link.lastUsed = Date.now();
+    link.scope = scope;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      link.busy--;
+      link.lastUsed = Date.now();
+    };
+    reply.raw.once('close', release);
+    try {
+      const request = new Request(`http://mcp.invalid/mcp`, { method: req.method, headers });
+      // The caller's scope goes with each message: a call runs as the key of the request that carries it.
+      return await link.transport.handleRequest(request, {
+        ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
+        authInfo: { token: '', clientId: scope.key ?? 'loopback', scopes: [...scope.access], extra: { scope } },
+      });
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /** DELETE: the MCP session ends; a session made for it is closed with it, as configured. */
+  private ended(link: Link): void {
+    const scope = link.scope;
+    const close = link.made && this.settings.sessionEnd === 'close';
+    void (async () => {
+      try {
+        await this.ctx.owner.call(scope, 'mcpClients.closed', link.sessionId, link.hash, close);
+        if (close) await this.ctx.owner.call(scope, 'sessions.close', link.sessionId);
+      } catch (err) {
+        this.log.warn({ err, session_id: link.sessionId }, 'ending an MCP session\'s Norma session failed');
+      }
+      await this.letGo(link);
+    })();
+  }
+
+  private async letGo(link: Link): Promise<void> {
+    if (this.links.get(link.id) !== link) return;
+    this.links.delete(link.id);
+    link.unwatch();
+    await link.server.close().catch(() => {});
+  }
+
+  private letGoIdle(before: number): void {
+    for (const l of this.links.values()) if (l.busy === 0 && l.lastUsed < before) void this.letGo(l);
+  }
+
+  /** Room for one more MCP session in memory: the longest idle is let go; with none idle, a 503. */
+  private makeRoom(): void {
+    if (this.links.size < this.settings.maxSessions) return;
+    let idlest: Link | undefined;
+    for (const l of this.links.values()) if (l.busy === 0 && (!idlest || l.lastUsed < idlest.lastUsed)) idlest = l;
+    if (!idlest) throw new DomainError('unavailable', `this server holds ${this.links.size} MCP sessions with work in flight, as many as NORMA_MCP_MAX_SESSIONS allows; try again later`);
+    void this.letGo(idlest);
+  }
+}
+
+/** Whether a client's `capabilities.elicitation` declares form elicitation (`{}` is form, as the SDK reads it). */
+function elicitationDeclared(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.keys(value).length === 0 || 'form' in value;
+}
+
+function rpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+}
