@@ -184,10 +184,10 @@ describe('the web console', () => {
       await diffShows('beta');
       // j and k move; the diff follows the selection.
       await page.keyboard.press('j');
-      await expect.poll(selected).toBe('gamma: Write');
+      await expect.poll(selected, { timeout: 10_000 }).toBe('gamma: Write');
       await diffShows('gamma');
       await page.keyboard.press('k');
-      await expect.poll(selected).toBe('beta: Write');
+      await expect.poll(selected, { timeout: 10_000 }).toBe('beta: Write');
       await diffShows('beta');
       await page.keyboard.press('d');
       await expect.poll(selected, { timeout: 10_000 }).toBe('gamma: Write');

@@ -89,7 +89,9 @@ export function Waiting({ sessionId, pending, ready, loaded, canAnswer, onResolv
         </p>
       )}
       <ErrorAlert message={notice} />
-      {empty && <p class="muted">Nothing waits for you.</p>}
+      {/* Not before the view's listing is in: until then "nothing" would not be known (and a request that came meanwhile is news). */}
+      {!ready && <p class="muted">Loading what waits…</p>}
+      {ready && empty && <p class="muted">Nothing waits for you.</p>}
       {pending.permissions.map((p, i) => (
         <PermissionCard key={p.id} sessionId={sessionId} request={p} canAnswer={canAnswer} primary={i === 0} onDone={done} />
       ))}

@@ -22,6 +22,8 @@ export interface CallLink {
   readonly elicitation: boolean;
   /** Sends `elicitation/create` on the call's stream. */
   elicit(params: ElicitRequestFormParams, options: { relatedRequestId: string | number; signal: AbortSignal }): Promise<ElicitResult>;
+  /** Called when the session's tools or settings change (what may be called is read again). */
+  toolsChanged: () => void;
 }
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -114,9 +116,11 @@ export class ToolCalls {
       else place.release();
       for (const e of early.splice(0)) onEvent(e);
       if (extra.signal.aborted) cancel();
-      // A turn that ended before the subscription saw it (or on another replica, whose final event came first).
-      const stored = await ctx.owner.call(scope, 'turns.wait', sessionId, turn.id, 0);
-      if (isFinal(stored)) settle(stored);
+      if (!settling) {
+        // Run by another replica: its final event may have come before this subscription saw the turn's id.
+        const stored = await ctx.owner.call(scope, 'turns.wait', sessionId, turn.id, 0);
+        if (isFinal(stored)) settle(stored);
+      }
       const final = await ended;
       const result = final.results.find((r) => r.tool_use_id === turn.tool_uses[0]?.id);
       if (!result) return { content: [{ type: 'text', text: `The call has no result: the turn ended ${final.status}.` }], isError: true };

@@ -197,6 +197,7 @@ export class McpGateway {
       transport,
       elicitation: record.elicitation,
       elicit: (params, options) => server.elicitInput(params, options),
+      toolsChanged: () => {},
       busy: 0,
       lastUsed: Date.now(),
       unwatch: () => {},
@@ -209,7 +210,10 @@ export class McpGateway {
     if (numbered._requestMessageId === 0) numbered._requestMessageId = 1;
     await server.connect(transport);
     const watch = this.ctx.events.subscribe(sessionId, this.ctx.events.lastSeq(sessionId), (e) => {
-      if (e.type === 'tools.changed' || (e.type === 'session.updated' && 'session' in e)) void server.sendToolListChanged().catch(() => {});
+      if (e.type === 'tools.changed' || e.type === 'session.updated') {
+        link.toolsChanged();
+        void server.sendToolListChanged().catch(() => {});
+      }
       // The session ended under the MCP session: it ends too (its next request is a 404).
       if (e.type === 'session.closed') void this.letGo(link);
     });

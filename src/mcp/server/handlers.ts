@@ -27,6 +27,17 @@ export function serveSession(sdk: McpServerSdk, server: Server, link: CallLink, 
   // calls those by name after reading their schemas in its result; a client reads them here).
   const listed = async (scope: Scope) =>
     (await ctx.owner.call(scope, 'sessions.tools', sessionId, true)).filter((t) => !t.deferred || t.unlocked);
+  // The names a call may use, read again after the session's tools or settings change (the
+  // gateway calls `toolsChanged`), not on every call.
+  let names: Promise<Set<string>> | null = null;
+  link.toolsChanged = () => void (names = null);
+  const callable = (scope: Scope) => {
+    const reading = (names ??= listed(scope).then((tools) => new Set(tools.map((t) => t.name))));
+    reading.catch(() => {
+      if (names === reading) names = null;
+    });
+    return reading;
+  };
 
   server.setRequestHandler(types.ListToolsRequestSchema, async (_req, extra) => {
     const tools = await listed(scopeOf(extra));
@@ -35,9 +46,8 @@ export function serveSession(sdk: McpServerSdk, server: Server, link: CallLink, 
 
   server.setRequestHandler(types.CallToolRequestSchema, async (req, extra) => {
     const scope = scopeOf(extra);
-    const tools = await listed(scope);
     // Only what the session exposes: nothing runs for a name it does not list.
-    if (!tools.some((t) => t.name === req.params.name)) throw invalid(`Unknown tool: ${req.params.name} is not one of this session's tools (tools/list)`);
+    if (!(await callable(scope)).has(req.params.name)) throw invalid(`Unknown tool: ${req.params.name} is not one of this session's tools (tools/list)`);
     return calls.run(link, scope, req.params.name, req.params.arguments ?? {}, extra as CallExtra);
   });
 
