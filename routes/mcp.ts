@@ -5,7 +5,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { Id } from '../src/contract/schemas.js';
+import type { FastifyReply } from 'fastify';
 import { McpGateway } from '../src/mcp/server/gateway.js';
+import type { PlainAnswer } from '../src/mcp/server/json-answer.js';
 import { PROBLEM_CONTENT_TYPE, commonProblems, scopeOf } from './common.js';
 import { ProblemSchema, ref } from '../src/contract/schemas.js';
 
@@ -41,6 +43,12 @@ const responses = {
   409: rpcOrProblem('A second GET stream of the same MCP session, or `?session=` names a closed session'),
 };
 
+/** A web Response as fastify sends one; a plain answer as it is (no stream around a JSON body). */
+function answer(reply: FastifyReply, a: Response | PlainAnswer): FastifyReply {
+  if (a instanceof Response) return reply.send(a as never);
+  return reply.code(a.status).headers(a.headers).send(a.body as never);
+}
+
 export const mcpRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const gateway = new McpGateway(ctx, ctx.config.mcpEndpoint, app.log);
   ctx.shutdown.addEventListener('abort', () => void gateway.close(), { once: true });
@@ -74,7 +82,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
         },
       },
     },
-    async (req, reply) => reply.send((await gateway.handle(req, reply, scopeOf(req))) as never),
+    async (req, reply) => answer(reply, await gateway.handle(req, reply, scopeOf(req))),
   );
 
   app.get(
@@ -94,7 +102,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
         },
       },
     },
-    async (req, reply) => reply.send((await gateway.handle(req, reply, scopeOf(req))) as never),
+    async (req, reply) => answer(reply, await gateway.handle(req, reply, scopeOf(req))),
   );
 
   app.delete(
@@ -109,6 +117,6 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
         response: { 200: { description: 'Ended (no body)', 'x-norma-no-body': true }, ...responses },
       },
     },
-    async (req, reply) => reply.send((await gateway.handle(req, reply, scopeOf(req))) as never),
+    async (req, reply) => answer(reply, await gateway.handle(req, reply, scopeOf(req))),
   );
 };

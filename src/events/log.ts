@@ -282,10 +282,13 @@ export class EventLog {
     if (!set) this.listeners.set(sessionId, (set = new Set()));
     set.add(listener);
 
-    for (;;) {
-      const page = this.store.eventsAfter(sessionId, delivered, REPLAY_PAGE);
-      for (const event of page) forward(event);
-      if (page.length < REPLAY_PAGE) break;
+    // From the session's last event on (a watcher of what comes next), there is nothing to read back.
+    if (delivered < this.store.lastSeq(sessionId)) {
+      for (;;) {
+        const page = this.store.eventsAfter(sessionId, delivered, REPLAY_PAGE);
+        for (const event of page) forward(event);
+        if (page.length < REPLAY_PAGE) break;
+      }
     }
     replaying = false;
     for (const event of buffered.splice(0)) forward(event);

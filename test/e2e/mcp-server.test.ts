@@ -30,7 +30,7 @@ async function start(env: Record<string, string> = {}, dataDir?: string): Promis
 
 type Elicit = (params: { message: string; requestedSchema: { properties: Record<string, unknown> } }, signal: AbortSignal) => Promise<ElicitResult>;
 
-async function connect(t: TestServer, opts: { elicit?: Elicit; query?: string; headers?: Record<string, string>; sessionId?: string } = {}) {
+async function connect(t: TestServer, opts: { elicit?: Elicit; query?: string; headers?: Record<string, string>; sessionId?: string; answers?: string[] } = {}) {
   const client = new Client({ name: 'sdk-test-client', version: '1.0.0' }, { capabilities: opts.elicit ? { elicitation: { form: {} } } : {} });
   if (opts.elicit) {
     const elicit = opts.elicit;
@@ -39,6 +39,16 @@ async function connect(t: TestServer, opts: { elicit?: Elicit; query?: string; h
   const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp${opts.query ?? ''}`), {
     requestInit: { headers: opts.headers ?? {} },
     ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
+    // How each POST was answered: `<status> <content type>`.
+    ...(opts.answers
+      ? {
+          fetch: async (url: string | URL, init?: RequestInit) => {
+            const res = await fetch(url, init);
+            if (init?.method === 'POST') opts.answers!.push(`${res.status} ${res.headers.get('content-type')?.split(';')[0] ?? '-'}`);
+            return res;
+          },
+        }
+      : {}),
   });
   await client.connect(transport);
   clients.push(client);
@@ -50,7 +60,8 @@ const textOf = (r: object) => ((r as { content?: unknown }).content as { type: s
 describe('/mcp with the MCP SDK client', { timeout: 60_000 }, () => {
   it('opens a session, lists its tools and runs a call through the pipeline', async () => {
     const t = await start();
-    const { client, transport } = await connect(t);
+    const answers: string[] = [];
+    const { client, transport } = await connect(t, { answers });
     const sessionId = transport.sessionId!.split('.')[0]!;
     const session = (await t.api.get(`/v1/sessions/${sessionId}`)).body;
     expect(session.status).toBe('active');
@@ -63,6 +74,8 @@ describe('/mcp with the MCP SDK client', { timeout: 60_000 }, () => {
     const listed = await client.callTool({ name: 'LS', arguments: { path: '.' } });
     expect(listed.isError).toBe(false);
     expect(textOf(listed)).toContain('hello.txt');
+    // initialize, notifications/initialized, tools/list and the call: each answered at once, as JSON.
+    expect(answers).toEqual(['200 application/json', '202 -', '200 application/json', '200 application/json']);
     // A direct turn of the session, recorded as any other.
     const turns = JSON.stringify((await t.api.get(`/v1/sessions/${sessionId}/turns`)).body);
     expect(turns).toContain('"LS"');
@@ -187,7 +200,8 @@ describe('/mcp with the MCP SDK client', { timeout: 60_000 }, () => {
   it('progress becomes notifications/progress; a capped result links its spill file, readable as a resource', async () => {
     const t = await start({ NORMA_SANDBOX: 'bwrap' });
     const made = (await t.api.post('/v1/sessions', { allowed_tools: ['Bash'] })).body;
-    const { client } = await connect(t, { query: `?session=${made.id}` });
+    const answers: string[] = [];
+    const { client } = await connect(t, { query: `?session=${made.id}`, answers });
     const progress: string[] = [];
     const result = await client.callTool(
       { name: 'Bash', arguments: { command: 'for i in 1 2 3; do echo step$i; sleep 0.2; done; seq 1 100000' } },
@@ -196,6 +210,8 @@ describe('/mcp with the MCP SDK client', { timeout: 60_000 }, () => {
     );
     expect(result.isError).toBe(false);
     expect(progress.join('')).toContain('step1');
+    // Progress came before the result: the call was answered as a stream.
+    expect(answers.at(-1)).toBe('200 text/event-stream');
     const link = (result.content as { type: string; uri?: string }[]).find((b) => b.type === 'resource_link');
     expect(link?.uri).toMatch(new RegExp(`^norma://sessions/${made.id}/outputs/out_`));
     const { resources } = await client.listResources();

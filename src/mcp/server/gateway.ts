@@ -19,6 +19,7 @@ import { loadMcpServerSdk, type McpServerSdk } from './sdk.js';
 import { ToolCalls, type CallLink } from './calls.js';
 import { serveSession } from './handlers.js';
 import { SETTINGS_META_KEY, sessionSettingsOf } from './session-settings.js';
+import { settleAnswer, type PlainAnswer } from './json-answer.js';
 
 interface Link extends CallLink {
   readonly id: string;
@@ -61,7 +62,7 @@ export class McpGateway {
   }
 
   /** One request to /mcp: initialize opens an MCP session; any other request names one. */
-  async handle(req: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<Response> {
+  async handle(req: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<Response | PlainAnswer> {
     if (this.closed) throw new DomainError('unavailable', 'the server is shutting down');
     const sdk = await loadMcpServerSdk();
     if (Array.isArray(req.body)) return rpcError(400, -32600, 'Invalid Request: a JSON-RPC batch is not accepted (MCP 2025-06-18 removed batching); send one message per request');
@@ -221,7 +222,7 @@ export class McpGateway {
     return link;
   }
 
-  private async forward(link: Link, req: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<Response> {
+  private async forward(link: Link, req: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<Response | PlainAnswer> {
     const headers = new Headers();
     for (const name of PASSED_HEADERS) {
       const v = req.headers[name];
@@ -241,10 +242,13 @@ export class McpGateway {
     try {
       const request = new Request(`http://mcp.invalid/mcp`, { method: req.method, headers });
       // The caller's scope goes with each message: a call runs as the key of the request that carries it.
-      return await link.transport.handleRequest(request, {
+      const response = await link.transport.handleRequest(request, {
         ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
         authInfo: { token: '', clientId: scope.key ?? 'loopback', scopes: [...scope.access], extra: { scope } },
       });
+      // A request answered at once is answered as JSON (src/mcp/server/json-answer.ts).
+      const id = requestIdOf(req.body);
+      return req.method === 'POST' && id !== undefined ? await settleAnswer(response, id) : response;
     } catch (err) {
       release();
       throw err;
@@ -291,6 +295,13 @@ export class McpGateway {
 function elicitationDeclared(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   return Object.keys(value).length === 0 || 'form' in value;
+}
+
+/** The id of a POSTed JSON-RPC request (not of a notification or response). */
+function requestIdOf(body: unknown): string | number | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const m = body as { id?: unknown; method?: unknown };
+  return typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number') ? m.id : undefined;
 }
 
 function rpcError(status: number, code: number, message: string): Response {
