@@ -6,7 +6,7 @@
 //
 // Records stored before the chain existed have no hash; they may only come first (the chain then
 // starts after them, from GENESIS) and are counted as `unchained`.
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import { canonicalJson } from './canonical.js';
 
 /** What the first record of a session follows. */
@@ -16,14 +16,34 @@ export const HASH_PATTERN = /^[0-9a-f]{64}$/;
 
 /** The hash of `record` (its own `hash`, if any, left out) following `prev`. */
 export function chainHash(prev: string, record: object): string {
-  return createHash('sha256').update(`${prev}\n${canonicalJson(record, 'hash')}`).digest('hex');
+  return sha256Hex(`${prev}\n${canonicalJson(record, 'hash')}`);
 }
+
+// One-shot hashing spares a Hash object per record.
+const sha256Hex = (text: string) => crypto.hash('sha256', text, 'hex');
+
+/** The canonical JSON each record was hashed over, by record, for its stored form (recordJson). */
+const hashedOver = new WeakMap<object, string>();
 
 /** `record` given its hash following `prev` (null: it is the first, or follows records without one); the record itself, not a copy. */
 export function chained<T extends object>(record: T, prev: string | null): T & { hash: string } {
   const r = record as T & { hash: string };
-  r.hash = chainHash(prev ?? GENESIS, record);
+  const canonical = canonicalJson(record, 'hash');
+  r.hash = sha256Hex(`${prev ?? GENESIS}\n${canonical}`);
+  hashedOver.set(r, canonical);
   return r;
+}
+
+/**
+ * The JSON a store keeps of a record: for one chained() just made, the canonical JSON it was hashed
+ * over with its hash added last (no second encoding of the record: the store writes what was
+ * hashed); for any other, JSON.stringify. Either reads back as the same value.
+ */
+export function recordJson(record: object): string {
+  const canonical = hashedOver.get(record);
+  const hash = (record as { hash?: unknown }).hash;
+  if (canonical === undefined || typeof hash !== 'string' || !HASH_PATTERN.test(hash)) return JSON.stringify(record);
+  return canonical === '{}' ? `{"hash":"${hash}"}` : `${canonical.slice(0, -1)},"hash":"${hash}"}`;
 }
 
 /** Where a chain is first broken, and why. */

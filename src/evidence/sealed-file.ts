@@ -152,7 +152,10 @@ function aadOf(raw: Buffer, index: number, last: boolean, context: Buffer): Buff
   return Buffer.concat([raw, tail, context]);
 }
 
-/** Writes a sealed file through `handle` (opened for writing, empty). Buffers at most one chunk. */
+/** Writes under way at once per sealed file (a chunk's ciphertext and its tag are two). */
+const WRITES_AHEAD = 4;
+
+/** Writes a sealed file through `handle` (opened for writing, empty). Buffers at most one chunk, and WRITES_AHEAD writes. */
 export class SealedWriter {
   private readonly header: Buffer;
   private readonly prefix: Buffer;
@@ -164,6 +167,12 @@ export class SealedWriter {
   private headerWritten = false;
   private finished = false;
   private failure: unknown = null;
+  /**
+   * Writes to the file under way: each chunk has its own place in the file, so the next chunk is
+   * sealed while the last is written (the disk and the cipher overlap). At most WRITES_AHEAD.
+   */
+  private readonly writing: Promise<void>[] = [];
+  private writeFailure: unknown = null;
   // Operations run one after another even if a caller does not await each one, since every chunk
   // depends on the buffer state the previous operation left behind.
   private queue: Promise<void> = Promise.resolve();
@@ -195,10 +204,12 @@ export class SealedWriter {
     return this.enqueue(() => this.absorb(chunk));
   }
 
-  /** Seals the last chunk (final flag) and writes it; does not close or fsync the handle. */
+  /** Seals the last chunk (final flag) and writes it, and waits for every write; does not close or fsync the handle. */
   finish(): Promise<void> {
     return this.enqueue(async () => {
       await this.emit(true);
+      await Promise.all(this.writing.splice(0));
+      if (this.writeFailure !== null) throw this.writeFailure;
       this.finished = true;
     });
   }
@@ -232,18 +243,34 @@ export class SealedWriter {
 
   private async emit(last: boolean): Promise<void> {
     if (this.index >= MAX_CHUNKS) throw new SealedFileError('sealed file is too large for its 4-byte chunk index');
+    if (this.writeFailure !== null) throw this.writeFailure;
     if (!this.headerWritten) {
-      await writeAt(this.handle, this.header, 0);
+      await this.writeAhead(this.header, 0);
       this.position = this.header.length;
       this.headerWritten = true;
     }
     const cipher = createCipheriv('aes-256-gcm', this.key, nonceOf(this.prefix, this.index), { authTagLength: TAG });
     cipher.setAAD(aadOf(this.header, this.index, last, this.context));
-    const sealed = Buffer.concat([cipher.update(this.buf.subarray(0, this.fill)), cipher.final(), cipher.getAuthTag()]);
-    await writeAt(this.handle, sealed, this.position);
-    this.position += sealed.length;
+    // cipher.update returns a buffer of its own: this.buf may be filled again while it is written.
+    const sealed = cipher.update(this.buf.subarray(0, this.fill));
+    cipher.final();
+    const tag = cipher.getAuthTag();
+    await this.writeAhead(sealed, this.position);
+    await this.writeAhead(tag, this.position + sealed.length);
+    this.position += sealed.length + tag.length;
     this.index += 1;
     this.fill = 0;
+  }
+
+  /** Starts writing `buf` at `position`; waits only when WRITES_AHEAD writes are under way. */
+  private async writeAhead(buf: Buffer, position: number): Promise<void> {
+    if (this.writing.length >= WRITES_AHEAD) await this.writing.shift();
+    this.writing.push(
+      writeAt(this.handle, buf, position).catch((err: unknown) => {
+        if (this.writeFailure === null) this.writeFailure = err ?? new SealedFileError('sealed file write failed');
+      }),
+    );
+    if (this.writeFailure !== null) throw this.writeFailure;
   }
 }
 
@@ -264,25 +291,73 @@ function chunkCount(header: SealedHeader): number {
 }
 
 /**
- * Reads and authenticates chunk `index`, returning its plaintext. Nothing of a chunk is returned
- * unless its tag verifies: the decrypted bytes are held until `final()` has checked the tag.
- * `scratch` must hold chunkSize + 16 bytes; it is reused for the ciphertext.
+ * Reads chunk `index` as stored (ciphertext and tag) into `scratch`, which must hold
+ * chunkSize + 16 bytes; nothing is decrypted.
  */
-async function openChunk(handle: FileHandle, header: SealedHeader, key: Buffer, context: Buffer, index: number, scratch: Buffer): Promise<Buffer> {
-  const { offset, plainLength, last } = chunkPlace(header, index);
+async function readChunkRaw(handle: FileHandle, header: SealedHeader, index: number, scratch: Buffer): Promise<Buffer> {
+  const { offset, plainLength } = chunkPlace(header, index);
   const length = plainLength + TAG;
   const got = await readAt(handle, scratch, length, offset);
   if (got < length) throw new SealedFileError(`sealed file is truncated (chunk ${index} is incomplete)`);
+  return scratch.subarray(0, length);
+}
+
+/**
+ * Authenticates and decrypts chunk `index` read by readChunkRaw, returning its plaintext (a buffer
+ * of its own: `raw` may be reused). Nothing of a chunk is returned unless its tag verifies: the
+ * decrypted bytes are held until `final()` has checked the tag.
+ */
+function openChunkRaw(header: SealedHeader, key: Buffer, context: Buffer, index: number, raw: Buffer): Buffer {
+  const { plainLength, last } = chunkPlace(header, index);
   const decipher = createDecipheriv('aes-256-gcm', key, nonceOf(header.prefix, index), { authTagLength: TAG });
   decipher.setAAD(aadOf(header.raw, index, last, context));
-  decipher.setAuthTag(scratch.subarray(plainLength, length));
-  const plain = decipher.update(scratch.subarray(0, plainLength));
+  decipher.setAuthTag(raw.subarray(plainLength, plainLength + TAG));
+  const plain = decipher.update(raw.subarray(0, plainLength));
   try {
     decipher.final();
   } catch {
     throw new SealedFileError(`sealed file chunk ${index} failed authentication (changed, truncated, reordered, or sealed for another place or key)`);
   }
   return plain;
+}
+
+/**
+ * Reads chunks in order with the next one's bytes read from the file while this one is decrypted
+ * (two scratch buffers, used in turn): the disk and the cipher overlap. At most one read ahead.
+ */
+class ChunkReader {
+  private readonly scratch: [Buffer, Buffer];
+  private ahead: { index: number; read: Promise<Buffer> } | null = null;
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly header: SealedHeader,
+    private readonly key: Buffer,
+    private readonly context: Buffer,
+    /** The last chunk that will be asked for (nothing is read past it). */
+    private readonly lastIndex: number,
+  ) {
+    this.scratch = [Buffer.allocUnsafe(header.chunkSize + TAG), Buffer.allocUnsafe(header.chunkSize + TAG)];
+  }
+
+  /** Chunk `index`'s plaintext, authenticated. */
+  async open(index: number): Promise<Buffer> {
+    const ahead = this.ahead;
+    this.ahead = null;
+    const raw = await (ahead?.index === index ? ahead.read : readChunkRaw(this.handle, this.header, index, this.scratch[index % 2]!));
+    if (index + 1 <= this.lastIndex) {
+      const read = readChunkRaw(this.handle, this.header, index + 1, this.scratch[(index + 1) % 2]!);
+      // Its failure is reported when that chunk is asked for; never unhandled meanwhile.
+      read.catch(() => {});
+      this.ahead = { index: index + 1, read };
+    }
+    return openChunkRaw(this.header, this.key, this.context, index, raw);
+  }
+
+  /** Waits for a read still under way (before the handle is closed). */
+  async settle(): Promise<void> {
+    await this.ahead?.read.catch(() => {});
+  }
 }
 
 /**
@@ -305,7 +380,7 @@ class SealedRangeReadable extends Readable {
   private readonly from: number;
   private readonly to: number;
   private next: number;
-  private scratch: Buffer | null = null;
+  private chunks: ChunkReader | null = null;
   private reading = false;
   private closing: Promise<void> | null = null;
 
@@ -353,8 +428,8 @@ class SealedRangeReadable extends Readable {
 
   private async readChunk(index: number): Promise<Buffer> {
     checkKey(this.key);
-    this.scratch ??= Buffer.allocUnsafe(this.header.chunkSize + TAG);
-    const plain = await openChunk(this.handle, this.header, this.key, this.contextBytes, index, this.scratch);
+    this.chunks ??= new ChunkReader(this.handle, this.header, this.key, this.contextBytes, this.endChunk);
+    const plain = await this.chunks.open(index);
     const base = index * this.header.chunkSize;
     const lo = Math.max(this.from, base) - base;
     const hi = Math.min(this.to + 1, base + plain.length) - base;
@@ -364,7 +439,7 @@ class SealedRangeReadable extends Readable {
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
     // Runs on end (autoDestroy), on error and on destroy(). FileHandle.close waits for a read that
     // is still in flight, and the read's result is dropped because the stream is destroyed.
-    this.closing ??= this.handle.close();
+    this.closing ??= (this.chunks?.settle() ?? Promise.resolve()).then(() => this.handle.close());
     this.closing.then(
       () => cb(err),
       (closeErr: unknown) => cb(err ?? (closeErr as Error)),
@@ -379,11 +454,12 @@ class SealedRangeReadable extends Readable {
  */
 export async function readSealed(handle: FileHandle, header: SealedHeader, key: Buffer, context: string, fn: (plain: Buffer) => void): Promise<void> {
   checkKey(key);
-  const contextBytes = Buffer.from(context, 'utf8');
-  const scratch = Buffer.allocUnsafe(header.chunkSize + TAG);
   const count = chunkCount(header);
-  for (let index = 0; index < count; index++) {
-    const plain = await openChunk(handle, header, key, contextBytes, index, scratch);
-    fn(plain);
+  const chunks = new ChunkReader(handle, header, key, Buffer.from(context, 'utf8'), count - 1);
+  try {
+    for (let index = 0; index < count; index++) fn(await chunks.open(index));
+  } finally {
+    // The caller closes the handle: no read of it may still be under way then.
+    await chunks.settle();
   }
 }

@@ -3,6 +3,7 @@
 // session's lease, and say so when they were not (`expect`: the database checks it in the unit).
 import type { NormaEvent } from '../contract/events.js';
 import type { Decision } from '../contract/schemas.js';
+import { recordJson } from '../evidence/chain.js';
 import { fence } from './pg-schema.js';
 import type { PgStatement } from './pg-sync.js';
 import { sessionRowOf, type ColumnSealer } from './sqlite-rows.js';
@@ -58,7 +59,7 @@ export function appendEventStatement(event: NormaEvent, nodeId: string): PgState
     sql: `INSERT INTO events (session_id, seq, type, turn_id, data)
           SELECT $1::text, $2::bigint, $3::text, $4::text, $5::text
           WHERE ($2::bigint = 1 OR EXISTS (SELECT 1 FROM events WHERE session_id = $1::text AND seq = $2::bigint - 1)) AND ${fence('$1', '$6')}`,
-    params: [event.session_id, event.seq, event.type, (event as { turn_id?: string }).turn_id ?? null, JSON.stringify(event), nodeId],
+    params: [event.session_id, event.seq, event.type, (event as { turn_id?: string }).turn_id ?? null, recordJson(event), nodeId],
     expect: {
       rows: 1,
       message: `event ${event.seq} of session ${event.session_id} was not stored: another node holds the session's lease, or its events moved on (seq ${event.seq - 1} is not the last)`,
@@ -69,6 +70,6 @@ export function appendEventStatement(event: NormaEvent, nodeId: string): PgState
 export function appendDecisionStatement(decision: Decision): PgStatement {
   return {
     sql: 'INSERT INTO decisions (session_id, seq, turn_id, tool_use_id, data) VALUES ($1, $2, $3, $4, $5)',
-    params: [decision.session_id, decision.seq, decision.turn_id, decision.tool_use_id, JSON.stringify(decision)],
+    params: [decision.session_id, decision.seq, decision.turn_id, decision.tool_use_id, recordJson(decision)],
   };
 }

@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import type { NormaEvent } from '../contract/events.js';
 import type { ClientToolRequest, ClientToolStatus, Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
 import { SESSION_COLUMNS, documentsOf, sessionRecordOf, sessionRowOf, type ColumnSealer, type Row } from './sqlite-rows.js';
+import { recordJson } from '../evidence/chain.js';
 import { openDatabase } from './sqlite-schema.js';
 import { SqliteTurns } from './sqlite-turns.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
@@ -330,7 +331,7 @@ export class SqliteStore implements Store {
         event.seq,
         event.type,
         turnId,
-        JSON.stringify(event),
+        recordJson(event),
       ),
     );
     // A session's final event: its counters need not stay cached for the life of the process.
@@ -380,7 +381,7 @@ export class SqliteStore implements Store {
         decision.seq,
         decision.turn_id,
         decision.tool_use_id,
-        JSON.stringify(decision),
+        recordJson(decision),
       ),
     );
     this.heads.appended('decisions', decision.session_id, decision.seq, decision.hash);

@@ -238,6 +238,55 @@ describe('sealed file: round trip', () => {
   });
 });
 
+describe('sealed file: writes that fail', () => {
+  /** A handle over a real file whose `failAt`-th write (and every one after) fails with EIO. */
+  async function failingHandle(failAt: number): Promise<{ handle: FileHandle; writes: () => number }> {
+    const real = await fs.open(path.join(dir, `failing-${counter++}`), 'w');
+    let n = 0;
+    const handle = new Proxy(real, {
+      get(target, prop) {
+        if (prop === 'write') {
+          return async (...args: unknown[]) => {
+            n++;
+            if (n >= failAt) throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+            return (target.write as (...a: unknown[]) => Promise<unknown>)(...args);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    return { handle, writes: () => n };
+  }
+
+  // Writes run ahead of the caller: a failure must still reach it, at a later write or at finish,
+  // and the file must never be reported finished. Every write position fails once.
+  // 19 is the last tag: only finish can tell.
+  for (const failAt of [1, 2, 3, 6, 11, 19]) {
+    it(`a write failing (the ${failAt}. write of the file) fails the file`, async () => {
+      const { handle, writes } = await failingHandle(failAt);
+      try {
+        const writer = new SealedWriter(handle, KEY, KEY_ID, CONTEXT, SMALL);
+        const plain = bytes(8 * SMALL + 5, failAt);
+        let failed: unknown = null;
+        try {
+          for (let i = 0; i < plain.length; i += 20) await writer.write(plain.subarray(i, i + 20));
+          await writer.finish();
+        } catch (err) {
+          failed = err;
+        }
+        expect(writes()).toBeGreaterThanOrEqual(failAt);
+        expect(String(failed)).toMatch(/EIO/);
+        // Unusable from then on, with the same cause.
+        await expect(writer.write(Buffer.from('more'))).rejects.toThrow(/EIO/);
+        await expect(writer.finish()).rejects.toThrow(/EIO/);
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+});
+
 describe('sealed file: tampering', () => {
   // Four full 64-byte chunks and a last one of 10 bytes.
   const PLAIN_SIZE = 4 * SMALL + 10;
