@@ -15,7 +15,7 @@ import type {
   QuestionStatus,
 } from '../contract/schemas.js';
 import { DomainError, notFound } from '../errors.js';
-import { clientToolKind, permissionKind, questionKind } from '../interaction/kinds.js';
+import { answerBlocks, clientToolKind, permissionKind, questionKind } from '../interaction/kinds.js';
 import { MAX_IMAGE_BASE64_CHARS } from '../mcp/content.js';
 import { parseRules } from '../permission/rules.js';
 import type { Parts } from './parts.js';
@@ -133,7 +133,11 @@ export class InteractionUseCases {
       );
       if (problems.length > 0) throw new DomainError('invalid', problems.join('; '), problems);
     }
-    return this.parts.broker.answer(clientToolKind, sessionId, requestId, response, undefined, scope.key);
+    // Stored with the answered request, in its transaction: a restart before the call's result is
+    // stored completes the call from it instead of losing what the client sent.
+    const store = this.parts.deps.store;
+    const keep = () => store.putClientToolAnswer(sessionId, requestId, { content: answerBlocks(response.content), is_error: response.is_error === true });
+    return this.parts.broker.answer(clientToolKind, sessionId, requestId, response, keep, scope.key);
   }
 }
 

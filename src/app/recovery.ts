@@ -144,6 +144,14 @@ export class RecoveryUseCases {
     const permissions = new Map(ofTurn(left.filter((x) => x.tool !== NETWORK_TOOL)).map((p) => [p.tool_use_id, p]));
     const questions = new Map(ofTurn(store.listQuestions(sessionId, 'pending')).map((q) => [q.tool_use_id, q]));
     const clientTools = new Map(ofTurn(store.listClientToolRequests(sessionId, 'pending')).map((r) => [r.tool_use_id, r]));
+    // Answered by the client, but the process stopped before the call's result was stored (its
+    // PostToolUse hooks were running, say): the call is run again and takes the stored answer.
+    const answeredClientTools = new Map(
+      ofTurn(store.listClientToolRequests(sessionId, 'answered')).flatMap((request) => {
+        const answer = store.getClientToolAnswer(sessionId, request.id);
+        return answer ? [[request.tool_use_id, { request, answer }] as const] : [];
+      }),
+    );
     if (turn.kind === 'prompt' && !rt.model) {
       // Its model loop cannot go on: the calls it waits for are not asked about any more.
       const why = 'after the restart the session has no usable model';
@@ -153,8 +161,9 @@ export class RecoveryUseCases {
       permissions.clear();
       questions.clear();
       clientTools.clear();
+      answeredClientTools.clear();
     }
-    const waiting = new Set([...permissions.keys(), ...questions.keys(), ...clientTools.keys()]);
+    const waiting = new Set([...permissions.keys(), ...questions.keys(), ...clientTools.keys(), ...answeredClientTools.keys()]);
     const results = new Map(turn.results.map((r) => [r.tool_use_id, r]));
     for (const tu of turn.tool_uses) {
       if (results.has(tu.id) || waiting.has(tu.id)) continue;
@@ -195,9 +204,10 @@ export class RecoveryUseCases {
     }
 
     const pending = [...permissions.values(), ...questions.values(), ...clientTools.values()].map((r) => r.id);
-    const paused: Turn = { ...turn, results: ordered, pending, status: permissions.size > 0 ? 'awaiting_permission' : 'awaiting_input' };
+    const status = permissions.size > 0 ? 'awaiting_permission' : questions.size + clientTools.size > 0 ? 'awaiting_input' : 'running';
+    const paused: Turn = { ...turn, results: ordered, pending, status };
     // A trace of its own: the request that posted the turn belonged to another process.
-    const runner = newTurnRunner(rt, paused, { permissions, questions, clientTools }, this.parts.runner, newTrace());
+    const runner = newTurnRunner(rt, paused, { permissions, questions, clientTools, answeredClientTools }, this.parts.runner, newTrace());
     rt.activeTurn = runner;
     store.transaction(() => {
       store.putTurn(paused);

@@ -13,6 +13,7 @@ import type { Message } from '../model/provider.js';
 import { inputDigest } from '../pipeline/exec-one.js';
 import type { InputValidator } from '../pipeline/validate.js';
 import type { OutputFiles } from '../store/outputs.js';
+import type { StoredClientToolAnswer } from '../store/store.js';
 import type { TraceContext } from '../trace/context.js';
 import { loadInstructions, systemPrompt } from './instructions.js';
 import { openSkillFolder } from './skills.js';
@@ -38,9 +39,11 @@ export interface Resumable {
   permissions: Map<string, PermissionRequest>;
   questions: Map<string, Question>;
   clientTools: Map<string, ClientToolRequest>;
+  /** Client-tool requests the client answered whose call's result was not stored: the call takes the stored answer. */
+  answeredClientTools: Map<string, { request: ClientToolRequest; answer: StoredClientToolAnswer }>;
 }
 
-export const nothingToResume = (): Resumable => ({ permissions: new Map(), questions: new Map(), clientTools: new Map() });
+export const nothingToResume = (): Resumable => ({ permissions: new Map(), questions: new Map(), clientTools: new Map(), answeredClientTools: new Map() });
 
 /**
  * The runner of a turn. `resumable` holds the permission requests, questions and client-tool
@@ -106,6 +109,9 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       });
     },
     askClient: (host, call, signal) => {
+      // Answered before the restart: the client is not asked again, and its answer is not lost.
+      const answered = takeEarlier(resumable.answeredClientTools, call.toolUseId, (a) => a.request.name === call.name && inputDigest(a.request.input) === inputDigest(call.input));
+      if (answered) return Promise.resolve({ outcome: 'answered' as const, content: answered.answer.content, isError: answered.answer.is_error, requestId: answered.request.id });
       const earlier = takeEarlier(resumable.clientTools, call.toolUseId, (r) => r.name === call.name && inputDigest(r.input) === inputDigest(call.input));
       return deps.broker.askClient(sessionId, host, call, {
         timeoutS: settings.session.question_timeout_s,
@@ -128,6 +134,7 @@ export function newTurnRunner(rt: SessionRuntime, turn: Turn, resumable: Resumab
       resumable.permissions.clear();
       resumable.questions.clear();
       resumable.clientTools.clear();
+      resumable.answeredClientTools.clear();
     },
   };
   const runner: TurnRunner =

@@ -2,7 +2,7 @@
 // by accident (the same isolation a database gives).
 import type { NormaEvent } from '../contract/events.js';
 import type { ClientToolRequest, ClientToolStatus, Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import { pendingKey, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
+import { pendingKey, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type StoredClientToolAnswer, type TenantEvent } from './store.js';
 import { MemoryIdempotency } from './idempotency.js';
 import { MemorySpend } from './spend.js';
 import { MemoryKeys } from './keys.js';
@@ -51,6 +51,7 @@ export class MemoryStore implements Store {
     this.permissions.delete(id);
     this.questions.delete(id);
     this.clientToolRequests.delete(id);
+    for (const key of this.clientToolAnswers.keys()) if (key.startsWith(`${id}\n`)) this.clientToolAnswers.delete(key);
     this.events.delete(id);
     this.outputs.delete(id);
     this.decisions.delete(id);
@@ -218,6 +219,18 @@ export class MemoryStore implements Store {
   getClientToolRequest(sessionId: string, requestId: string): ClientToolRequest | undefined {
     const r = this.clientToolRequests.get(sessionId)?.get(requestId);
     return r ? clone(r) : undefined;
+  }
+
+  private readonly clientToolAnswers = new Map<string, StoredClientToolAnswer>();
+
+  putClientToolAnswer(sessionId: string, requestId: string, answer: StoredClientToolAnswer): void {
+    if (!this.clientToolRequests.get(sessionId)?.has(requestId)) throw new Error(`client-tool request ${requestId} of session ${sessionId} is not stored`);
+    this.clientToolAnswers.set(`${sessionId}\n${requestId}`, clone(answer));
+  }
+
+  getClientToolAnswer(sessionId: string, requestId: string): StoredClientToolAnswer | undefined {
+    const a = this.clientToolAnswers.get(`${sessionId}\n${requestId}`);
+    return a ? clone(a) : undefined;
   }
 
   listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {

@@ -228,6 +228,8 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX client_tool_requests_by_order ON client_tool_requests (session_id, ord);
   ALTER TABLE sessions ADD COLUMN client_tools TEXT;
   `,
+  // A client's answer, kept with its request until the call's result is stored (and after).
+  `ALTER TABLE client_tool_requests ADD COLUMN answer TEXT;`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -24,7 +24,7 @@ import { PgSpend } from './spend.js';
 import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
-import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
+import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type StoredClientToolAnswer, type TenantEvent } from './store.js';
 import { pendingCountsOf, pendingEntriesOf, pendingSelect, pendingCountsSelect, sessionPageSelect, TENANT_CURSOR, tenantCursorOf, tenantEventsArgs, tenantEventsOf, tenantEventsSelect, tenantHeadSelect } from './pg-inbox.js';
 import { laterReads } from './pg-later.js';
 import { SessionHeads, headOf } from './heads.js';
@@ -280,6 +280,19 @@ export class PostgresStore implements Store {
 
   listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {
     return this.listOrdered('client_tool_requests', sessionId, status);
+  }
+
+  putClientToolAnswer(sessionId: string, requestId: string, answer: StoredClientToolAnswer): void {
+    this.write(sessionId, {
+      sql: 'UPDATE client_tool_requests SET answer = $3 WHERE session_id = $1 AND id = $2',
+      params: [sessionId, requestId, JSON.stringify(answer)],
+      expect: { rows: 1, message: `client-tool request ${requestId} of session ${sessionId} is not stored` },
+    });
+  }
+
+  getClientToolAnswer(sessionId: string, requestId: string): StoredClientToolAnswer | undefined {
+    const row = this.read('SELECT answer FROM client_tool_requests WHERE session_id = $1 AND id = $2', [sessionId, requestId])[0];
+    return row?.answer ? (JSON.parse(row.answer as string) as StoredClientToolAnswer) : undefined;
   }
 
   tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {

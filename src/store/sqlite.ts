@@ -13,7 +13,7 @@ import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { SqliteSpend } from './spend.js';
 import { SqliteKeys } from './keys.js';
 import { SessionHeads, headOf } from './heads.js';
-import { decisionsSelect, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type TenantEvent } from './store.js';
+import { decisionsSelect, labelPath, storeInt, type DecisionQuery, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type StoredClientToolAnswer, type TenantEvent } from './store.js';
 
 export { SCHEMA_VERSION, StoreOpenError } from './sqlite-schema.js';
 
@@ -258,6 +258,18 @@ export class SqliteStore implements Store {
   listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {
     if (status === undefined) return this.listOrdered('client_tool_requests', sessionId);
     return documentsOf<ClientToolRequest>(this.stmt('SELECT data FROM client_tool_requests WHERE session_id = ? AND status = ? ORDER BY ord').all(sessionId, status));
+  }
+
+  putClientToolAnswer(sessionId: string, requestId: string, answer: StoredClientToolAnswer): void {
+    this.write(() => {
+      const r = this.stmt('UPDATE client_tool_requests SET answer = ? WHERE session_id = ? AND id = ?').run(JSON.stringify(answer), sessionId, requestId);
+      if (r.changes !== 1) throw new Error(`client-tool request ${requestId} of session ${sessionId} is not stored`);
+    });
+  }
+
+  getClientToolAnswer(sessionId: string, requestId: string): StoredClientToolAnswer | undefined {
+    const row = this.stmt('SELECT answer FROM client_tool_requests WHERE session_id = ? AND id = ?').get(sessionId, requestId) as { answer: string | null } | undefined;
+    return row?.answer ? (JSON.parse(row.answer) as StoredClientToolAnswer) : undefined;
   }
 
   tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {

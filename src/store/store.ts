@@ -9,6 +9,13 @@ import type { NormaEvent } from '../contract/events.js';
 import type { ClientToolDefinition, ClientToolRequest, ClientToolStatus, Decision, ModelConfigInput, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Session, TodoList, Turn } from '../contract/schemas.js';
 import type { SessionHooks } from '../contract/hooks.js';
 import type { KeyStore } from './keys.js';
+import type { ResultBlock } from '../contract/common.js';
+
+/** A client's answer to a client-tool request, as the waiting call takes it. */
+export interface StoredClientToolAnswer {
+  content: ResultBlock[];
+  is_error: boolean;
+}
 
 /** What the store keeps for a session: the public resource plus what is never echoed. */
 export interface SessionRecord {
@@ -161,6 +168,13 @@ export interface Store {
   getClientToolRequest(sessionId: string, requestId: string): ClientToolRequest | undefined;
   /** Oldest first. */
   listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[];
+  /**
+   * The client's answer to a request, stored with it (in the transaction that marks it answered)
+   * and apart from its record: the waiting call is completed from it after a restart that came
+   * before the call's result was stored. Undefined: none stored.
+   */
+  putClientToolAnswer(sessionId: string, requestId: string, answer: StoredClientToolAnswer): void;
+  getClientToolAnswer(sessionId: string, requestId: string): StoredClientToolAnswer | undefined;
 
   /**
    * Pending permission requests and questions across sessions, oldest first (created_at, id).

@@ -5,7 +5,7 @@
 import type { Histogram } from 'prom-client';
 import type { NormaEvent } from '../contract/events.js';
 import type { ClientToolRequest, ClientToolStatus, Decision, Output, PermissionRequest, PermissionStatus, Question, QuestionStatus, Turn } from '../contract/schemas.js';
-import type { DecisionQuery, LaterReads, PendingEntry, PendingQuery, SessionPageQuery, SessionRecord, Store, TenantEvent } from '../store/store.js';
+import type { DecisionQuery, LaterReads, PendingEntry, PendingQuery, SessionPageQuery, SessionRecord, Store, StoredClientToolAnswer, TenantEvent } from '../store/store.js';
 import type { KeyStore } from '../store/keys.js';
 
 type Observe = (seconds: number) => void;
@@ -128,6 +128,12 @@ export class TimedStore implements Store {
   listClientToolRequests(sessionId: string, status?: ClientToolStatus): ClientToolRequest[] {
     return this.time('listClientToolRequests', () => this.inner.listClientToolRequests(sessionId, status));
   }
+  putClientToolAnswer(sessionId: string, requestId: string, answer: StoredClientToolAnswer): void {
+    this.time('putClientToolAnswer', () => this.inner.putClientToolAnswer(sessionId, requestId, answer));
+  }
+  getClientToolAnswer(sessionId: string, requestId: string): StoredClientToolAnswer | undefined {
+    return this.time('getClientToolAnswer', () => this.inner.getClientToolAnswer(sessionId, requestId));
+  }
   tenantEventsAfter(tenant: string, after: string, limit: number): TenantEvent[] {
     return this.time('tenantEventsAfter', () => this.inner.tenantEventsAfter(tenant, after, limit));
   }
@@ -201,6 +207,8 @@ const TIMED = [
   'putClientToolRequest',
   'getClientToolRequest',
   'listClientToolRequests',
+  'putClientToolAnswer',
+  'getClientToolAnswer',
   'listPending',
   'tenantEventsAfter',
   'tenantHead',

@@ -9,14 +9,18 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../helpers/sse.js';
 import { closeAll, startServer, type TestServer } from '../helpers/server.js';
+import { launchServer, type ServerProcess } from '../helpers/server-process.js';
 
 let servers: TestServer[] = [];
 let streams: SseStream[] = [];
 let dirs: string[] = [];
+let crashed: ServerProcess[] = [];
 afterEach(async () => {
   for (const s of streams) s.close();
   streams = [];
   await closeAll(servers);
+  for (const p of crashed) await p.kill();
+  crashed = [];
   for (const d of dirs) await fs.rm(d, { recursive: true, force: true });
   dirs = [];
 });
@@ -124,6 +128,54 @@ describe('a client tool in a prompt turn', () => {
     expect(events.events.filter((e) => e.event === 'client_tool.requested')).toHaveLength(1);
     expect((await b.api.get(`/v1/sessions/${s.id}/client-tools`)).body.items).toHaveLength(1);
   });
+});
+
+describe('a crash after the client answered', () => {
+  // The answer is stored when it is taken; the call's result only once its PostToolUse hooks are
+  // done. A SIGKILL in between must neither lose the answer nor ask the client again.
+  for (const kind of ['direct', 'prompt'] as const) {
+    it(`a ${kind} turn killed while its PostToolUse hook runs completes from the stored answer after the restart`, async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'norma-ct-crash-'));
+      dirs.push(dataDir);
+      const env = { NORMA_DATA_DIR: dataDir, NORMA_SANDBOX: 'off' };
+      const a = await launchServer(env);
+      crashed.push(a);
+      // The hook's first run says so and then waits (bounded) for the test; any later run passes at once.
+      const hook = 'if [ -e .hook-ran ]; then exit 0; fi; touch .hook-ran; for i in $(seq 1 300); do [ -e .release ] && exit 0; sleep 0.1; done';
+      const body = {
+        tools: ['Read'],
+        client_tools: [LOOKUP],
+        hooks: { PostToolUse: [{ matcher: 'lookup_order', hooks: [{ type: 'command', command: hook, timeout_s: 60 }] }] },
+        ...(kind === 'prompt' ? scripted([{ content: [call()] }, { content: [{ type: 'text', text: 'It shipped.' }] }]) : {}),
+      };
+      const s = (await a.api.post('/v1/sessions', body)).body;
+      const turn = (await a.api.post(`/v1/sessions/${s.id}/turns?wait=10`, kind === 'prompt' ? { prompt: 'Where is A-1?' } : { tool_uses: [{ id: 'toolu_c', name: 'lookup_order', input: { id: 'A-1' } }] })).body;
+      expect(turn).toMatchObject({ status: 'awaiting_input', pending: [expect.stringMatching(/^ct_/)] });
+      const id = turn.pending[0];
+      expect((await a.api.post(`/v1/sessions/${s.id}/client-tools/${id}`, { content: 'Order A-1: shipped on Monday.' })).status).toBe(200);
+      // The hook runs: the answer is taken, the result is not stored yet.
+      await expect.poll(() => fs.access(path.join(s.workspace, '.hook-ran')).then(() => true, () => false), { timeout: 15_000 }).toBe(true);
+      expect((await a.api.get(`/v1/sessions/${s.id}/turns/${turn.id}`)).body.results).toEqual([]);
+      await a.kill();
+      await fs.writeFile(path.join(s.workspace, '.release'), '');
+
+      const b = await launchServer(env);
+      crashed.push(b);
+      const done = (await b.api.get(`/v1/sessions/${s.id}/turns/${turn.id}?wait=30`)).body;
+      expect(done.status).toBe('completed');
+      const result = kind === 'prompt' ? done.messages[2].content[0] : done.results[0];
+      expect(result).toMatchObject({ tool_use_id: 'toolu_c', is_error: false, content: [{ type: 'text', text: 'Order A-1: shipped on Monday.' }] });
+      if (kind === 'prompt') expect(done.messages[3].content).toEqual([{ type: 'text', text: 'It shipped.' }]);
+      // Asked once: the one request, answered, and no second one after the restart.
+      const requests = (await b.api.get(`/v1/sessions/${s.id}/client-tools`)).body.items;
+      expect(requests).toMatchObject([{ id, status: 'answered', is_error: false }]);
+      const events = await openSse(`${b.url}/v1/sessions/${s.id}/events`, { lastEventId: '0' });
+      streams.push(events);
+      await events.waitFor((e) => e.event === 'turn.completed');
+      expect(events.events.filter((e) => e.event === 'client_tool.requested')).toHaveLength(1);
+      expect(events.events.find((e) => e.event === 'turn.resumed')?.data.pending).toEqual([]);
+    });
+  }
 });
 
 describe('how a call of a client tool ends', () => {

@@ -144,8 +144,20 @@ describe.each(implementations)('%s: the Store contract', (name, make) => {
     // They wait for the client, not for a person.
     expect(store.listPending({ limit: 10 })).toEqual([]);
     expect(store.pendingCounts(['s']).get('s')).toBeUndefined();
+    // An answer is kept apart from the record, and outlives later writes of it.
+    expect(store.getClientToolAnswer('s', 'ct_2')).toBeUndefined();
+    const answer = { content: [{ type: 'text' as const, text: 'shipped' }], is_error: false };
+    store.putClientToolAnswer('s', 'ct_2', answer);
+    store.putClientToolRequest({ ...clientCall('s', 'ct_2', 'answered'), is_error: false, answered_by: 'k' } as ClientToolRequest);
+    expect(store.getClientToolAnswer('s', 'ct_2')).toEqual(answer);
+    expect(store.getClientToolRequest('s', 'ct_2')).not.toHaveProperty('content');
+    expect(store.getClientToolAnswer('s', 'ct_1')).toBeUndefined();
+    expect(store.getClientToolAnswer('other', 'ct_2')).toBeUndefined();
+    // Only for a stored request (PostgreSQL says so when the unit commits: its writes are checked there).
+    if (name !== 'PostgresStore') expect(() => store.putClientToolAnswer('s', 'ct_none', answer)).toThrow(/not stored/);
     store.deleteSession('s');
     expect(store.listClientToolRequests('s')).toEqual([]);
+    expect(store.getClientToolAnswer('s', 'ct_2')).toBeUndefined();
     expect(store.getSession('s')).toBeUndefined();
   });
 
