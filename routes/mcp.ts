@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../src/app-context.js';
 import { Id } from '../src/contract/schemas.js';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { McpGateway } from '../src/mcp/server/gateway.js';
 import type { PlainAnswer } from '../src/mcp/server/json-answer.js';
 import { PROBLEM_CONTENT_TYPE, commonProblems, scopeOf } from './common.js';
@@ -43,10 +43,29 @@ const responses = {
   409: rpcOrProblem('A second GET stream of the same MCP session, or `?session=` names a closed session'),
 };
 
-/** A web Response as fastify sends one; a plain answer as it is (no stream around a JSON body). */
-function answer(reply: FastifyReply, a: Response | PlainAnswer): FastifyReply {
-  if (a instanceof Response) return reply.send(a as never);
-  return reply.code(a.status).headers(a.headers).send(a.body as never);
+/**
+ * A web Response as fastify sends one; a plain answer as it is (no stream around a JSON body). A
+ * stream (the GET stream, a call's SSE answer) lasts while the key that opened it is in force with
+ * `write`: removed or narrowed by a reload (checked at once) or expired (checked every heartbeat),
+ * the stream is cut, as the /v1 event streams are. A call it carried goes on: dropping a stream is
+ * not a cancellation.
+ */
+function answer(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, a: Response | PlainAnswer): FastifyReply {
+  if (!(a instanceof Response)) return reply.code(a.status).headers(a.headers).send(a.body as never);
+  const scope = scopeOf(req);
+  if (a.body && scope.tenant !== null && (a.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    const tenant = scope.tenant;
+    const cut = () => {
+      if (!ctx.keyInForce(scope.keyId, tenant, 'write')) reply.raw.destroy();
+    };
+    const stopWatching = ctx.onKeysReloaded(cut);
+    const heartbeat = setInterval(cut, ctx.config.sseHeartbeatMs);
+    reply.raw.once('close', () => {
+      stopWatching();
+      clearInterval(heartbeat);
+    });
+  }
+  return reply.send(a as never);
 }
 
 export const mcpRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -82,7 +101,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
         },
       },
     },
-    async (req, reply) => answer(reply, await gateway.handle(req, reply, scopeOf(req))),
+    async (req, reply) => answer(ctx, req, reply, await gateway.handle(req, reply, scopeOf(req))),
   );
 
   app.get(
@@ -102,7 +121,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
         },
       },
     },
-    async (req, reply) => answer(reply, await gateway.handle(req, reply, scopeOf(req))),
+    async (req, reply) => answer(ctx, req, reply, await gateway.handle(req, reply, scopeOf(req))),
   );
 
   app.delete(
@@ -117,6 +136,6 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
         response: { 200: { description: 'Ended (no body)', 'x-norma-no-body': true }, ...responses },
       },
     },
-    async (req, reply) => answer(reply, await gateway.handle(req, reply, scopeOf(req))),
+    async (req, reply) => answer(ctx, req, reply, await gateway.handle(req, reply, scopeOf(req))),
   );
 };

@@ -9,8 +9,8 @@ import type { Scope } from './scope.js';
 
 export type McpClientRecord = Omit<Extract<EventInput, { type: 'mcp.client.connected' }>, 'type'>;
 
-/** Looked up at most this many events of the two types back: a session with more MCP sessions than that starts them afresh. */
-const LOOKUP_LIMIT = 10_000;
+/** The records of a session's MCP sessions are read this many at a time. */
+const LOOKUP_PAGE = 1_000;
 
 export class McpClientUseCases {
   constructor(private readonly parts: Parts) {}
@@ -33,17 +33,21 @@ export class McpClientUseCases {
    */
   find(scope: Scope, sessionId: string, mcpSession: string): McpClientRecord | null {
     this.parts.records.get(sessionId, scope.tenant);
-    const events = this.parts.deps.store.eventsOfTypes(sessionId, ['mcp.client.connected', 'mcp.client.closed'], 0, LOOKUP_LIMIT);
     let found: McpClientRecord | null = null;
-    for (const e of events) {
-      if (!('mcp_session' in e) || e.mcp_session !== mcpSession) continue;
-      if (e.type === 'mcp.client.closed') return null;
-      if (e.type === 'mcp.client.connected') {
-        const { type: _t, session_id: _s, seq: _q, time: _w, hash: _h, ...record } = e;
-        found = record;
+    // Every record of the session, a page at a time: a closing record may come after any number of others.
+    for (let after = 0; ; ) {
+      const events = this.parts.deps.store.eventsOfTypes(sessionId, ['mcp.client.connected', 'mcp.client.closed'], after, LOOKUP_PAGE);
+      for (const e of events) {
+        after = e.seq;
+        if (!('mcp_session' in e) || e.mcp_session !== mcpSession) continue;
+        if (e.type === 'mcp.client.closed') return null;
+        if (e.type === 'mcp.client.connected') {
+          const { type: _t, session_id: _s, seq: _q, time: _w, hash: _h, ...record } = e;
+          found = record;
+        }
       }
+      if (events.length < LOOKUP_PAGE) return found;
     }
-    return found;
   }
 
   /** 404 for another tenant's session, 409 for a closed one; the runtime must be here. */

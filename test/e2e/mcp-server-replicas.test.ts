@@ -70,4 +70,26 @@ describe('/mcp on replicas', { timeout: 90_000 }, () => {
     const connected = (await b.api.get(`/v1/sessions/${sessionId}/export`)).text.match(/"mcp\.client\.connected"/g) ?? [];
     expect(connected).toHaveLength(1);
   });
+
+  it('an MCP session ended with DELETE on one replica ends on the replica that took it up too', async () => {
+    const [c, d] = [await replica('c'), await replica('d')];
+    // Attached, so the session itself stays open: only the MCP session ends.
+    const made = (await c.api.post('/v1/sessions', {})).body;
+    const onC = new StreamableHTTPClientTransport(new URL(`${c.url}/mcp?session=${made.id}`));
+    const clientC = new Client({ name: 'replica-test', version: '1.0.0' });
+    await clientC.connect(onC);
+    clients.push(clientC);
+    const id = onC.sessionId!;
+    const onD = await connect(d, id);
+    expect((await onD.client.callTool({ name: 'LS', arguments: { path: '.' } })).isError).toBe(false);
+    await onC.terminateSession();
+    const raw = () =>
+      fetch(`${d.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 50, method: 'tools/list' }),
+      }).then(async (r) => (await r.text(), r.status));
+    await expect.poll(raw, { timeout: 15_000 }).toBe(404);
+    expect((await d.api.get(`/v1/sessions/${made.id}`)).body.status).toBe('active');
+  });
 });

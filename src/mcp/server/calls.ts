@@ -24,17 +24,25 @@ export interface CallLink {
   elicit(params: ElicitRequestFormParams, options: { relatedRequestId: string | number; signal: AbortSignal }): Promise<ElicitResult>;
   /** Called when the session's tools or settings change (what may be called is read again). */
   toolsChanged: () => void;
+  /** The MCP session is being let go (idle, room, shutdown): its calls' aborts are not the client's cancellations. */
+  readonly lettingGo: boolean;
+  /** Marks a call running: the MCP session is not let go while it runs. Returns the release. */
+  hold(): () => void;
 }
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 const FINAL = new Set(['turn.completed', 'turn.failed', 'turn.cancelled', 'turn.interrupted']);
+/** Calls of one session that may wait here behind the one running; more are answered at once. */
+export const MAX_QUEUED_CALLS = 8;
 /** The longest progress message sent (a tool's output chunk can be large; the result has it all). */
 const PROGRESS_CHARS = 2000;
 
 export class ToolCalls {
   /** The last call of each session here: a session runs one turn at a time, so its calls queue. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Calls of each session here that have not ended (the running one and those queued). */
+  private readonly depth = new Map<string, number>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -44,11 +52,21 @@ export class ToolCalls {
   /** Runs the call once the session's earlier MCP calls here have ended. */
   run(link: CallLink, scope: Scope, name: string, input: Record<string, unknown>, extra: CallExtra): Promise<CallToolResult> {
     const sessionId = link.sessionId;
+    const depth = this.depth.get(sessionId) ?? 0;
+    if (depth > MAX_QUEUED_CALLS) {
+      return Promise.resolve({ content: [{ type: 'text', text: `The call did not run: ${depth} calls of this session are already running or waiting here (at most ${MAX_QUEUED_CALLS} wait); try again when one has ended.` }], isError: true });
+    }
+    this.depth.set(sessionId, depth + 1);
+    const release = link.hold();
     const before = this.queues.get(sessionId) ?? Promise.resolve();
     const mine = before.then(() => (extra.signal.aborted ? cancelledResult() : this.runNow(link, scope, name, input, extra)));
     const settled = mine.catch(() => {});
     this.queues.set(sessionId, settled);
     void settled.then(() => {
+      release();
+      const left = (this.depth.get(sessionId) ?? 1) - 1;
+      if (left > 0) this.depth.set(sessionId, left);
+      else this.depth.delete(sessionId);
       if (this.queues.get(sessionId) === settled) this.queues.delete(sessionId);
     });
     return mine;
@@ -96,7 +114,9 @@ export class ToolCalls {
 
     const subscription = ctx.events.subscribe(sessionId, ctx.events.lastSeq(sessionId), onEvent);
     const cancel = () => {
-      if (turnId === undefined) return;
+      // Letting the MCP session go (the SDK aborts every handler on close) is not the client
+      // cancelling: the turn goes on, and its result stays in the session.
+      if (turnId === undefined || link.lettingGo) return;
       ctx.owner.call(scope, 'turns.cancel', sessionId, turnId).catch((err: Error) => this.log.warn({ err, session_id: sessionId }, 'cancelling an MCP call\'s turn failed'));
     };
     extra.signal.addEventListener('abort', cancel, { once: true });

@@ -29,8 +29,11 @@ interface Link extends CallLink {
   readonly record: McpClientRecord;
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
-  /** Requests being answered and streams open. */
+  /** Requests being answered, streams open and calls running. */
   busy: number;
+  lettingGo: boolean;
+  /** Ids of the client's requests not answered yet: a second request with one of them is refused. */
+  readonly unanswered: Set<string | number>;
   lastUsed: number;
   /** Stops watching the session's events (tools.changed, session.closed). */
   unwatch: () => void;
@@ -38,7 +41,14 @@ interface Link extends CallLink {
   scope: Scope;
 }
 
+type InitializeBody = { params: { protocolVersion: string; capabilities?: { elicitation?: unknown }; clientInfo?: { name?: unknown; version?: unknown }; _meta?: Record<string, unknown> } };
+
 const SESSION_ID = new RegExp(ID_PATTERN);
+/**
+ * How long a form may stay open: as long as its request waits. The SDK withdraws a request of its
+ * own after 60 s unless told otherwise; the request's own timeout (or an answer elsewhere) ends it.
+ */
+const FORM_TIMEOUT_MS = 2 ** 31 - 1;
 /** Headers the transport reads; nothing else of the request is handed on. */
 const PASSED_HEADERS = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
 
@@ -48,6 +58,8 @@ export class McpGateway {
   private readonly links = new Map<string, Link>();
   /** MCP sessions being taken up again from their records, by id. */
   private readonly restoring = new Map<string, Promise<Link | null>>();
+  /** MCP sessions being opened or taken up again: they count against the cap before they are held. */
+  private reserved = 0;
   private readonly calls: ToolCalls;
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
@@ -71,11 +83,25 @@ export class McpGateway {
     if (header === undefined) {
       if (req.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       if (!sdk.types.isInitializeRequest(req.body)) return rpcError(400, -32600, 'Bad Request: a request without Mcp-Session-Id must be a valid initialize request');
-      link = await this.open(sdk, req, scope);
-    } else {
-      link = typeof header === 'string' ? await this.find(sdk, header, scope) : null;
-      if (!link) return rpcError(404, -32001, 'Session not found: initialize a new MCP session');
+      // What the transport would refuse is refused before a session is made for it.
+      const accept = req.headers.accept ?? '';
+      if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+        return rpcError(406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      }
+      const opened = await this.open(sdk, req, scope);
+      let answer: Response | PlainAnswer;
+      try {
+        answer = await this.forward(opened, req, reply, scope);
+      } catch (err) {
+        await this.undo(opened);
+        throw err;
+      }
+      // Refused all the same: nothing is left of it (the client never learnt its id).
+      if (answer.status !== 200) await this.undo(opened);
+      return answer;
     }
+    link = typeof header === 'string' ? await this.find(sdk, header, scope) : null;
+    if (!link) return rpcError(404, -32001, 'Session not found: initialize a new MCP session');
     return this.forward(link, req, reply, scope);
   }
 
@@ -87,21 +113,28 @@ export class McpGateway {
   }
 
   private async open(sdk: McpServerSdk, req: FastifyRequest, scope: Scope): Promise<Link> {
-    const body = req.body as { params: { protocolVersion: string; capabilities?: { elicitation?: unknown }; clientInfo?: { name?: unknown; version?: unknown }; _meta?: Record<string, unknown> } };
+    const body = req.body as InitializeBody;
     const attach = (req.query as { session?: string }).session;
     if (attach !== undefined && body.params._meta?.[SETTINGS_META_KEY] !== undefined) {
       throw new DomainError('invalid', `params._meta["${SETTINGS_META_KEY}"]: settings are for a session made at initialize; an attached session (?session=) keeps its own`);
     }
-    let sessionId: string;
     if (attach !== undefined) {
       if (!SESSION_ID.test(attach)) throw new DomainError('invalid', 'session: not a session id', ['session: not a session id'], 'query');
       const session = this.ctx.app.sessions.get(scope, attach); // 404 for an unknown session or another tenant's
       if (session.status !== 'active') throw new DomainError('conflict', `session ${attach} is closed`);
-      sessionId = attach;
-    } else {
-      this.makeRoom();
-      sessionId = (await this.ctx.app.sessions.create(scope, sessionSettingsOf(body.params))).id;
     }
+    const unreserve = this.reserve();
+    try {
+      return await this.openReserved(sdk, req, scope, body, attach);
+    } finally {
+      unreserve();
+    }
+  }
+
+  private async openReserved(sdk: McpServerSdk, req: FastifyRequest, scope: Scope, body: InitializeBody, attach: string | undefined): Promise<Link> {
+    let sessionId: string;
+    if (attach !== undefined) sessionId = attach;
+    else sessionId = (await this.ctx.app.sessions.create(scope, sessionSettingsOf(body.params))).id;
     const id = `${sessionId}.${randomBytes(18).toString('base64url')}`;
     const requested = body.params.protocolVersion;
     const record: McpClientRecord = {
@@ -150,7 +183,15 @@ export class McpGateway {
       throw err;
     }
     if (!record || this.ctx.app.sessions.get(scope, sessionId).status !== 'active') return null;
-    this.makeRoom();
+    const unreserve = this.reserve();
+    try {
+      return await this.restoreReserved(sdk, id, sessionId, scope, record);
+    } finally {
+      unreserve();
+    }
+  }
+
+  private async restoreReserved(sdk: McpServerSdk, id: string, sessionId: string, scope: Scope, record: McpClientRecord): Promise<Link | null> {
     const link = await this.connect(sdk, id, sessionId, scope, record);
     try {
       // What the client declared when it connected, replayed to the new SDK server.
@@ -197,14 +238,33 @@ export class McpGateway {
       server,
       transport,
       elicitation: record.elicitation,
-      elicit: (params, options) => server.elicitInput(params, options),
+      elicit: (params, options) => server.elicitInput(params, { ...options, timeout: FORM_TIMEOUT_MS }),
       toolsChanged: () => {},
+      hold: () => {
+        link.busy++;
+        let held = true;
+        return () => {
+          if (!held) return;
+          held = false;
+          link.busy--;
+          link.lastUsed = Date.now();
+        };
+      },
       busy: 0,
+      lettingGo: false,
+      unanswered: new Set(),
       lastUsed: Date.now(),
       unwatch: () => {},
       scope,
     };
     serveSession(sdk, server, link, this.ctx, this.calls);
+    // A request is answered once: its id is free again when its answer (or error) goes out.
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const m = message as { id?: unknown; result?: unknown; error?: unknown; method?: unknown };
+      if (m.method === undefined && (m.result !== undefined || m.error !== undefined) && (typeof m.id === 'string' || typeof m.id === 'number')) link.unanswered.delete(m.id);
+      return send(message, options);
+    };
     // The SDK numbers a server's requests from 0, and its clients ignore notifications/cancelled
     // for request id 0 (a falsy check): the first elicitation could never be withdrawn. From 1.
     const numbered = server as unknown as { _requestMessageId?: unknown };
@@ -215,8 +275,9 @@ export class McpGateway {
         link.toolsChanged();
         void server.sendToolListChanged().catch(() => {});
       }
-      // The session ended under the MCP session: it ends too (its next request is a 404).
-      if (e.type === 'session.closed') void this.letGo(link);
+      // The session ended under the MCP session, or the MCP session was ended (DELETE) on another
+      // replica: it ends here too (its next request is a 404).
+      if (e.type === 'session.closed' || (e.type === 'mcp.client.closed' && e.mcp_session === link.hash)) void this.letGo(link);
     });
     link.unwatch = () => watch.close();
     return link;
@@ -227,6 +288,13 @@ export class McpGateway {
     for (const name of PASSED_HEADERS) {
       const v = req.headers[name];
       if (typeof v === 'string') headers.set(name, v);
+    }
+    // A request id still being answered is not taken again (the transport would send the first
+    // request's answer, progress and forms to the second).
+    const id = req.method === 'POST' ? requestIdOf(req.body) : undefined;
+    if (id !== undefined) {
+      if (link.unanswered.has(id)) return rpcError(400, -32600, `Invalid Request: request id ${JSON.stringify(id).slice(0, 100)} is still being answered; use a new id`);
+      link.unanswered.add(id);
     }
     link.busy++;
     link.lastUsed = Date.now();
@@ -246,10 +314,12 @@ export class McpGateway {
         ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
         authInfo: { token: '', clientId: scope.key ?? 'loopback', scopes: [...scope.access], extra: { scope } },
       });
+      // Refused by the transport itself (its answer did not go out through send): the id is free.
+      if (id !== undefined && response.status !== 200) link.unanswered.delete(id);
       // A request answered at once is answered as JSON (src/mcp/server/json-answer.ts).
-      const id = requestIdOf(req.body);
-      return req.method === 'POST' && id !== undefined ? await settleAnswer(response, id) : response;
+      return id !== undefined ? await settleAnswer(response, id) : response;
     } catch (err) {
+      if (id !== undefined) link.unanswered.delete(id);
       release();
       throw err;
     }
@@ -274,20 +344,44 @@ export class McpGateway {
     if (this.links.get(link.id) !== link) return;
     this.links.delete(link.id);
     link.unwatch();
+    // Closing aborts the SDK's handlers: a call running then is not cancelled for it (calls.ts).
+    link.lettingGo = true;
     await link.server.close().catch(() => {});
+  }
+
+  /** An MCP session opened for an initialize the transport refused: it is let go, and a session made for it closed. */
+  private async undo(link: Link): Promise<void> {
+    try {
+      await this.ctx.owner.call(link.scope, 'mcpClients.closed', link.sessionId, link.hash, link.made);
+      if (link.made) await this.ctx.owner.call(link.scope, 'sessions.close', link.sessionId);
+    } catch (err) {
+      this.log.warn({ err, session_id: link.sessionId }, 'undoing a refused MCP initialize failed');
+    }
+    await this.letGo(link);
   }
 
   private letGoIdle(before: number): void {
     for (const l of this.links.values()) if (l.busy === 0 && l.lastUsed < before) void this.letGo(l);
   }
 
-  /** Room for one more MCP session in memory: the longest idle is let go; with none idle, a 503. */
-  private makeRoom(): void {
-    if (this.links.size < this.settings.maxSessions) return;
-    let idlest: Link | undefined;
-    for (const l of this.links.values()) if (l.busy === 0 && (!idlest || l.lastUsed < idlest.lastUsed)) idlest = l;
-    if (!idlest) throw new DomainError('unavailable', `this server holds ${this.links.size} MCP sessions with work in flight, as many as NORMA_MCP_MAX_SESSIONS allows; try again later`);
-    void this.letGo(idlest);
+  /**
+   * Room for one more MCP session in memory, held until the returned release (the MCP session is
+   * then held, or its opening failed): the longest idle is let go; with none idle, a 503. Opens and
+   * restores under way count, so concurrent ones cannot overshoot the cap.
+   */
+  private reserve(): () => void {
+    if (this.links.size + this.reserved >= this.settings.maxSessions) {
+      let idlest: Link | undefined;
+      for (const l of this.links.values()) if (l.busy === 0 && (!idlest || l.lastUsed < idlest.lastUsed)) idlest = l;
+      if (!idlest) throw new DomainError('unavailable', `this server holds ${this.links.size + this.reserved} MCP sessions with work in flight, as many as NORMA_MCP_MAX_SESSIONS allows; try again later`);
+      void this.letGo(idlest);
+    }
+    this.reserved++;
+    let held = true;
+    return () => {
+      if (held) this.reserved--;
+      held = false;
+    };
   }
 }
 
