@@ -146,8 +146,10 @@ export class RecoveryUseCases {
     const clientTools = new Map(ofTurn(store.listClientToolRequests(sessionId, 'pending')).map((r) => [r.tool_use_id, r]));
     // Answered by the client, but the process stopped before the call's result was stored (its
     // PostToolUse hooks were running, say): the call is run again and takes the stored answer.
+    // Only the turn's own calls: a subagent's call is not run again (its parent call is what ran).
+    const own = new Set(turn.tool_uses.map((tu) => tu.id));
     const answeredClientTools = new Map(
-      ofTurn(store.listClientToolRequests(sessionId, 'answered')).flatMap((request) => {
+      ofTurn(store.listClientToolRequests(sessionId, 'answered').filter((r) => own.has(r.tool_use_id))).flatMap((request) => {
         const answer = store.getClientToolAnswer(sessionId, request.id);
         return answer ? [[request.tool_use_id, { request, answer }] as const] : [];
       }),
