@@ -40,7 +40,10 @@ async function keyFile(dir: string, name: string, content: Buffer | string = ran
 async function start(dataDir: string, env: Record<string, string>): Promise<TestServer> {
   // On SQLite whatever the run's store: the data directory grepped here is where it keeps everything
   // (the sealed columns on PostgreSQL are read back in evidence-pg.test.ts).
-  const t = await startServer({ NORMA_STORE: 'sqlite', NORMA_SANDBOX: 'off', NORMA_EGRESS_ALLOW: '127.0.0.1', NORMA_WORKSPACE_ROOT: path.join(path.dirname(dataDir), `${path.basename(dataDir)}-ws`), ...env }, { dataDir });
+  // The workspaces sit beside the data directory (so grepping it finds no workspace file); removed with it.
+  const workspaces = path.join(path.dirname(dataDir), `${path.basename(dataDir)}-ws`);
+  if (!dirs.includes(workspaces)) dirs.push(workspaces);
+  const t = await startServer({ NORMA_STORE: 'sqlite', NORMA_SANDBOX: 'off', NORMA_EGRESS_ALLOW: '127.0.0.1', NORMA_WORKSPACE_ROOT: workspaces, ...env }, { dataDir });
   servers.push(t);
   return t;
 }
