@@ -14,7 +14,8 @@ import type { Output } from '../contract/schemas.js';
 import { ID_PATTERN } from '../contract/schemas.js';
 import type { Clock, IdFactory } from '../ids.js';
 import type { Store } from './store.js';
-import { isSealedFile, readSealed, readSealedHeader, sealedRangeStream, SealedWriter } from '../evidence/sealed-file.js';
+import { isSealedFile, readSealedHeader, SealedWriter } from '../evidence/sealed-file.js';
+import { readSealed, sealedRangeStream } from '../evidence/sealed-read.js';
 import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 

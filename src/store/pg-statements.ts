@@ -7,7 +7,7 @@ import { recordJson } from '../evidence/chain.js';
 import { fence } from './pg-schema.js';
 import type { PgStatement } from './pg-sync.js';
 import { sessionRowOf, type ColumnSealer } from './sqlite-rows.js';
-import type { SessionRecord } from './store.js';
+import type { SessionRecord, StoredClientToolAnswer } from './store.js';
 
 /** The session's record; the node that stores a session first holds its lease: one statement for both. */
 export function putSessionStatement(record: SessionRecord, nodeId: string, sealer?: ColumnSealer): PgStatement {
@@ -71,5 +71,14 @@ export function appendDecisionStatement(decision: Decision): PgStatement {
   return {
     sql: 'INSERT INTO decisions (session_id, seq, turn_id, tool_use_id, data) VALUES ($1, $2, $3, $4, $5)',
     params: [decision.session_id, decision.seq, decision.turn_id, decision.tool_use_id, recordJson(decision)],
+  };
+}
+
+/** A client's answer kept beside its request (the request must be stored). */
+export function clientToolAnswerStatement(sessionId: string, requestId: string, answer: StoredClientToolAnswer): PgStatement {
+  return {
+    sql: 'UPDATE client_tool_requests SET answer = $3 WHERE session_id = $1 AND id = $2',
+    params: [sessionId, requestId, JSON.stringify(answer)],
+    expect: { rows: 1, message: `client-tool request ${requestId} of session ${sessionId} is not stored` },
   };
 }

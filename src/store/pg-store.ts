@@ -21,7 +21,7 @@ import type { TokenShelf } from './tokens.js';
 import { SESSION_COLUMNS, claimCommandStatement, completeCommandStatement, countRequest, describeUrl, pgTokens, recordOf, tenantCountSql, tenantLockStatement } from './pg-shared.js';
 import { PgIdempotency } from './pg-idempotency.js';
 import { PgSpend } from './spend.js';
-import { appendDecisionStatement, appendEventStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
+import { appendDecisionStatement, appendEventStatement, clientToolAnswerStatement, deleteSessionStatements, putOrderedStatement, putSessionStatement } from './pg-statements.js';
 
 export { describeUrl } from './pg-shared.js';
 import { decisionsSelect, storeInt as big, type DecisionQuery, type LaterReads, type PendingEntry, type PendingQuery, type SessionPageQuery, type SessionRecord, type Store, type StoredClientToolAnswer, type TenantEvent } from './store.js';
@@ -283,11 +283,7 @@ export class PostgresStore implements Store {
   }
 
   putClientToolAnswer(sessionId: string, requestId: string, answer: StoredClientToolAnswer): void {
-    this.write(sessionId, {
-      sql: 'UPDATE client_tool_requests SET answer = $3 WHERE session_id = $1 AND id = $2',
-      params: [sessionId, requestId, JSON.stringify(answer)],
-      expect: { rows: 1, message: `client-tool request ${requestId} of session ${sessionId} is not stored` },
-    });
+    this.write(sessionId, clientToolAnswerStatement(sessionId, requestId, answer));
   }
 
   getClientToolAnswer(sessionId: string, requestId: string): StoredClientToolAnswer | undefined {

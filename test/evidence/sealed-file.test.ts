@@ -13,11 +13,10 @@ import {
   SealedFileError,
   SealedWriter,
   isSealedFile,
-  readSealed,
   readSealedHeader,
-  sealedRangeStream,
   type SealedHeader,
 } from '../../src/evidence/sealed-file.js';
+import { readSealed, sealedRangeStream } from '../../src/evidence/sealed-read.js';
 
 const KEY = Buffer.alloc(32, 7);
 const OTHER_KEY = Buffer.alloc(32, 8);
